@@ -1,0 +1,1 @@
+"""Capture workers (their own processes) and the orchestrator that runs them."""

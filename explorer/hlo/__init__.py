@@ -1,0 +1,1 @@
+"""HLO text: data model and parser."""

@@ -1,0 +1,169 @@
+"""The HLO data model: what the parser produces and every level reads.
+
+Frozen dataclasses only; no behaviour beyond small derived properties, so the
+same objects can be written to a bundle as JSON and read back by the UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Bytes per element for XLA's primitive types (sub-byte types round up to 1 for
+# display purposes; `bits` keeps the exact width).
+ELEMENT_BITS: dict[str, int] = {
+    "pred": 8, "s2": 2, "s4": 4, "s8": 8, "s16": 16, "s32": 32, "s64": 64,
+    "u2": 2, "u4": 4, "u8": 8, "u16": 16, "u32": 32, "u64": 64,
+    "f8e4m3fn": 8, "f8e5m2": 8, "f8e4m3b11fnuz": 8, "f8e4m3fnuz": 8,
+    "f8e5m2fnuz": 8, "f8e4m3": 8, "f8e3m4": 8, "f4e2m1fn": 4, "f8e8m0fnu": 8,
+    "bf16": 16, "f16": 16, "f32": 32, "f64": 64, "c64": 64, "c128": 128,
+    "token": 0, "opaque": 0,
+}
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tile of a tiled layout, e.g. `(8,128)`; `-1`-style combine dims kept as written."""
+
+    dims: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An array layout: `{1,0:T(8,128)(2,1)S(1)}`.
+
+    minor_to_major: dimension numbers, fastest-varying first.
+    tiles: the tiling, outermost tile first, as written.
+    memory_space: the `S(n)` value (0 = default device memory; on TPU 1 = VMEM).
+    extras: any other layout attributes kept verbatim (e.g. `E(8)`, `P(...)`).
+    """
+
+    minor_to_major: tuple[int, ...]
+    tiles: tuple[Tile, ...] = ()
+    memory_space: int = 0
+    extras: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An HLO shape: an array, a tuple of shapes, a token or opaque.
+
+    For arrays, `dims` are the sizes and `dynamic` marks `<=` bounded dims.
+    For tuples, `element_type == "tuple"` and `tuple_shapes` holds the parts.
+    """
+
+    element_type: str
+    dims: tuple[int, ...] = ()
+    dynamic: tuple[bool, ...] = ()
+    layout: Layout | None = None
+    tuple_shapes: tuple[Shape, ...] = ()
+
+    @property
+    def is_tuple(self) -> bool:
+        return self.element_type == "tuple"
+
+    @property
+    def element_count(self) -> int:
+        count = 1
+        for d in self.dims:
+            count *= d
+        return count
+
+    @property
+    def byte_size(self) -> int:
+        """Bytes of the array data without padding (sum over parts for tuples)."""
+        if self.is_tuple:
+            return sum(s.byte_size for s in self.tuple_shapes)
+        bits = ELEMENT_BITS.get(self.element_type, 0)
+        return (self.element_count * bits + 7) // 8
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """The `metadata={...}` of an instruction: where it came from."""
+
+    op_type: str = ""
+    op_name: str = ""
+    source_file: str = ""
+    source_line: int = 0
+    extras: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class HloInstruction:
+    """One instruction of an HLO computation.
+
+    operands: names of operand instructions (without `%`).
+    called_computations: names of computations this instruction calls
+        (fusion `calls=`, `to_apply=`, while `condition=`/`body=`, branches...).
+    attributes: every other `key=value` attribute, verbatim, in order.
+    backend_config: the raw `backend_config` value (JSON text on GPU/TPU), or "".
+    custom_call_target: for `custom-call`, the target name, else "".
+    fusion_kind: for `fusion`, e.g. `kLoop`, `kInput`, `kOutput`, `kCustom`, else "".
+    line: 1-based line in the module text where the instruction is written.
+    """
+
+    name: str
+    opcode: str
+    shape: Shape
+    operands: tuple[str, ...] = ()
+    called_computations: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, str], ...] = ()
+    metadata: Metadata = field(default_factory=Metadata)
+    backend_config: str = ""
+    custom_call_target: str = ""
+    fusion_kind: str = ""
+    is_root: bool = False
+    line: int = 0
+
+    def attribute(self, key: str, default: str = "") -> str:
+        for k, v in self.attributes:
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(frozen=True)
+class HloComputation:
+    """A named computation; `is_entry` for the module's ENTRY computation."""
+
+    name: str
+    instructions: tuple[HloInstruction, ...]
+    is_entry: bool = False
+    is_fusion: bool = False  # called by a fusion instruction (set by the parser)
+    line: int = 0
+
+    @property
+    def root(self) -> HloInstruction | None:
+        for instruction in self.instructions:
+            if instruction.is_root:
+                return instruction
+        return self.instructions[-1] if self.instructions else None
+
+
+@dataclass(frozen=True)
+class HloModule:
+    """A parsed HLO module (text as XLA prints it)."""
+
+    name: str
+    computations: tuple[HloComputation, ...]
+    entry_computation_layout: str = ""
+    attributes: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def entry(self) -> HloComputation | None:
+        for computation in self.computations:
+            if computation.is_entry:
+                return computation
+        return None
+
+    def computation(self, name: str) -> HloComputation | None:
+        for computation in self.computations:
+            if computation.name == name:
+                return computation
+        return None
+
+    def all_instructions(self):
+        """Yield (computation, instruction) over the whole module in text order."""
+        for computation in self.computations:
+            for instruction in computation.instructions:
+                yield computation, instruction

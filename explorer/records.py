@@ -1,0 +1,229 @@
+"""Captured data for every level except HLO itself (see `explorer.hlo.model`).
+
+All records are frozen dataclasses that round-trip through JSON
+(`explorer.serial`), so the capture workers write them and the UI reads them
+without importing any compiler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+# --- Level 1: Keras layers -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerRecord:
+    """One Keras layer; nested models are flattened and `path` keeps the nesting.
+
+    name: the layer's own name (unique within the model, used as the key).
+    path: `outer_model/inner_model/layer` for nested layers, else the name.
+    inbound: names of the layers whose outputs feed this one (graph edges).
+    flops: estimated floating point operations for one forward pass at the
+        captured batch size, or None where no well-defined estimate exists.
+    """
+
+    name: str
+    path: str
+    class_name: str
+    input_shapes: tuple[tuple[int | None, ...], ...]
+    output_shapes: tuple[tuple[int | None, ...], ...]
+    dtype_policy: str
+    trainable_params: int
+    non_trainable_params: int
+    weight_bytes: int
+    activation_bytes: int
+    flops: int | None = None
+    inbound: tuple[str, ...] = ()
+
+    @property
+    def params(self) -> int:
+        return self.trainable_params + self.non_trainable_params
+
+
+# --- Level 2: TensorFlow graph ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class TensorSpecRecord:
+    shape: tuple[int | None, ...] | None  # None: unknown rank
+    dtype: str
+
+
+@dataclass(frozen=True)
+class GraphOp:
+    """One op of the traced (or Grappler-optimised) inference graph.
+
+    layer: the Keras layer this op belongs to ("" when none, e.g. inputs).
+    attributes: key attributes as display strings (data_format, strides, ...).
+    kernel_devices: device types with a registered kernel for `op` (CPU, GPU,
+        XLA_CPU_JIT, ...).
+    """
+
+    name: str
+    op: str
+    inputs: tuple[str, ...]
+    outputs: tuple[TensorSpecRecord, ...]
+    layer: str = ""
+    attributes: tuple[tuple[str, str], ...] = ()
+    kernel_devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GrapplerSummary:
+    """What Grappler changed between the traced and the optimised graph."""
+
+    ops_before: int
+    ops_after: int
+    removed: tuple[str, ...] = ()  # op names gone after optimisation
+    added: tuple[str, ...] = ()  # op names that only exist after (folded/fused)
+    fused: tuple[str, ...] = ()  # names of ops whose type is a fused kernel
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GraphLevel:
+    ops: tuple[GraphOp, ...]
+    optimized_ops: tuple[GraphOp, ...] = ()
+    grappler: GrapplerSummary | None = None
+
+
+# --- Level 4 (memory): buffer assignment -----------------------------------
+
+
+@dataclass(frozen=True)
+class AssignedValue:
+    """A value (instruction output, or part of a tuple) placed in an allocation."""
+
+    instruction: str
+    shape_index: str  # e.g. "{}" or "{0}"
+    offset: int
+    size: int
+    shape: str = ""
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One buffer allocation from XLA's buffer assignment.
+
+    kind: as XLA prints it, summarised: "parameter", "output", "constant",
+        "thread-local", "temp", "preallocated-temp", "maybe-live-out" (several
+        may apply; `flags` keeps them all).
+    """
+
+    index: int
+    size: int
+    kind: str
+    flags: tuple[str, ...] = ()
+    parameter_number: int | None = None
+    values: tuple[AssignedValue, ...] = ()
+
+
+@dataclass(frozen=True)
+class LiveRange:
+    """When a value is live, in program order (instruction positions)."""
+
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class MemoryLevel:
+    allocations: tuple[Allocation, ...]
+    peak_bytes: int
+    live_ranges: tuple[LiveRange, ...] = ()
+    report: str = ""  # XLA's memory usage report text, normalised
+    # jax `compiled.memory_analysis()` figures where captured (GPU/TPU).
+    analysis: tuple[tuple[str, int], ...] = ()
+
+
+# --- Level 5: kernels ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LaunchShape:
+    """A GPU kernel launch: grid and block dimensions, shared memory."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_memory_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class KernelRecord:
+    """One emitted kernel (or runtime library call) of one target.
+
+    hlo: names of the optimized-HLO instructions (usually one fusion) it implements.
+    kind: "fusion", "library" (a call into a runtime library: Eigen, oneDNN,
+        cuDNN, cuBLAS), "triton", "emitter" (e.g. XLA:CPU's dot emitter), ...
+    vector_width_bits: widest SIMD register used (128 xmm, 256 ymm, 512 zmm).
+    library_calls: symbols of runtime routines it calls.
+    """
+
+    name: str
+    hlo: tuple[str, ...]
+    kind: str = "fusion"
+    llvm_ir: str = ""
+    llvm_ir_optimized: str = ""
+    asm: str = ""
+    ptx: str = ""
+    vector_width_bits: int = 0
+    vector_registers: tuple[str, ...] = ()
+    library_calls: tuple[str, ...] = ()
+    launch: LaunchShape | None = None
+
+
+@dataclass(frozen=True)
+class CostAnalysis:
+    flops: float = 0.0
+    bytes_accessed: float = 0.0
+    transcendentals: float = 0.0
+    extras: tuple[tuple[str, float], ...] = ()
+
+
+# --- Manifest --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LevelStatus:
+    """Per level and target: "ok", "failed" (with XLA's or TF's message),
+    "unavailable" (e.g. libtpu not installed) or "pending"."""
+
+    status: str
+    error: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    spec: str  # what the user passed, normalised (sample name, file name)
+    kind: str  # "sample", "keras", "h5", "savedmodel", "function"
+    name: str  # the Keras model's name
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    targets: tuple[str, ...] = ("cpu",)
+    batch: int = 1
+    input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    unsafe: bool = False
+
+
+@dataclass(frozen=True)
+class Manifest:
+    schema_version: int
+    model: ModelIdentity
+    options: CaptureOptions
+    tools: tuple[tuple[str, str], ...]
+    # (target, level) -> status; target "" for the target-independent levels
+    levels: tuple[tuple[str, str, LevelStatus], ...] = ()
+    inputs: tuple[tuple[str, tuple[int, ...], str], ...] = field(default=())
+
+    def status(self, level: str, target: str = "") -> LevelStatus:
+        for t, lvl, st in self.levels:
+            if t == target and lvl == level:
+                return st
+        return LevelStatus("pending")
