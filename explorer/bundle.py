@@ -115,6 +115,22 @@ class Bundle:
                 scopes[target] = json.loads(target_path.read_text(encoding="utf-8"))
         return scopes
 
+    @cached_property
+    def index(self):
+        """The cross-level index (explorer.index.CrossIndex), built from the bundle's data."""
+        try:
+            from explorer.index import build_index
+        except ImportError:  # the index module is optional for reading a bundle
+            return None
+        modules = {}
+        for target in self.targets:
+            for level, optimized in (("hlo", False), ("optimized-hlo", True)):
+                module = self.hlo_module(target, optimized)
+                if module is not None:
+                    modules[(target, level)] = module
+        kernels = {target: list(self.kernels(target)) for target in self.targets}
+        return build_index(list(self.layers), self.graph, self.scopes, modules, kernels)
+
     # --- per-target levels ----------------------------------------------------
 
     def target_dir(self, target: str) -> Path:

@@ -1,0 +1,112 @@
+"""The `tensorweg` command line.
+
+`tensorweg [MODEL]` opens the explorer; the subcommands capture and inspect
+headlessly. Errors print one line `error: ...` and exit 2; `--debug` shows
+the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from explorer.errors import TensorwegError
+
+EXIT_USAGE = 2
+DEFAULT_MODEL = "mnist_cnn"
+SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour")
+
+
+def _common_capture_options(parser: argparse.ArgumentParser, default_targets: str | None) -> None:
+    parser.add_argument("--batch", type=int, default=1, help="size of None batch dimensions (default 1)")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=1x224x224x3",
+                        help="shape for an input with None dimensions (repeatable)")
+    parser.add_argument("--unsafe", action="store_true",
+                        help="allow Lambda layers (runs code stored in the model file)")
+    if default_targets is not None:
+        parser.add_argument("--targets", default=default_targets,
+                            help=f"comma-separated targets (default {default_targets})")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the project's error style: one line, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise TensorwegError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.targets import DEFAULT_TARGETS
+
+    defaults = ",".join(DEFAULT_TARGETS)
+    parser = _Parser(prog="tensorweg", description="Der Weg eines Tensors: "
+                                     "what TensorFlow and XLA make of a Keras model, level by level.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    sub.add_parser("samples", help="list the built-in sample models")
+
+    open_parser = sub.add_parser("open", help="open the explorer (the default command)")
+    open_parser.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="MODEL or BUNDLE")
+    _common_capture_options(open_parser, defaults)
+    open_parser.add_argument("--lang", choices=("de", "en"), default=None)
+
+    capture = sub.add_parser("capture", help="capture every level into a bundle")
+    capture.add_argument("model")
+    capture.add_argument("-o", "--output", type=Path, default=None, help="bundle directory to write")
+    capture.add_argument("--no-cache", action="store_true", help="capture again even if cached")
+    _common_capture_options(capture, defaults)
+
+    inspect = sub.add_parser("inspect", help="print one level as text or JSON")
+    inspect.add_argument("model", help="MODEL or BUNDLE")
+    inspect.add_argument("--level", required=True,
+                         choices=("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory"))
+    inspect.add_argument("--target", default="cpu")
+    inspect.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
+    _common_capture_options(inspect, None)
+
+    shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
+    shot.add_argument("model", help="MODEL or BUNDLE")
+    shot.add_argument("--level", default="layers")
+    shot.add_argument("--target", default="cpu")
+    shot.add_argument("--select", default=None, help="name of the item to select")
+    shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40)")
+    shot.add_argument("--lang", choices=("de", "en"), default="en")
+    shot.add_argument("--out", type=Path, required=True, help="SVG file to write")
+    _common_capture_options(shot, None)
+
+    try:
+        from explorer.course import commands as course_commands
+    except ImportError:
+        course_commands = None
+    if course_commands is not None:
+        course_commands.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    # `tensorweg [MODEL]` means `tensorweg open [MODEL]`.
+    wants_help = any(a in ("-h", "--help") for a in argv)
+    if not wants_help and (not argv or argv[0] not in SUBCOMMANDS):
+        argv = ["open", *argv]
+    try:
+        args = build_parser().parse_args(argv)
+        from explorer import commands
+
+        return commands.dispatch(args)
+    except TensorwegError as exc:
+        if debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""`tensorweg inspect`: one level of a bundle as plain text or as JSON.
+
+The JSON schema is documented in docs/inspect-json.md; every list carries at
+least the fields named there, and tests check them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from explorer.bundle import Bundle
+from explorer.errors import TensorwegError
+from explorer.hlo.text import shape_text
+from explorer.serial import to_jsonable
+
+JSON_SCHEMA_VERSION = 1
+
+
+def _layer_lookup(bundle: Bundle, level: str, target: str) -> Callable[[str], str]:
+    index = bundle.index
+    if index is None:
+        return lambda name: ""
+    return lambda name: index.layer_of(level, name, target)
+
+
+def _require(bundle: Bundle, level: str, target: str) -> None:
+    status = bundle.status(level, target)
+    if status.status != "ok":
+        where = level + (f" for {target}" if level not in ("layers", "graph") else "")
+        reason = status.error or status.status
+        raise TensorwegError(f"{where} was not captured: {reason}")
+
+
+def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
+    """The JSON document for one level (a dict of lists and scalars)."""
+    if level not in ("layers", "graph") and target not in bundle.targets:
+        raise TensorwegError(f"target {target} is not in this bundle (captured: {', '.join(bundle.targets)})")
+    _require(bundle, level, target)
+    head: dict[str, Any] = {"schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "level": level}
+    if level == "layers":
+        layers = [
+            {**to_jsonable(layer), "class": layer.class_name, "output_shape": _first(layer.output_shapes),
+             "params": layer.params}
+            for layer in bundle.layers
+        ]
+        return {**head, "layers": layers}
+    if level == "graph":
+        graph = bundle.graph
+        return {**head, "ops": [to_jsonable(op) for op in graph.ops],
+                "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
+                "grappler": to_jsonable(graph.grappler)}
+    head["target"] = target
+    if level in ("hlo", "optimized-hlo"):
+        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+        if module is None:
+            raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
+        layer_of = _layer_lookup(bundle, level, target)
+        instructions = []
+        for computation, instruction in module.all_instructions():
+            item = {"name": instruction.name, "opcode": instruction.opcode,
+                    "shape": shape_text(instruction.shape), "computation": computation.name,
+                    "layer": layer_of(instruction.name), "operands": list(instruction.operands),
+                    "op_name": instruction.metadata.op_name}
+            if instruction.fusion_kind:
+                item["fusion_kind"] = instruction.fusion_kind
+            if instruction.custom_call_target:
+                item["custom_call_target"] = instruction.custom_call_target
+            instructions.append(item)
+        return {**head, "module": module.name, "instructions": instructions}
+    if level == "kernels":
+        layer_of = _layer_lookup(bundle, "optimized-hlo", target)
+        kernels = []
+        for kernel in bundle.kernels(target):
+            item = to_jsonable(kernel)
+            item["layer"] = next((layer_of(h) for h in kernel.hlo if layer_of(h)), "")
+            item["hlo"] = list(kernel.hlo)
+            kernels.append(item)
+        return {**head, "kernels": kernels}
+    if level == "memory":
+        memory = bundle.memory(target)
+        if memory is None:
+            raise TensorwegError(f"memory for {target} was not captured")
+        return {**head, **to_jsonable(memory)}
+    raise TensorwegError(f"unknown level '{level}'")
+
+
+def as_json(bundle: Bundle, level: str, target: str) -> str:
+    return json.dumps(level_data(bundle, level, target), indent=1)
+
+
+def as_text(bundle: Bundle, level: str, target: str) -> str:
+    """A readable table for people; the raw module text for the HLO levels."""
+    data = level_data(bundle, level, target)
+    if level == "layers":
+        rows = [(l["name"], l["class"], str(l["output_shape"]), str(l["params"]), str(l["weight_bytes"]),
+                 "" if l["flops"] is None else str(l["flops"])) for l in data["layers"]]
+        return _table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
+    if level == "graph":
+        rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
+        return _table(("op", "type", "layer"), rows)
+    if level in ("hlo", "optimized-hlo"):
+        return bundle.hlo_text(target, optimized=level == "optimized-hlo")
+    if level == "kernels":
+        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or "created by XLA",
+                 str(k["vector_width_bits"] or "")) for k in data["kernels"]]
+        return _table(("kernel", "kind", "hlo", "layer", "vector bits"), rows)
+    rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
+             + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
+    return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes"
+
+
+def _first(shapes) -> list | None:
+    return list(shapes[0]) if shapes else None
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
