@@ -137,6 +137,11 @@ class MemoryLevel:
     report: str = ""  # XLA's memory usage report text, normalised
     # jax `compiled.memory_analysis()` figures where captured (GPU/TPU).
     analysis: tuple[tuple[str, int], ...] = ()
+    # Where `peak_bytes` and `live_ranges` come from: "xla" (XLA's own
+    # HloLiveRange output) or "derived" (computed by explorer.buffer_assignment
+    # from the optimized HLO's program order); "" when unknown.
+    peak_source: str = ""
+    live_ranges_source: str = ""
 
 
 # --- Level 5: kernels ------------------------------------------------------
