@@ -1,0 +1,65 @@
+"""The command line contract: one-line errors with exit status 2, listings, argument checks.
+
+These run the real `tensorweg` entry point in a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_samples_lists_each_model_name_first():
+    result = run_cli("samples")
+    assert result.returncode == 0
+    names = [line.split("\t")[0] for line in result.stdout.splitlines()]
+    for expected in ("mnist_cnn", "mlp", "lstm", "tiny_transformer", "resnet_block", "depthwise"):
+        assert expected in names
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (("capture", "no_such_model"), ("unknown model 'no_such_model'", "mnist_cnn")),
+        (("capture", "missing/model.keras"), ("no such file",)),
+        (("inspect", "missing.h5", "--level", "layers"), ("no such file",)),
+        (("capture", "mnist_cnn", "--input-shape", "x=1xbad"), ("bad --input-shape",)),
+        (("capture", "mnist_cnn", "--batch", "0"), ("bad --batch",)),
+        (("capture", "mnist_cnn", "--targets", "cpu,gpu:zx81"), ("gpu:zx81",)),
+        (("capture", "no_such_module_xyz:build"), ("module 'no_such_module_xyz' not found",)),
+        (("inspect", "mnist_cnn", "--level", "registers"), ("invalid choice",)),
+        (("screenshot", "mnist_cnn", "--out", "x.png"), (".svg",)),
+        (("screenshot", "mnist_cnn", "--size", "10x2", "--out", "x.svg"), ("bad --size",)),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_bad_input_is_one_line_error(args, fragments):
+    assert_one_line_error(run_cli(*args), *fragments)
+
+
+def test_directory_that_is_not_a_savedmodel(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    assert_one_line_error(run_cli("inspect", str(tmp_path), "--level", "layers"), "not a SavedModel")
+
+
+def test_debug_shows_the_traceback():
+    result = run_cli("--debug", "capture", "no_such_model")
+    assert result.returncode != 0
+    assert "Traceback" in result.stderr
