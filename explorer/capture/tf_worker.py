@@ -1,0 +1,248 @@
+"""The TensorFlow capture worker: layers, graph and the `cpu` target, in its own process.
+
+Run as `python -m explorer.capture.tf_worker` with one JSON request on stdin:
+    {"model": "mnist_cnn", "unsafe": false, "batch": 1, "input_shapes": {"tokens": [16]},
+     "staging_dir": "/.../.staging-x", "targets": ["cpu"]}
+It writes identity.json, signature.json, model.keras (not for a SavedModel),
+layers.json, graph.json, scopes.json and, for `cpu`, targets/cpu/hlo.txt and
+optimized_hlo.txt, then runs the jit function once so XLA dumps its kernels
+and buffer assignment into <staging>/xla_dump_cpu for
+`explorer.capture.cpu_dump.read_cpu_dump` (the dump directory is removed
+afterwards: its file names carry run-specific hashes).
+
+Progress goes to stdout as JSON lines (docs/architecture.md); everything
+TensorFlow prints, from Python or C++, goes to stderr, because fd 1 is pointed
+at stderr before TensorFlow is imported and only the protocol keeps the real
+stdout. Bad input: one `fatal` event and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import IO, Any
+
+from explorer.errors import TensorwegError
+from explorer.serial import dump_json
+
+DUMP_DIR_NAME = "xla_dump_cpu"
+EXIT_BAD_INPUT = 2
+
+
+class Protocol:
+    """Writes progress events as JSON lines on the protocol stream."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.started: dict[tuple[str, str], float] = {}
+
+    def send(self, event: dict) -> None:
+        self.stream.write(json.dumps(event) + "\n")
+        self.stream.flush()
+
+    def level_started(self, level: str, target: str = "") -> None:
+        self.started[(level, target)] = time.perf_counter()
+        self.send(_event("level_started", level, target))
+
+    def level_done(self, level: str, target: str = "") -> None:
+        seconds = time.perf_counter() - self.started.get((level, target), time.perf_counter())
+        self.send({**_event("level_done", level, target), "seconds": round(seconds, 3)})
+
+    def level_failed(self, level: str, error: BaseException | str, target: str = "") -> None:
+        self.send({**_event("level_failed", level, target), "error": one_line(error)})
+
+    def fatal(self, error: BaseException | str) -> None:
+        self.send({"event": "fatal", "error": one_line(error)})
+
+
+def _event(kind: str, level: str, target: str) -> dict:
+    event = {"event": kind, "level": level}
+    if target:
+        event["target"] = target
+    return event
+
+
+def one_line(error: BaseException | str, limit: int = 400) -> str:
+    """The first non-empty line of a (TF/XLA) message; TF errors keep their own text."""
+    text = getattr(error, "message", None) or str(error)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    line = lines[0] if lines else type(error).__name__
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def take_over_stdout() -> IO[str]:
+    """Keep a dup of the real stdout for the protocol and point fd 1 at stderr (C++ logging included)."""
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def prepare_environment(dump_dir: Path) -> None:
+    """Must run before TensorFlow is imported: XLA reads its flags once."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={dump_dir} --xla_dump_hlo_as_text".strip()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def run(request: dict, protocol: Protocol) -> int:
+    staging = Path(request["staging_dir"])
+    targets = list(request.get("targets", ["cpu"]))
+    dump_dir = staging / DUMP_DIR_NAME
+    prepare_environment(dump_dir)
+
+    from explorer.capture.tf_loading import input_signature, load_model
+
+    try:
+        model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)))
+        shapes = {name: tuple(dims) for name, dims in (request.get("input_shapes") or {}).items()}
+        signature = input_signature(model, int(request.get("batch", 1)), shapes)
+    except TensorwegError as error:
+        protocol.fatal(error)
+        return EXIT_BAD_INPUT
+    staging.mkdir(parents=True, exist_ok=True)
+    dump_json(identity, staging / "identity.json")
+    dump_json([[name, list(shape), dtype] for name, shape, dtype in signature], staging / "signature.json")
+    _save_keras_copy(model, identity.kind, staging)
+
+    traced = _layers_and_graph(model, signature, staging, protocol)
+    if "cpu" in targets:
+        _cpu_target(traced, staging, dump_dir, protocol)
+    shutil.rmtree(dump_dir, ignore_errors=True)
+    return 0
+
+
+def _save_keras_copy(model: Any, kind: str, staging: Path) -> None:
+    """model.keras for the JAX workers; written under a temporary name and renamed so they never read half a file."""
+    if kind == "savedmodel":
+        print("tensorweg: a SavedModel has no Keras layers; GPU/TPU targets need a Keras model "
+              "(.keras, .h5, sample or module:function), so no model.keras is written", file=sys.stderr)
+        return
+    partial = staging / ".model-partial.keras"
+    try:
+        model.save(partial)
+        os.replace(partial, staging / "model.keras")
+    except Exception:
+        print("tensorweg: could not save the model as .keras (GPU/TPU targets need it):", file=sys.stderr)
+        traceback.print_exc()
+        partial.unlink(missing_ok=True)
+
+
+def _layers_and_graph(model: Any, signature: list, staging: Path, protocol: Protocol) -> Any:
+    """Trace once (recording layer scopes), write layers.json, graph.json, scopes.json; return the trace or None."""
+    from explorer.capture.tf_graph import graph_level, trace_model
+    from explorer.capture.tf_layers import layer_records
+
+    protocol.level_started("layers")
+    traced, trace_error = None, None
+    try:
+        traced = trace_model(model, signature)
+    except Exception as error:  # the model does not even trace: layers without shapes, no graph
+        trace_error = error
+        traceback.print_exc()
+    try:
+        records = layer_records(model, signature, traced.calls if traced else {})
+        dump_json(records, staging / "layers.json")
+        protocol.level_done("layers")
+    except Exception as error:
+        traceback.print_exc()
+        protocol.level_failed("layers", error)
+
+    protocol.level_started("graph")
+    if traced is None:
+        protocol.level_failed("graph", f"tracing the model failed: {one_line(trace_error)}")
+        return None
+    try:
+        dump_json(graph_level(traced.concrete, traced.scope_map), staging / "graph.json")
+        # TF's HLO op_name metadata is the graph op name, so one map serves both.
+        dump_json({"graph": traced.scope_map, "cpu": traced.scope_map}, staging / "scopes.json")
+        protocol.level_done("graph")
+    except Exception as error:
+        traceback.print_exc()
+        protocol.level_failed("graph", error)
+    return traced
+
+
+def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) -> None:
+    from explorer.normalise import normalise_text
+
+    out_dir = staging / "targets" / "cpu"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stages = (("hlo", "hlo", "hlo.txt"), ("optimized-hlo", "optimized_hlo", "optimized_hlo.txt"))
+    if traced is None:
+        for level in ("hlo", "optimized-hlo", "kernels", "memory"):
+            protocol.level_failed(level, "the model could not be traced by TensorFlow", "cpu")
+        return
+    compiled = True
+    for level, stage, file_name in stages:
+        protocol.level_started(level, "cpu")
+        if not compiled:
+            protocol.level_failed(level, "XLA could not compile the model (see the hlo level)", "cpu")
+            continue
+        try:
+            text = traced.function.experimental_get_compiler_ir(*traced.specs)(stage=stage)
+            (out_dir / file_name).write_text(normalise_text(text), encoding="utf-8")
+            protocol.level_done(level, "cpu")
+        except Exception as error:  # XLA's own message, e.g. an op without an XLA kernel
+            compiled = False
+            traceback.print_exc()
+            protocol.level_failed(level, error, "cpu")
+    for level in ("kernels", "memory"):
+        protocol.level_started(level, "cpu")
+    try:
+        if not compiled:
+            raise RuntimeError("XLA could not compile the model (see the hlo level)")
+        _run_once_on_zeros(traced)
+        from explorer.capture.cpu_dump import read_cpu_dump
+    except ImportError:
+        for level in ("kernels", "memory"):
+            protocol.level_failed(level, "the XLA:CPU dump reader (explorer.capture.cpu_dump) is not available", "cpu")
+        return
+    except Exception as error:
+        traceback.print_exc()
+        for level in ("kernels", "memory"):
+            protocol.level_failed(level, error, "cpu")
+        return
+    try:
+        read_cpu_dump(dump_dir, out_dir)
+    except Exception as error:
+        traceback.print_exc()
+        for level in ("kernels", "memory"):
+            protocol.level_failed(level, error, "cpu")
+        return
+    for level in ("kernels", "memory"):
+        protocol.level_done(level, "cpu")
+
+
+def _run_once_on_zeros(traced: Any) -> None:
+    """One real execution: XLA:CPU compiles for it and dumps kernels and buffer assignment."""
+    import tensorflow as tf
+
+    zeros = [tf.zeros(spec.shape, spec.dtype) for spec in traced.specs]
+    traced.function(*zeros)
+
+
+def main() -> int:
+    protocol = Protocol(take_over_stdout())
+    try:
+        request = json.loads(sys.stdin.read())
+        if not isinstance(request, dict) or "model" not in request or "staging_dir" not in request:
+            raise ValueError("the request needs at least 'model' and 'staging_dir'")
+    except ValueError as error:
+        protocol.fatal(f"bad worker request: {one_line(error)}")
+        return EXIT_BAD_INPUT
+    try:
+        return run(request, protocol)
+    except Exception as error:  # a bug or a crash in TF: say it in one line, keep the traceback in the log
+        traceback.print_exc()
+        protocol.fatal(f"capture worker failed: {type(error).__name__}: {one_line(error)}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
