@@ -178,6 +178,9 @@ class KernelRecord:
     vector_registers: tuple[str, ...] = ()
     library_calls: tuple[str, ...] = ()
     launch: LaunchShape | None = None
+    # What the reader should know that the fields cannot say (e.g. TPU records
+    # are program steps: XLA:TPU emits no inspectable machine code).
+    notes: str = ""
 
 
 @dataclass(frozen=True)
