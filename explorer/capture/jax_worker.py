@@ -1,0 +1,333 @@
+"""The JAX capture worker: one GPU or TPU target per process, compile only.
+
+Run as `python -m explorer.capture.jax_worker` with one JSON request on stdin:
+    {"model_file": ".../model.keras", "unsafe": false,
+     "signature": [["image", [1, 28, 28, 1], "float32"]],
+     "target": "tpu:v5e", "out_dir": ".../targets/tpu-v5e"}
+It writes hlo.txt, optimized_hlo.txt, the raw buffer assignment / live range /
+memory report, memory.json, kernels.json, cost.json (when XLA reports costs)
+and scopes.json into out_dir, and reports progress as JSON lines on stdout
+(docs/architecture.md). Everything libtpu, CUDA or Keras print goes to stderr:
+file descriptor 1 is pointed at stderr before any compiler is imported, and
+only the protocol writer keeps the real stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO
+
+from explorer.records import KernelRecord, MemoryLevel
+from explorer.serial import dump_json
+from explorer.targets import TARGETS, TargetSpec, availability
+
+LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
+
+
+class Protocol:
+    """Writes the worker's progress events as JSON lines."""
+
+    def __init__(self, stream: IO[str], target: str) -> None:
+        self.stream = stream
+        self.target = target
+        self.started: dict[str, float] = {}
+
+    def _send(self, event: dict) -> None:
+        self.stream.write(json.dumps(event) + "\n")
+        self.stream.flush()
+
+    def started_level(self, level: str) -> None:
+        self.started[level] = time.perf_counter()
+        self._send({"event": "level_started", "level": level, "target": self.target})
+
+    def done(self, level: str) -> None:
+        seconds = time.perf_counter() - self.started.get(level, time.perf_counter())
+        self._send({"event": "level_done", "level": level, "target": self.target,
+                    "seconds": round(seconds, 3)})
+
+    def failed(self, level: str, error: str) -> None:
+        self._send({"event": "level_failed", "level": level, "target": self.target,
+                    "error": one_line(error)})
+
+    def fatal(self, error: str) -> None:
+        self._send({"event": "fatal", "error": one_line(error)})
+
+
+def one_line(message: str, limit: int = 300) -> str:
+    """The first non-empty line of a compiler message, shortened."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    text = lines[0] if lines else "unknown error"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# `normalise_text` takes `)/conv2d/add` in `jit(fwd)/conv2d/add` for an absolute
+# path; JAX name stacks (`jit(fwd)/`, `jit(relu)/`) are shielded so the link to
+# layers survives.
+_SHIELD = (")/", ")\x00")
+
+
+def normalise(text: str) -> str:
+    from explorer.normalise import normalise_text
+
+    return normalise_text(text.replace(*_SHIELD)).replace(_SHIELD[1], _SHIELD[0])
+
+
+def take_over_stdout() -> IO[str]:
+    """Keep the real stdout for the protocol; everything else printed goes to stderr.
+
+    libtpu and the CUDA plugin write from C++ straight to fd 1, so redirecting
+    `sys.stdout` alone is not enough.
+    """
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol
+
+
+def prepare_environment(spec: TargetSpec, dump_dir: Path) -> None:
+    """Must run before jax/keras are imported: they read these once."""
+    os.environ["KERAS_BACKEND"] = "jax"
+    # The CPU platform avoids the CUDA plugin's init traceback and still allows
+    # compile-only TPU and CUDA topologies; only `gpu:local` needs the real GPU.
+    os.environ["JAX_PLATFORMS"] = "cuda" if spec.name == "gpu:local" else "cpu"
+    os.environ["ALLOW_MULTIPLE_LIBTPU_LOAD"] = "1"  # concurrent TPU captures
+    os.environ["JAX_SKIP_CUDA_CONSTRAINTS_CHECK"] = "1"  # no driver to check against
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    flags = os.environ.get("XLA_FLAGS", "")
+    os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={dump_dir} --xla_dump_hlo_as_text".strip()
+
+
+# --- the dump ------------------------------------------------------------------
+
+
+def find_optimized_dump(dump_dir: Path, module_name: str) -> Path | None:
+    """The accelerator's `*after_optimizations.txt` for `module_name` (latest wins).
+
+    The dump also holds small XLA:CPU modules JAX compiles while loading the
+    model; those are named `cpu_after_optimizations` and skipped.
+    """
+    candidates = sorted(
+        p for p in dump_dir.glob(f"module_*.{module_name}.*after_optimizations.txt")
+        if "cpu_after_optimizations" not in p.name
+    )
+    return candidates[-1] if candidates else None
+
+
+def sibling(optimized: Path, suffix: str) -> Path | None:
+    path = optimized.with_name(optimized.name[: -len(".txt")] + suffix)
+    return path if path.exists() else None
+
+
+# --- TPU: program steps instead of kernels --------------------------------------
+
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<rest>.*)$")
+_OPCODE = re.compile(r" (?P<opcode>[a-z][a-z0-9\-]*)\(")
+# Entry instructions that are bookkeeping, not work the chip does.
+_NOT_STEPS = frozenset({
+    "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-done",
+    "after-all", "partition-id", "replica-id", "opt-barrier",
+})
+TPU_NOTE = ("TPU: XLA:TPU emits no inspectable machine code; this is one step of the "
+            "optimized entry computation.")
+
+
+def entry_lines(hlo: str) -> list[str]:
+    lines, inside = [], False
+    for line in hlo.splitlines():
+        if line.startswith("ENTRY "):
+            inside = True
+        elif inside and line.startswith("}"):
+            break
+        elif inside:
+            lines.append(line)
+    return lines
+
+
+def tpu_program_steps(optimized_hlo: str) -> list[KernelRecord]:
+    """One record per top-level fusion, custom call, copy or op of the entry computation."""
+    records = []
+    for line in entry_lines(optimized_hlo):
+        match = _INSTRUCTION.match(line)
+        opcode = _OPCODE.search(match["rest"]) if match else None
+        if not match or not opcode or opcode["opcode"] in _NOT_STEPS:
+            continue
+        op = opcode["opcode"]
+        target = re.search(r'custom_call_target="([^"]+)"', line)
+        kind = {"fusion": "fusion", "custom-call": "library", "copy": "copy",
+                "copy-start": "copy"}.get(op, "op")
+        records.append(KernelRecord(
+            name=match["name"], hlo=(match["name"],), kind=kind,
+            library_calls=(target.group(1),) if target else (),
+            notes=TPU_NOTE,
+        ))
+    return records
+
+
+# --- memory --------------------------------------------------------------------
+
+
+def memory_level(buffer_assignment: str, live_range: str, report: str,
+                 analysis: tuple[tuple[str, int], ...]) -> MemoryLevel:
+    """Allocations from XLA's buffer assignment, live ranges and peak from its
+    live-range file, plus jax's memory_analysis() figures.
+
+    When the buffer assignment does not parse, the level keeps the figures and
+    the report (the reason goes to stderr, i.e. capture.log).
+    """
+    import dataclasses
+
+    from explorer.buffer_assignment import parse_buffer_assignment, parse_live_ranges, parse_xla_peak
+    from explorer.errors import ParseError
+
+    memory = MemoryLevel(allocations=(), peak_bytes=0)
+    try:
+        if buffer_assignment:
+            memory = parse_buffer_assignment(buffer_assignment)
+        if live_range and not memory.live_ranges:
+            ranges = parse_live_ranges(live_range)
+            memory = dataclasses.replace(memory, live_ranges=ranges,
+                                         live_ranges_source="xla" if ranges else "")
+        if live_range and not memory.peak_bytes:
+            peak = parse_xla_peak(live_range)
+            if peak is not None:
+                memory = dataclasses.replace(memory, peak_bytes=peak, peak_source="xla")
+    except ParseError as exc:
+        print(f"buffer assignment not parsed: {exc}", file=sys.stderr)
+    return dataclasses.replace(memory, report=report, analysis=analysis)
+
+
+# --- the run ---------------------------------------------------------------------
+
+
+def run(request: dict, protocol: Protocol) -> None:
+    spec = TARGETS[request["target"]]
+    out_dir = Path(request["out_dir"])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    missing = availability(spec.name)
+    if missing:
+        for level in LEVELS:
+            protocol.failed(level, missing)
+        return
+    dump_dir = Path(tempfile.mkdtemp(prefix="tensorweg-xla-"))
+    try:
+        prepare_environment(spec, dump_dir)
+        _capture(request, spec, out_dir, dump_dir, protocol)
+    finally:
+        shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(normalise(text), encoding="utf-8")
+
+
+def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
+             protocol: Protocol) -> None:
+    from explorer.capture import jax_compile
+
+    protocol.started_level("hlo")
+    try:
+        model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
+        lowering = jax_compile.lower(model, request["signature"], spec)
+        _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
+    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
+        for level in LEVELS:
+            protocol.failed(level, f"{type(exc).__name__}: {exc}")
+        return
+    (out_dir / "scopes.json").write_text(json.dumps(lowering.scopes, indent=1), encoding="utf-8")
+    protocol.done("hlo")
+
+    protocol.started_level("optimized-hlo")
+    try:
+        compiled = lowering.lowered.compile()
+    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
+        for level in LEVELS[1:]:
+            protocol.failed(level, one_line(str(exc)))
+        return
+    optimized_path = find_optimized_dump(dump_dir, jax_compile.MODULE_NAME)
+    optimized = (optimized_path.read_text(encoding="utf-8") if optimized_path
+                 else compiled.as_text())
+    _write(out_dir / "optimized_hlo.txt", optimized)
+    protocol.done("optimized-hlo")
+
+    _level(protocol, "memory", lambda: _capture_memory(out_dir, optimized_path, compiled))
+    _level(protocol, "kernels", lambda: _capture_kernels(spec, out_dir, dump_dir, optimized))
+
+
+def _level(protocol: Protocol, level: str, capture) -> None:
+    """Run one level's capture; a failure fails that level only."""
+    protocol.started_level(level)
+    try:
+        capture()
+    except Exception as exc:  # noqa: BLE001 - reported as the level's error
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        protocol.failed(level, f"{type(exc).__name__}: {exc}")
+        return
+    protocol.done(level)
+
+
+def _capture_memory(out_dir: Path, optimized_path: Path | None, compiled) -> None:
+    from explorer.capture import jax_compile
+
+    raw = {}
+    for name, suffix in (("buffer_assignment.txt", "-buffer-assignment.txt"),
+                         ("live_range.txt", "-live-range.txt"),
+                         ("memory_report.txt", "-memory-usage-report.txt")):
+        found = sibling(optimized_path, suffix) if optimized_path else None
+        raw[name] = normalise(found.read_text(encoding="utf-8")) if found else ""
+        if found:
+            (out_dir / name).write_text(raw[name], encoding="utf-8")
+    memory = memory_level(raw["buffer_assignment.txt"], raw["live_range.txt"],
+                          raw["memory_report.txt"], jax_compile.memory_figures(compiled))
+    dump_json(memory, out_dir / "memory.json")
+    cost = jax_compile.cost(compiled)
+    if cost is not None:
+        dump_json(cost, out_dir / "cost.json")
+
+
+def _capture_kernels(spec: TargetSpec, out_dir: Path, dump_dir: Path, optimized: str) -> None:
+    from explorer.capture import jax_compile
+    from explorer.gpu_dump import find_gpu_module, kernels_from_dump
+
+    if spec.kind == "gpu":
+        files = find_gpu_module(dump_dir, jax_compile.MODULE_NAME)
+        if files is None or files.thunk_sequence is None:
+            raise RuntimeError("XLA:GPU wrote no thunk sequence for this module")
+        kernels = kernels_from_dump(files)
+    else:
+        kernels = tpu_program_steps(optimized)
+    dump_json(kernels, out_dir / "kernels.json")
+
+
+def parse_request(text: str) -> dict:
+    request = json.loads(text)
+    for key in ("model_file", "signature", "target", "out_dir"):
+        if key not in request:
+            raise ValueError(f"request has no {key!r}")
+    if request["target"] not in TARGETS or TARGETS[request["target"]].kind == "cpu":
+        raise ValueError(f"the JAX worker does not compile for {request['target']!r}")
+    return request
+
+
+def main() -> int:
+    stream = take_over_stdout()
+    try:
+        request = parse_request(sys.stdin.read())
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError too
+        Protocol(stream, "").fatal(f"bad request: {exc}")
+        return 2
+    protocol = Protocol(stream, request["target"])
+    run(request, protocol)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,254 @@
+"""The compile targets tensorweg knows, with the public figures the roofline uses.
+
+No compiler is imported here: the UI and the CLI read this registry, and only the
+JAX worker turns a `TargetSpec` into a compile-only XLA device.
+
+Peak figures are the vendors' published per-chip numbers (dense, no sparsity);
+each spec names its source so the roofline can say which figures it used.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+
+from explorer.errors import TensorwegError
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """One compile target.
+
+    name: the registry key (`gpu:h100`), used on the CLI, in the manifest and UI.
+    kind: "cpu", "gpu" or "tpu".
+    topology: what `jax.experimental.topologies.get_topology_desc` takes
+        (`v5e:1x1` for TPU, a free label for GPU); "" where no compile-only
+        topology is used (`cpu` is compiled by the TF worker, `gpu:local` by the
+        GPU that is really there).
+    peak_flops: (dtype, FLOP/s) pairs, headline figure first.
+    memory_bandwidth: device memory bandwidth in bytes/s (0 when unknown).
+    figures_source: where the peak figures come from.
+    gpu_device_info: `GpuTargetConfigProto.gpu_device_info` fields (GPU only).
+    compute_capability: CUDA compute capability (major, minor) (GPU only).
+    """
+
+    name: str
+    kind: str
+    display_name: str
+    topology: str = ""
+    peak_flops: tuple[tuple[str, float], ...] = ()
+    memory_bandwidth: float = 0.0
+    figures_source: str = ""
+    gpu_device_info: tuple[tuple[str, int | float], ...] = ()
+    compute_capability: tuple[int, int] = (0, 0)
+
+    @property
+    def has_roofline_figures(self) -> bool:
+        return bool(self.peak_flops) and self.memory_bandwidth > 0
+
+    def peak_for(self, dtype: str) -> tuple[str, float]:
+        """The (dtype, FLOP/s) figure for `dtype`, else the headline figure."""
+        for figure_dtype, flops in self.peak_flops:
+            if figure_dtype == dtype:
+                return figure_dtype, flops
+        return self.peak_flops[0] if self.peak_flops else ("", 0.0)
+
+
+# Device description fields shared by both data-centre GPUs (CUDA limits).
+_CUDA_LIMITS: tuple[tuple[str, int | float], ...] = (
+    ("threads_per_block_limit", 1024),
+    ("threads_per_warp", 32),
+    ("shared_memory_per_block", 49152),
+    ("threads_per_core_limit", 2048),
+    ("block_dim_limit_x", 2147483647),
+    ("block_dim_limit_y", 65535),
+    ("block_dim_limit_z", 65535),
+)
+
+_T = 1e12  # TFLOP/s
+
+TARGETS: dict[str, TargetSpec] = {
+    spec.name: spec
+    for spec in (
+        TargetSpec(
+            name="cpu",
+            kind="cpu",
+            display_name="This machine's CPU (XLA:CPU)",
+        ),
+        TargetSpec(
+            name="gpu:h100",
+            kind="gpu",
+            display_name="NVIDIA H100 SXM 80GB",
+            topology="h100",
+            peak_flops=(("f32", 67 * _T), ("tf32", 494.7 * _T), ("bf16", 989.4 * _T),
+                        ("f16", 989.4 * _T)),
+            memory_bandwidth=3.35232e12,
+            figures_source="NVIDIA H100 Tensor Core GPU datasheet (SXM5, dense)",
+            gpu_device_info=_CUDA_LIMITS + (
+                ("shared_memory_per_core", 233472),
+                ("core_count", 132),
+                ("fpus_per_core", 128),
+                ("memory_bandwidth", 3352320000000),
+                ("l2_cache_size", 52428800),
+                ("clock_rate_ghz", 1.98),
+                ("device_memory_size", 84929347584),
+                ("shared_memory_per_block_optin", 232448),
+                ("registers_per_core_limit", 65536),
+                ("registers_per_block_limit", 65536),
+            ),
+            compute_capability=(9, 0),
+        ),
+        TargetSpec(
+            name="gpu:a100",
+            kind="gpu",
+            display_name="NVIDIA A100 SXM4 40GB",
+            topology="a100",
+            peak_flops=(("f32", 19.5 * _T), ("tf32", 156 * _T), ("bf16", 312 * _T),
+                        ("f16", 312 * _T)),
+            memory_bandwidth=1.5552e12,
+            figures_source="NVIDIA A100 Tensor Core GPU datasheet (SXM4 40GB, dense)",
+            gpu_device_info=_CUDA_LIMITS + (
+                ("shared_memory_per_core", 167936),
+                ("core_count", 108),
+                ("fpus_per_core", 64),
+                ("memory_bandwidth", 1555200000000),
+                ("l2_cache_size", 41943040),
+                ("clock_rate_ghz", 1.41),
+                ("device_memory_size", 42331013120),
+                ("shared_memory_per_block_optin", 166912),
+            ),
+            compute_capability=(8, 0),
+        ),
+        TargetSpec(
+            name="gpu:local",
+            kind="gpu",
+            display_name="The GPU in this machine (CUDA)",
+        ),
+        # TPU peaks are the MXU's bf16 figures: XLA:TPU runs f32 dots at default
+        # precision as bf16 passes, and Google publishes no separate f32 figure.
+        TargetSpec(
+            name="tpu:v5e",
+            kind="tpu",
+            display_name="Google Cloud TPU v5e (1 chip)",
+            topology="v5e:1x1",
+            peak_flops=(("bf16", 197 * _T), ("int8", 394 * _T)),
+            memory_bandwidth=819e9,
+            figures_source="Google Cloud TPU documentation, TPU v5e system architecture",
+        ),
+        TargetSpec(
+            name="tpu:v4",
+            kind="tpu",
+            display_name="Google Cloud TPU v4 (1 chip)",
+            topology="v4:1x1x1",
+            peak_flops=(("bf16", 275 * _T), ("int8", 275 * _T)),
+            memory_bandwidth=1200e9,
+            figures_source="Google Cloud TPU documentation, TPU v4 system architecture",
+        ),
+        TargetSpec(
+            name="tpu:v5p",
+            kind="tpu",
+            display_name="Google Cloud TPU v5p (1 chip)",
+            topology="v5p:1x1x1",
+            peak_flops=(("bf16", 459 * _T), ("int8", 918 * _T)),
+            memory_bandwidth=2765e9,
+            figures_source="Google Cloud TPU documentation, TPU v5p system architecture",
+        ),
+        TargetSpec(
+            name="tpu:v6e",
+            kind="tpu",
+            display_name="Google Cloud TPU v6e Trillium (1 chip)",
+            topology="v6e:1x1",
+            peak_flops=(("bf16", 918 * _T), ("int8", 1836 * _T)),
+            memory_bandwidth=1640e9,
+            figures_source="Google Cloud TPU documentation, TPU v6e system architecture",
+        ),
+    )
+}
+
+DEFAULT_TARGETS: tuple[str, ...] = ("cpu", "gpu:h100", "tpu:v5e")
+
+NOT_AVAILABLE = "not available on this platform"
+
+
+def get_target(name: str) -> TargetSpec:
+    try:
+        return TARGETS[name]
+    except KeyError:
+        known = ", ".join(TARGETS)
+        raise TensorwegError(f"unknown target {name!r} (known: {known})") from None
+
+
+def parse_targets(text: str) -> tuple[str, ...]:
+    """`"cpu,gpu:h100"` -> `("cpu", "gpu:h100")`; duplicates dropped, order kept.
+
+    A bare `gpu` or `tpu` means the default of that kind, since that is what a
+    learner types first.
+    """
+    names: list[str] = []
+    for part in text.split(","):
+        name = part.strip().lower()
+        if not name:
+            continue
+        name = {"gpu": "gpu:h100", "tpu": "tpu:v5e"}.get(name, name)
+        get_target(name)
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise TensorwegError("no target given (known: " + ", ".join(TARGETS) + ")")
+    return tuple(names)
+
+
+def target_dirname(name: str) -> str:
+    """The bundle directory for a target: `gpu:h100` -> `gpu-h100`."""
+    return name.replace(":", "-")
+
+
+def gpu_target_config_text(spec: TargetSpec) -> str:
+    """A `GpuTargetConfigProto` in protobuf text format for a compile-only GPU."""
+    if spec.kind != "gpu" or not spec.gpu_device_info:
+        raise TensorwegError(f"{spec.name} has no GPU device description")
+    lines = ["gpu_device_info {"]
+    for field, value in spec.gpu_device_info:
+        lines.append(f"  {field}: {value}")
+    major, minor = spec.compute_capability
+    lines.append(f"  cuda_compute_capability {{ major: {major} minor: {minor} }}")
+    lines.append("}")
+    lines.append('platform_name: "CUDA"')
+    # The cuDNN version XLA assumes when choosing fused convolution custom calls.
+    lines.append("dnn_version_info { major: 9 minor: 7 }")
+    lines.append(f'device_description_str: "{_cuda_device_description(spec)}"')
+    return "\n".join(lines) + "\n"
+
+
+def _cuda_device_description(spec: TargetSpec) -> str:
+    # The strings CUDA reports for these boards (XLA matches on them for
+    # some per-device tuning).
+    return {
+        "gpu:h100": "NVIDIA H100 80GB HBM3",
+        "gpu:a100": "NVIDIA A100-SXM4-40GB",
+    }.get(spec.name, spec.display_name)
+
+
+def availability(name: str) -> str | None:
+    """None when `name` can be compiled here, else why not (one line).
+
+    Checks that the wheels are installed without importing them (importing
+    libtpu or the CUDA plugin is slow and noisy).
+    """
+    spec = get_target(name)
+    if spec.kind == "cpu":
+        return None
+    if importlib.util.find_spec("jax") is None:
+        return NOT_AVAILABLE
+    if spec.kind == "tpu":
+        return None if importlib.util.find_spec("libtpu") is not None else NOT_AVAILABLE
+    if importlib.util.find_spec("jax_plugins.xla_cuda12") is None:
+        return NOT_AVAILABLE
+    if spec.name == "gpu:local" and not _has_nvidia_driver():
+        return "no NVIDIA GPU driver on this machine"
+    return None
+
+
+def _has_nvidia_driver() -> bool:
+    return os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/dev/nvidiactl")
