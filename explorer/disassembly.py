@@ -1,0 +1,218 @@
+"""Disassemble XLA:CPU's object files (x86-64 ELF relocatable `.o`) with capstone.
+
+A small ELF64 reader is enough: XLA:CPU's objects hold a few executable
+sections (`.text`, and `.ltext` for the large code model it uses), a symbol
+table and `.rela.<section>` relocations. Relocations matter for reading: XLA
+calls helpers through `movabs rax, <address>; call rax`, and the address is
+only filled in at load time, so without the relocation the call shows as
+`movabs rax, 0x0`. Each instruction covering a relocation is annotated with
+its target (`# col_major_gemv_F32_...`, or `# extern pow` for a symbol the
+object does not define, i.e. a runtime library routine), and a `call reg`
+after such a `movabs reg` is annotated with the same target.
+
+Intel syntax, because it reads destination-first like LLVM IR's
+`%x = op a, b` one level up, uses the register and mnemonic names of Intel's
+manuals and intrinsics guide that learners look up, and writes memory
+operands as `[rdi + 0x18]` rather than `0x18(%rdi)`.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+from explorer.errors import ParseError
+
+_SHF_EXECINSTR = 0x4
+_SHT_SYMTAB, _SHT_RELA = 2, 4
+_STT_FUNC, _STT_SECTION = 2, 3
+_SHN_UNDEF = 0
+# x86-64 relocation types whose value is relative to the place (P).
+_PC_RELATIVE = frozenset({2, 4, 9, 41, 42})  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX
+
+_VECTOR_REGISTER = re.compile(r"\b([xyz])mm(\d+)\b")
+_VECTOR_BITS = {"x": 128, "y": 256, "z": 512}
+_EXTERN_TARGET = re.compile(r"# extern (\S+)")
+
+
+@dataclass(frozen=True)
+class _Section:
+    name: str
+    kind: int
+    flags: int
+    offset: int
+    size: int
+    link: int
+    info: int
+
+
+@dataclass(frozen=True)
+class _Symbol:
+    name: str
+    kind: int
+    section: int
+    value: int
+    size: int
+
+
+@dataclass(frozen=True)
+class _Relocation:
+    offset: int
+    kind: int
+    symbol: _Symbol
+    addend: int
+
+
+def _c_string(data: bytes, start: int) -> str:
+    end = data.index(b"\0", start)
+    return data[start:end].decode("utf-8", errors="replace")
+
+
+def _sections(elf: bytes) -> list[_Section]:
+    if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+        raise ParseError("not a 64-bit little-endian ELF object", 0, 0)
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    raw = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+    names_offset = raw[shstrndx][4]
+    return [
+        _Section(_c_string(elf, names_offset + r[0]), r[1], r[2], r[4], r[5], r[6], r[7])
+        for r in raw
+    ]
+
+
+def _symbols(elf: bytes, sections: list[_Section]) -> list[_Symbol]:
+    for section in sections:
+        if section.kind == _SHT_SYMTAB:
+            strings = sections[section.link].offset
+            symbols = []
+            for start in range(section.offset, section.offset + section.size, 24):
+                name, info, _other, shndx, value, size = struct.unpack_from("<IBBHQQ", elf, start)
+                kind = info & 0xF
+                label = sections[shndx].name if kind == _STT_SECTION else _c_string(elf, strings + name)
+                symbols.append(_Symbol(label, kind, shndx, value, size))
+            return symbols
+    return []
+
+
+def _relocations(elf: bytes, sections: list[_Section], symbols: list[_Symbol]) -> dict[int, list[_Relocation]]:
+    """Relocations per target section index."""
+    by_section: dict[int, list[_Relocation]] = {}
+    for section in sections:
+        if section.kind != _SHT_RELA:
+            continue
+        for start in range(section.offset, section.offset + section.size, 24):
+            offset, info, addend = struct.unpack_from("<QQq", elf, start)
+            symbol = symbols[info >> 32]
+            by_section.setdefault(section.info, []).append(_Relocation(offset, info & 0xFFFFFFFF, symbol, addend))
+    return by_section
+
+
+def _target_name(relocation: _Relocation, instruction_end: int, functions: list[_Symbol]) -> str:
+    """What a relocation points at, as a name a reader recognises."""
+    symbol = relocation.symbol
+    if symbol.section == _SHN_UNDEF:
+        return f"extern {symbol.name}"
+    target = relocation.addend
+    if relocation.kind in _PC_RELATIVE:  # value = S + A - P, the CPU adds the next instruction's address
+        target += instruction_end - relocation.offset
+    if symbol.kind == _STT_SECTION:  # `.ltext + 0x30`: find the function at that offset
+        for function in functions:
+            if function.section == symbol.section and function.value <= target < function.value + max(function.size, 1):
+                offset = target - function.value
+                return function.name + (f"+{offset:#x}" if offset else "")
+        return f"{symbol.name}+{target:#x}"
+    return symbol.name + (f"+{target:#x}" if target else "")
+
+
+def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
+    """[(function symbol, Intel-syntax listing)] for every function in the object's code.
+
+    Raises:
+        ParseError: when the bytes are not an ELF64 little-endian x86-64 object.
+    """
+    import capstone  # imported here: only capture code needs it
+
+    sections = _sections(elf_bytes)
+    symbols = _symbols(elf_bytes, sections)
+    relocations = _relocations(elf_bytes, sections, symbols)
+    functions = sorted(
+        (s for s in symbols if s.kind == _STT_FUNC and s.section != _SHN_UNDEF),
+        key=lambda s: (s.section, s.value),
+    )
+    engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    engine.syntax = capstone.CS_OPT_SYNTAX_INTEL
+    listings: list[tuple[str, str]] = []
+    for function in functions:
+        section = sections[function.section]
+        if not section.flags & _SHF_EXECINSTR:
+            continue
+        code = elf_bytes[section.offset + function.value : section.offset + function.value + function.size]
+        section_relocations = relocations.get(function.section, [])
+        lines = [f"{function.name}:"]
+        loaded: dict[str, str] = {}  # register -> relocation target it was loaded with
+        for insn in engine.disasm(code, function.value):
+            text = f"{insn.mnemonic} {insn.op_str}".strip()
+            end = insn.address + insn.size
+            targets = [
+                _target_name(r, end, functions)
+                for r in section_relocations
+                if insn.address <= r.offset < end
+            ]
+            if targets and insn.mnemonic == "movabs":
+                loaded[insn.op_str.split(",")[0].strip()] = targets[0]
+            elif not targets and insn.mnemonic in ("call", "jmp") and insn.op_str in loaded:
+                targets = [loaded[insn.op_str]]
+            comment = f"  # {', '.join(targets)}" if targets else ""
+            lines.append(f"  {insn.address:6x}:  {text}{comment}")
+        listings.append((function.name, "\n".join(lines)))
+    return listings
+
+
+def listing_text(listings: list[tuple[str, str]]) -> str:
+    """All functions' listings as one text, separated by blank lines."""
+    return "\n\n".join(text for _name, text in listings)
+
+
+def vector_registers(asm: str) -> tuple[int, tuple[str, ...]]:
+    """(widest SIMD register width in bits, names used) in an x86 listing.
+
+    xmm = 128, ymm = 256, zmm = 512 bits; (0, ()) when no vector register is used.
+    """
+    used = {(kind, int(number)) for kind, number in _VECTOR_REGISTER.findall(asm)}
+    if not used:
+        return 0, ()
+    widest = max(_VECTOR_BITS[kind] for kind, _ in used)
+    ordered = sorted(used, key=lambda item: (_VECTOR_BITS[item[0]], item[1]))
+    return widest, tuple(f"{kind}mm{number}" for kind, number in ordered)
+
+
+def library_calls(asm_or_symbols: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Runtime library routines called, sorted: the `# extern NAME` targets of a
+    listing from `disassemble_object`, or a list of undefined symbol names."""
+    if isinstance(asm_or_symbols, str):
+        names = _EXTERN_TARGET.findall(asm_or_symbols)
+    else:
+        names = list(asm_or_symbols)
+    return tuple(sorted(set(names)))
+
+
+def exported_functions(elf_bytes: bytes) -> tuple[str, ...]:
+    """Names of the global functions an object defines (its entry points)."""
+    sections = _sections(elf_bytes)
+    global_binding = 1
+    return tuple(
+        s.name
+        for s, info in _symbols_with_binding(elf_bytes, sections)
+        if s.kind == _STT_FUNC and s.section != _SHN_UNDEF and info == global_binding
+    )
+
+
+def _symbols_with_binding(elf: bytes, sections: list[_Section]) -> list[tuple[_Symbol, int]]:
+    symbols = _symbols(elf, sections)
+    for section in sections:
+        if section.kind == _SHT_SYMTAB:
+            bindings = [elf[start + 4] >> 4 for start in range(section.offset, section.offset + section.size, 24)]
+            return list(zip(symbols, bindings))
+    return []
