@@ -1,0 +1,88 @@
+"""The target registry: names, parsing, GPU target configs, availability."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from explorer import targets
+from explorer.errors import TensorwegError
+from explorer.targets import (
+    DEFAULT_TARGETS, NOT_AVAILABLE, TARGETS, availability, gpu_target_config_text,
+    parse_targets, target_dirname,
+)
+
+
+def test_defaults_are_registered_and_one_per_kind():
+    assert DEFAULT_TARGETS == ("cpu", "gpu:h100", "tpu:v5e")
+    assert [TARGETS[t].kind for t in DEFAULT_TARGETS] == ["cpu", "gpu", "tpu"]
+
+
+def test_architecture_target_names_are_all_known():
+    documented = {"cpu", "gpu:h100", "gpu:a100", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e", "gpu:local"}
+    assert documented <= set(TARGETS)
+
+
+@pytest.mark.parametrize("name", [n for n, s in TARGETS.items() if s.kind != "cpu" and n != "gpu:local"])
+def test_compile_only_targets_carry_sourced_roofline_figures(name):
+    spec = TARGETS[name]
+    assert spec.topology
+    assert spec.has_roofline_figures
+    assert spec.figures_source
+
+
+def test_parse_targets_keeps_order_drops_duplicates_and_expands_bare_kinds():
+    assert parse_targets("cpu,gpu:h100") == ("cpu", "gpu:h100")
+    assert parse_targets(" TPU:V4 , cpu,tpu:v4") == ("tpu:v4", "cpu")
+    assert parse_targets("gpu,tpu") == ("gpu:h100", "tpu:v5e")
+
+
+@pytest.mark.parametrize("text", ["gpu:h200", "cpu,tpu:v9", "", " , "])
+def test_parse_targets_rejects_unknown_or_empty(text):
+    with pytest.raises(TensorwegError):
+        parse_targets(text)
+
+
+def test_target_dirname_replaces_colon():
+    assert target_dirname("gpu:h100") == "gpu-h100"
+    assert target_dirname("cpu") == "cpu"
+
+
+def test_gpu_target_config_text_has_every_device_field_and_compute_capability():
+    spec = TARGETS["gpu:a100"]
+    text = gpu_target_config_text(spec)
+    for field, value in spec.gpu_device_info:
+        assert f"  {field}: {value}\n" in text
+    assert "cuda_compute_capability { major: 8 minor: 0 }" in text
+    assert 'device_description_str: "NVIDIA A100-SXM4-40GB"' in text
+    assert text.count("{") == text.count("}")
+
+
+def test_gpu_target_config_text_refuses_non_gpu():
+    with pytest.raises(TensorwegError):
+        gpu_target_config_text(TARGETS["tpu:v5e"])
+
+
+def test_peak_for_falls_back_to_headline_figure():
+    spec = TARGETS["tpu:v5e"]
+    assert spec.peak_for("f32") == spec.peak_flops[0]
+    assert spec.peak_for("int8")[0] == "int8"
+
+
+def test_availability_cpu_always_and_missing_wheels_reported(monkeypatch):
+    assert availability("cpu") is None
+    real = importlib.util.find_spec
+    monkeypatch.setattr(targets.importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("libtpu", "jax_plugins.xla_cuda12") else real(name, *a))
+    assert availability("tpu:v5e") == NOT_AVAILABLE
+    assert availability("gpu:h100") == NOT_AVAILABLE
+
+
+def test_availability_in_this_environment_does_not_import_jax():
+    import sys
+
+    before = "jax" in sys.modules
+    for name in TARGETS:
+        availability(name)
+    assert ("jax" in sys.modules) == before
