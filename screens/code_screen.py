@@ -1,0 +1,55 @@
+"""HLO level screens: the instruction list above the module text.
+
+The selected instruction's line is highlighted in the text; `o` jumps to the
+definition of the selection's operands in turn (the data flow, read upwards).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+
+from screens.items import LevelItem
+from screens.level_screen import LevelScreen
+from screens.widgets.code_view import CodeView
+
+
+class HloCodeScreen(LevelScreen):
+    OPTIMIZED = False
+    BINDINGS = [
+        Binding("o", "follow_operand", "Operand", id="hlo.operand",
+                tooltip="Jump to the definition of the selection's first operand (Backspace returns)"),
+    ]
+
+    def compose_extra(self) -> ComposeResult:
+        yield CodeView(id="code")
+
+    def on_items_loaded(self) -> None:
+        app = self.tensorweg
+        code = app.bundle.hlo_text(app.target, self.OPTIMIZED) if app.bundle is not None else ""
+        placeholder = app.level_notice(self.LEVEL) or "no HLO text recorded"
+        self.query_one("#code", CodeView).set_code(code, "hlo", placeholder)
+
+    def show_extra(self, item: LevelItem | None) -> None:
+        view = self.query_one("#code", CodeView)
+        if item is None or not item.line:
+            view.mark(set())
+            return
+        view.mark({item.line}, focus=item.line)
+
+    def action_follow_operand(self) -> None:
+        app = self.tensorweg
+        item = self.items_table.current
+        if item is None or app.bundle is None:
+            return
+        module = app.bundle.hlo_module(app.target, self.OPTIMIZED)
+        instruction = next((i for _, i in module.all_instructions() if i.name == item.name), None) if module else None
+        if instruction is None or not instruction.operands:
+            self.notify(f"{item.name} has no operands.")
+            return
+        # Walk up the data flow: the first operand; Backspace comes back here.
+        operand = instruction.operands[0]
+        if len(instruction.operands) > 1:
+            self.notify(f"operands of {item.name}: {', '.join(instruction.operands)}")
+        app.trail.append((self.LEVEL, item.name))
+        self.items_table.select(operand)

@@ -1,0 +1,38 @@
+"""Command palette provider: jump to any layer, op, instruction or kernel by name."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from screens.items import LEVEL_ORDER, LEVEL_TITLES, LevelItem, items_for_level
+
+
+class ItemCommands(Provider):
+    """Every item of every captured level of the current target, matched fuzzily."""
+
+    async def startup(self) -> None:
+        app = self.app
+        self._items: list[LevelItem] = []
+        if getattr(app, "bundle", None) is None:
+            return
+        for level in LEVEL_ORDER:
+            if app.level_ready(level):
+                self._items.extend(items_for_level(app.bundle, level, app.target))
+
+    def _jump(self, item: LevelItem) -> None:
+        self.app.goto_level(item.level, item.name)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for item in self._items:
+            text = f"{item.name} ({LEVEL_TITLES[item.level]}, {item.kind})"
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), partial(self._jump, item),
+                          help=f"jump to this {item.kind} on the {LEVEL_TITLES[item.level]} level")
+
+    async def discover(self) -> Hits:
+        for item in self._items[:40]:
+            yield DiscoveryHit(f"{item.name} ({LEVEL_TITLES[item.level]})", partial(self._jump, item))

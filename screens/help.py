@@ -1,0 +1,44 @@
+"""`?`: what the current screen shows and every key that works there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+
+def key_lines(screen: Screen) -> list[str]:
+    """Every active binding (screen, then app) as `key  description - tooltip`, once each."""
+    lines, seen = [], set()
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        if binding.id in seen or not binding.description or binding.system:
+            continue
+        seen.add(binding.id)
+        display = screen.app.get_key_display(binding)
+        lines.append(f"{display:>10}  {binding.description}: {binding.tooltip}")
+    return lines
+
+
+class HelpScreen(ModalScreen):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close", tooltip="Close the help")]
+
+    def __init__(self, for_screen: Screen) -> None:
+        super().__init__()
+        self.for_screen = for_screen
+
+    def compose(self) -> ComposeResult:
+        helper = getattr(self.for_screen, "help_text", None)
+        text = helper() if helper else ""
+        keys = "\n".join(key_lines(self.for_screen))
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = "Help (Esc closes)"
+            yield Static(text, id="help-text")
+            yield Static("Keys\n" + keys, id="help-keys")
+            yield Static("ctrl+p opens the command palette: type any layer, op, instruction or kernel name.",
+                         id="help-palette")

@@ -1,0 +1,67 @@
+"""Level 5: the kernels a target emitted, with their code.
+
+`v` cycles the code view through what was recorded for the kernel:
+assembly (nasm lexer), LLVM IR before and after LLVM's passes, PTX.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+
+from explorer.records import KernelRecord
+
+from screens.items import LevelItem
+from screens.level_screen import LevelScreen
+from screens.widgets.code_view import CodeView
+
+VIEWS = (("asm", "assembly", "asm"), ("llvm_ir", "LLVM IR", "llvm"),
+         ("llvm_ir_optimized", "LLVM IR optimized", "llvm"), ("ptx", "PTX", "ptx"))
+
+
+def recorded_views(kernel: KernelRecord) -> list[tuple[str, str, str]]:
+    return [view for view in VIEWS if getattr(kernel, view[0])]
+
+
+class KernelsScreen(LevelScreen):
+    LEVEL = "kernels"
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    HELP = (
+        "Level 5, kernels: what the target's backend emitted for each fusion or library call. "
+        "v switches between assembly, LLVM IR and PTX where recorded; the memory pane shows vector "
+        "width and registers (CPU) or the launch grid and block (GPU)."
+    )
+    BINDINGS = [
+        Binding("v", "next_view", "Code view", id="kernels.view",
+                tooltip="Cycle assembly / LLVM IR / optimized LLVM IR / PTX"),
+    ]
+
+    view_index = 0
+
+    def compose_extra(self) -> ComposeResult:
+        yield CodeView(id="code")
+
+    def _kernel(self, item: LevelItem | None) -> KernelRecord | None:
+        app = self.tensorweg
+        if item is None or app.bundle is None:
+            return None
+        return next((k for k in app.bundle.kernels(app.target) if k.name == item.name), None)
+
+    def show_extra(self, item: LevelItem | None) -> None:
+        view = self.query_one("#code", CodeView)
+        kernel = self._kernel(item)
+        views = recorded_views(kernel) if kernel is not None else []
+        if not views:
+            what = "library call: no code emitted by XLA" if kernel is not None and kernel.library_calls else ""
+            view.set_code("", "text", what or "no code recorded for this kernel")
+            view.border_title = ""
+            return
+        field, title, language = views[self.view_index % len(views)]
+        view.set_code(getattr(kernel, field), language)
+        view.border_title = f"{title} ({self.view_index % len(views) + 1}/{len(views)}, v switches)"
+
+    def action_next_view(self) -> None:
+        self.view_index += 1
+        self.show_extra(self.items_table.current)

@@ -1,0 +1,153 @@
+"""What every level screen shares: the item list, the three side panes, the
+status and progress lines, and the keys that move between levels.
+
+Subclasses set `LEVEL` and add their main-view extra (code view, drawing)
+through `compose_extra` / `show_extra`. All state lives on the app; a screen
+rebuilds its rows only when the app's `generation` (bundle or target) moved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from screens.items import COLUMNS, LEVEL_TITLES, LevelItem, items_for_level
+from screens.selection import Selection
+from screens.widgets.device_pane import DevicePane
+from screens.widgets.explanation_pane import ExplanationPane
+from screens.widgets.item_table import ItemTable
+from screens.widgets.memory_pane import MemoryPane
+
+if TYPE_CHECKING:
+    from screens.app import TensorwegApp
+
+
+class LevelScreen(Screen):
+    LEVEL = "layers"
+    HELP = ""  # what this level shows, for `?`
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="level.filter", tooltip="Filter the list by a substring (Esc closes)"),
+        Binding("enter", "descend", "Down", id="level.down", show=True,
+                tooltip="Go one level down to the items that implement the selection"),
+        Binding("backspace,escape", "back", "Back", id="level.back",
+                tooltip="Go back up the trail, restoring the previous selection"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._generation = -1
+
+    @property
+    def tensorweg(self) -> "TensorwegApp":
+        return self.app  # type: ignore[return-value]
+
+    # --- layout ------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title")
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                yield Static("", id="notice")
+                yield ItemTable(COLUMNS[self.LEVEL], id="items")
+                yield from self.compose_extra()
+            with VerticalScroll(id="side"):
+                with Vertical(classes="pane", id="memory-box") as box:
+                    box.border_title = "Memory layout"
+                    yield MemoryPane(id="memory")
+                with Vertical(classes="pane", id="device-box") as box:
+                    box.border_title = "Device mapping"
+                    yield DevicePane(id="devices")
+                with Vertical(classes="pane", id="explain-box") as box:
+                    box.border_title = "Explanation"
+                    yield ExplanationPane(id="explanation")
+        yield Static("", id="progress")
+        yield Footer()
+
+    def compose_extra(self) -> ComposeResult:
+        yield from ()
+
+    # --- refresh from app state -------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.sync()
+
+    def on_screen_resume(self) -> None:
+        self.sync()
+
+    @property
+    def items_table(self) -> ItemTable:
+        return self.query_one("#items", ItemTable)
+
+    def sync(self) -> None:
+        """Bring the screen up to date with the app: rows, selection, status lines."""
+        app = self.tensorweg
+        self.query_one("#title", Static).update(app.title_line(self.LEVEL))
+        self.query_one("#progress", Static).update(app.progress_line())
+        notice = app.level_notice(self.LEVEL)
+        self.query_one("#notice", Static).update(notice)
+        self.query_one("#notice", Static).display = bool(notice)
+        if self._generation != app.generation:
+            self._generation = app.generation
+            items = items_for_level(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
+            created = app.trace.created_by_compiler(self.LEVEL, app.target) if items else set()
+            self.items_table.set_items(items, created)
+            self.on_items_loaded()
+        wanted = app.selections.get(self.LEVEL)
+        if wanted:
+            self.items_table.select(wanted)
+        self.items_table.table.focus()
+
+    def on_items_loaded(self) -> None:
+        """Hook: rebuild level-specific views after the rows changed."""
+
+    # --- selection ------------------------------------------------------------
+
+    def selection(self, item: LevelItem | None) -> Selection | None:
+        app = self.tensorweg
+        if item is None or app.bundle is None:
+            return None
+        return Selection(app.bundle, app.trace, self.LEVEL, app.target, item, app.lang)
+
+    @on(ItemTable.Highlighted)
+    def _highlighted(self, event: ItemTable.Highlighted) -> None:
+        app = self.tensorweg
+        if event.item is not None:
+            app.selections[self.LEVEL] = event.item.name
+        selection = self.selection(event.item)
+        self.query_one("#memory", MemoryPane).show(selection)
+        self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture)
+        self.query_one("#explanation", ExplanationPane).show(selection)
+        self.show_extra(event.item)
+
+    def show_extra(self, item: LevelItem | None) -> None:
+        """Hook: update the level-specific view for the highlighted item."""
+
+    @on(ItemTable.Chosen)
+    def _chosen(self, event: ItemTable.Chosen) -> None:
+        self.tensorweg.descend(self.LEVEL, event.item.name)
+
+    # --- actions --------------------------------------------------------------
+
+    def action_filter(self) -> None:
+        self.items_table.open_filter()
+
+    def action_descend(self) -> None:
+        item = self.items_table.current
+        if item is not None:
+            self.tensorweg.descend(self.LEVEL, item.name)
+
+    def action_back(self) -> None:
+        if self.items_table.filtering:
+            self.items_table.close_filter()
+            return
+        self.tensorweg.go_back()
+
+    def help_text(self) -> str:
+        return self.HELP or LEVEL_TITLES[self.LEVEL]

@@ -1,0 +1,46 @@
+"""Past-tense events the capture worker posts to the app (and tests inject).
+
+The worker thread only posts these; handlers on the app own all state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.message import Message
+
+
+class LevelCaptured(Message):
+    """A level of one target is on disk (in the staging directory) and can be shown."""
+
+    def __init__(self, level: str, target: str, seconds: float, staging_dir: Path | None) -> None:
+        super().__init__()
+        self.level = level
+        self.target = target
+        self.seconds = seconds
+        self.staging_dir = staging_dir
+
+
+class LevelStarted(Message):
+    def __init__(self, level: str, target: str) -> None:
+        super().__init__()
+        self.level = level
+        self.target = target
+
+
+class CaptureFailed(Message):
+    """A level (or, with level "", the whole capture) failed; `error` is one line."""
+
+    def __init__(self, level: str, target: str, error: str) -> None:
+        super().__init__()
+        self.level = level
+        self.target = target
+        self.error = error
+
+
+class BundleLoaded(Message):
+    """The finished bundle at `path` replaces whatever was being shown."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path

@@ -1,0 +1,1 @@
+"""Reusable widgets of the explorer screens (tables, code views, panes, drawings)."""

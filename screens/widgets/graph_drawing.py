@@ -1,0 +1,116 @@
+"""Boxes and arrows in the terminal for a small neighbourhood of a graph.
+
+grandalf's Sugiyama layout places the boxes (layers top to bottom); this
+module only rasterises the result onto a character grid: box outlines,
+vertical edges with a corner where they change column, and a `v` arrowhead.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from grandalf.graphs import Edge, Graph, Vertex
+from grandalf.layouts import SugiyamaLayout
+
+BOX_HEIGHT = 3
+LAYER_GAP = 3  # grandalf spacing between box rows: leaves two rows for the edges
+
+
+class _View:
+    def __init__(self, w: int, h: int) -> None:
+        self.w, self.h, self.xy = w, h, (0.0, 0.0)
+
+
+def neighbourhood(center: str, edges: list[tuple[str, str]], radius: int) -> set[str]:
+    """Nodes within `radius` undirected hops of `center`."""
+    adjacent: dict[str, set[str]] = {}
+    for a, b in edges:
+        adjacent.setdefault(a, set()).add(b)
+        adjacent.setdefault(b, set()).add(a)
+    seen = {center}
+    queue = deque([(center, 0)])
+    while queue:
+        node, dist = queue.popleft()
+        if dist == radius:
+            continue
+        for nxt in adjacent.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, dist + 1))
+    return seen
+
+
+def _label(name: str, max_width: int) -> str:
+    return name if len(name) <= max_width else "…" + name[-(max_width - 1):]
+
+
+def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_label: int = 24) -> list[str]:
+    """Lay out `nodes`/`edges` top-down and return the picture as lines.
+
+    The centre node's box is drawn with double lines so the selection stands out.
+    """
+    if not nodes:
+        return []
+    labels = {n: _label(n, max_label) for n in nodes}
+    vertices = {n: Vertex(n) for n in nodes}
+    for n, v in vertices.items():
+        v.view = _View(len(labels[n]) + 4, BOX_HEIGHT)
+    graph = Graph(list(vertices.values()), [Edge(vertices[a], vertices[b]) for a, b in edges
+                                             if a in vertices and b in vertices and a != b])
+    boxes: dict[str, tuple[int, int, int]] = {}  # name -> (row, col, width)
+    for component in graph.C:
+        layout = SugiyamaLayout(component)
+        layout.xspace, layout.yspace = 2, LAYER_GAP  # grandalf adds the box height itself
+        layout.init_all()
+        layout.draw()
+        for v in component.sV:
+            x, y = v.view.xy
+            boxes[v.data] = (int(round(y)), int(round(x - v.view.w / 2)), v.view.w)
+    # Shift so everything starts at 0; components side by side.
+    min_row = min(r for r, _, _ in boxes.values())
+    min_col = min(c for _, c, _ in boxes.values())
+    boxes = {n: (r - min_row, c - min_col, w) for n, (r, c, w) in boxes.items()}
+    rows = max(r for r, _, _ in boxes.values()) + BOX_HEIGHT
+    cols = max(c + w for _, c, w in boxes.values()) + 1
+    grid = [[" "] * cols for _ in range(rows)]
+
+    merge = {frozenset("┘└"): "┴", frozenset("┐┌"): "┬"}
+
+    def put(r: int, c: int, ch: str) -> None:
+        if not (0 <= r < rows and 0 <= c < cols):
+            return
+        here = grid[r][c]
+        if here in " │─":
+            grid[r][c] = ch
+        elif here != ch and frozenset((here, ch)) in merge:
+            grid[r][c] = merge[frozenset((here, ch))]
+
+    for a, b in edges:
+        if a not in boxes or b not in boxes or a == b:
+            continue
+        ra, ca, wa = boxes[a]
+        rb, cb, wb = boxes[b]
+        start_col, end_col = ca + wa // 2, cb + wb // 2
+        r0, r1 = ra + BOX_HEIGHT, rb - 1
+        if r1 < r0:  # back edge: skip rather than draw through boxes
+            continue
+        bend = r0
+        for r in range(r0, bend + 1):
+            put(r, start_col, "│")
+        if start_col != end_col:
+            step = 1 if end_col > start_col else -1
+            for c in range(start_col, end_col, step):
+                put(bend, c, "─")
+            put(bend, start_col, "└" if step > 0 else "┘")
+            put(bend, end_col, "┐" if step > 0 else "┌")
+        for r in range(bend + 1, r1):
+            put(r, end_col, "│")
+        put(r1, end_col, "v")
+
+    for name, (r, c, w) in boxes.items():
+        h, v, tl, tr, bl, br = ("═", "║", "╔", "╗", "╚", "╝") if name == center else ("─", "│", "┌", "┐", "└", "┘")
+        grid[r][c:c + w] = [tl] + [h] * (w - 2) + [tr]
+        text = f" {labels[name]} ".ljust(w - 2)
+        grid[r + 1][c:c + w] = [v] + list(text) + [v]
+        grid[r + 2][c:c + w] = [bl] + [h] * (w - 2) + [br]
+    return ["".join(row).rstrip() for row in grid]

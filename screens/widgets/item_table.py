@@ -1,0 +1,146 @@
+"""The main list of a level: a DataTable with a `/` filter.
+
+Rows are built once per level (`LevelItem`s); filtering is a lowercase
+substring match over prebuilt `search_text`, then a bulk `add_rows`, which
+keeps ResNet-sized modules (~3,000 instructions) responsive.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input
+
+from screens.items import LevelItem
+
+CREATED_BY_XLA = "created by XLA"
+
+
+class ItemTable(Vertical):
+    """Filter input (hidden until `/`) over a cursor-row DataTable of `LevelItem`s."""
+
+    DEFAULT_CSS = """
+    ItemTable { height: 1fr; }
+    ItemTable > Input { display: none; height: 3; }
+    ItemTable.-filtering > Input { display: block; }
+    ItemTable > DataTable { height: 1fr; }
+    """
+
+    class Highlighted(Message):
+        """The cursor moved to `item` (None when the list is empty)."""
+
+        def __init__(self, table: "ItemTable", item: LevelItem | None) -> None:
+            super().__init__()
+            self.table = table
+            self.item = item
+
+    class Chosen(Message):
+        """Enter was pressed on `item`."""
+
+        def __init__(self, table: "ItemTable", item: LevelItem) -> None:
+            super().__init__()
+            self.table = table
+            self.item = item
+
+    def __init__(self, columns: tuple[str, ...], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._columns = columns
+        self._items: tuple[LevelItem, ...] = ()
+        self._shown: list[LevelItem] = []
+        self._created: set[str] = set()
+        self.filter_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter (substring of name, opcode, shape, op_name) - Esc closes", id="filter")
+        table: DataTable = DataTable(cursor_type="row", zebra_stripes=False, id="rows")
+        yield table
+
+    def on_mount(self) -> None:
+        self.table.add_columns(*self._columns)
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#rows", DataTable)
+
+    @property
+    def items(self) -> tuple[LevelItem, ...]:
+        return self._items
+
+    @property
+    def shown(self) -> list[LevelItem]:
+        return self._shown
+
+    def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset()) -> None:
+        self._items = items
+        self._created = set(created_by_compiler)
+        self._fill()
+
+    def _row(self, item: LevelItem) -> tuple:
+        if item.name in self._created:
+            return (*item.cells[:-1], Text(CREATED_BY_XLA, style="italic"))
+        return item.cells
+
+    def _fill(self) -> None:
+        needle = self.filter_text.lower()
+        self._shown = [i for i in self._items if needle in i.search_text] if needle else list(self._items)
+        table = self.table
+        table.clear()
+        table.add_rows([self._row(i) for i in self._shown])
+        self.post_message(self.Highlighted(self, self.current))
+
+    @property
+    def current(self) -> LevelItem | None:
+        row = self.table.cursor_row
+        return self._shown[row] if 0 <= row < len(self._shown) else None
+
+    def select(self, name: str) -> bool:
+        """Move the cursor to the item called `name`, clearing a filter that hides it."""
+        for attempt in range(2):
+            for row, item in enumerate(self._shown):
+                if item.name == name:
+                    self.table.move_cursor(row=row, scroll=True)
+                    self.post_message(self.Highlighted(self, item))
+                    return True
+            if attempt == 0 and self.filter_text:
+                self.apply_filter("")
+        return False
+
+    def apply_filter(self, text: str) -> None:
+        self.filter_text = text
+        self._fill()
+
+    def open_filter(self) -> None:
+        self.add_class("-filtering")
+        self.query_one("#filter", Input).focus()
+
+    def close_filter(self) -> None:
+        self.remove_class("-filtering")
+        self.table.focus()
+
+    @property
+    def filtering(self) -> bool:
+        return self.has_class("-filtering")
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.apply_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.close_filter()
+
+    @on(DataTable.RowHighlighted, "#rows")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.post_message(self.Highlighted(self, self.current))
+
+    @on(DataTable.RowSelected, "#rows")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if (item := self.current) is not None:
+            self.post_message(self.Chosen(self, item))

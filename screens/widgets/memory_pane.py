@@ -1,0 +1,140 @@
+"""Memory layout of the selection: shape, dtype, bytes, minor-to-major, strides,
+tiles and padding; at the optimized level also the buffer it lives in."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from explorer.hlo.model import ELEMENT_BITS, Shape
+from explorer.records import MemoryLevel
+
+from screens.items import shape_text
+from screens.selection import Selection
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
+
+
+def element_strides(shape: Shape) -> tuple[int, ...]:
+    """Stride of each logical dimension in elements for an untiled layout.
+
+    Walks minor_to_major: the fastest dimension has stride 1, each next one
+    the product of the sizes before it. Tiled layouts need explorer's
+    layout math (padding to tile multiples) and are not computed here.
+    """
+    if shape.layout is None:
+        return ()
+    strides = [0] * len(shape.dims)
+    step = 1
+    for dim in shape.layout.minor_to_major:
+        strides[dim] = step
+        step *= shape.dims[dim]
+    return tuple(strides)
+
+
+def _layout_math():
+    try:
+        from explorer.hlo import layout_math  # noqa: PLC0415 (in progress in explorer/)
+    except ImportError:
+        return None
+    return layout_math
+
+
+def shape_lines(shape: Shape) -> list[str]:
+    if shape.is_tuple:
+        lines = [f"tuple of {len(shape.tuple_shapes)}: {_bytes(shape.byte_size)} without padding"]
+        for index, part in enumerate(shape.tuple_shapes[:6]):
+            lines.append(f"  {{{index}}} {shape_text(part)}  {_bytes(part.byte_size)}")
+        return lines
+    bits = ELEMENT_BITS.get(shape.element_type, 0)
+    lines = [
+        f"shape  {shape_text(shape)}",
+        f"dtype  {shape.element_type} ({bits} bits)   elements {shape.element_count:,}",
+        f"bytes  {_bytes(shape.byte_size)} without padding",
+    ]
+    layout = shape.layout
+    if layout is None:
+        lines.append("layout not written in this HLO")
+        return lines
+    lines.append(f"minor-to-major {{{','.join(map(str, layout.minor_to_major))}}} (fastest first)")
+    if layout.tiles:
+        tiles = "".join("(" + ",".join(map(str, t.dims)) + ")" for t in layout.tiles)
+        lines.append(f"tiles  T{tiles}")
+        math = _layout_math()
+        if math is None:
+            lines.append("padded size: layout math not available yet (explorer.hlo.layout_math)")
+    else:
+        strides = element_strides(shape)
+        lines.append("strides (elements) " + ", ".join(f"d{d}:{s}" for d, s in enumerate(strides)))
+        lines.append("padding none (untiled layout)")
+    if layout.memory_space:
+        lines.append(f"memory space S({layout.memory_space})" + (" on-chip VMEM" if layout.memory_space == 1 else ""))
+    return lines
+
+
+def buffer_lines(memory: MemoryLevel | None, name: str) -> list[str]:
+    """Where XLA's buffer assignment put `name`: allocation, offset, size, live range."""
+    if memory is None:
+        return ["buffer: memory level not captured"]
+    lines = []
+    for allocation in memory.allocations:
+        for value in allocation.values:
+            if value.instruction == name:
+                lines.append(
+                    f"buffer allocation {allocation.index} ({allocation.kind}, {_bytes(allocation.size)})"
+                    f" offset {value.offset:,} size {_bytes(value.size)} {value.shape_index}"
+                )
+    for live in memory.live_ranges:
+        if live.value == name or live.value.startswith(name + "{"):
+            lines.append(f"live   positions {live.start}..{live.end} in program order")
+            break
+    return lines or ["buffer: no allocation holds this value (fused into its consumer)"]
+
+
+def memory_text(selection: Selection) -> Text:
+    level, bundle, item = selection.level, selection.bundle, selection.item
+    lines: list[str] = []
+    if level == "layers":
+        layer = next((l for l in bundle.layers if l.name == item.name), None)
+        if layer is not None:
+            lines += [
+                f"dtype policy {layer.dtype_policy}",
+                "inputs  " + "; ".join(str(s) for s in layer.input_shapes),
+                "outputs " + "; ".join(str(s) for s in layer.output_shapes),
+                f"weights {_bytes(layer.weight_bytes)}  activations {_bytes(layer.activation_bytes)}",
+            ]
+    elif level == "graph" and bundle.graph is not None:
+        op = next((o for o in bundle.graph.ops if o.name == item.name), None)
+        if op is not None:
+            for out in op.outputs:
+                lines.append(f"output {out.dtype}{list(out.shape) if out.shape is not None else ' rank unknown'}")
+            lines += [f"{k} = {v}" for k, v in op.attributes]
+    elif level in ("hlo", "optimized-hlo"):
+        instruction = selection.instruction()
+        if instruction is not None:
+            lines += shape_lines(instruction.shape)
+            if level == "optimized-hlo":
+                lines += buffer_lines(bundle.memory(selection.target), instruction.name)
+    elif level == "kernels":
+        kernel = next((k for k in bundle.kernels(selection.target) if k.name == item.name), None)
+        if kernel is not None:
+            if kernel.vector_width_bits:
+                lines.append(f"vector width {kernel.vector_width_bits} bits")
+            if kernel.vector_registers:
+                lines.append("registers " + ", ".join(kernel.vector_registers[:12]))
+            if kernel.launch is not None:
+                grid, block = kernel.launch.grid, kernel.launch.block
+                lines.append(f"grid {grid}  block {block}  shared {_bytes(kernel.launch.shared_memory_bytes)}")
+            lines += buffer_lines(bundle.memory(selection.target), kernel.hlo[0]) if kernel.hlo else []
+    return Text("\n".join(lines) or "nothing recorded for this item")
+
+
+class MemoryPane(Static):
+    """Static pane; the screen calls `show(selection)` on every cursor move."""
+
+    DEFAULT_CSS = "MemoryPane { height: auto; }"
+
+    def show(self, selection: Selection | None) -> None:
+        self.update(memory_text(selection) if selection is not None else "select an item")
