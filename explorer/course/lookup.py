@@ -1,0 +1,175 @@
+"""Which explanation to show for a selected item, in which language, with its real figures.
+
+`explain` walks from the most specific text to the most general one:
+`hlo:dot@tpu` (this target family) -> `hlo:dot` -> `level:hlo@tpu` -> `level:hlo`,
+so every item gets at least its level's text, and `fallback` tells the UI how
+close the match was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from explorer.course.content_files import LANGUAGES, ContentFile, load_language
+from explorer.errors import TensorwegError
+
+LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
+PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A text ready to show. fallback: "specific" (text for this target), "general"
+    (text for the item kind), "level" (only the level's text matched)."""
+
+    key: str
+    title: str
+    body: str
+    source: str
+    terms: tuple[str, ...]
+    fallback: str
+
+
+def default_language(environ: Mapping[str, str]) -> str:
+    """"de" when the locale is German (LC_ALL, then LC_MESSAGES, then LANG), else "en"."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value:  # the first one set decides, as in POSIX locale lookup
+            return "de" if value.lower().startswith("de") else "en"
+    return "en"
+
+
+def target_family(target: str) -> str:
+    """`gpu:h100` -> `gpu`; texts are specialised per family, not per chip."""
+    return target.partition(":")[0]
+
+
+def memory_space_key(target: str, memory_space: int) -> str:
+    """The explanation key for a layout's `S(n)` memory space on a target.
+
+    Only S(0) (default device memory) and S(1) on TPU (VMEM) are documented
+    publicly; other numbers get a text that says what the capture shows.
+    """
+    if memory_space == 0:
+        return "memory:device"
+    if target_family(target) == "tpu" and memory_space == 1:
+        return "memory:vmem"
+    return f"memory:s{memory_space}"
+
+
+def canonical_key(key: str) -> str:
+    """Accept `memory:tpu:vmem` as a spelling of `memory:vmem@tpu`."""
+    family, _, rest = key.partition(":")
+    prefix, colon, name = rest.partition(":")
+    if family == "memory" and colon and prefix in ("cpu", "gpu", "tpu") and "@" not in name:
+        return f"memory:{name}@{prefix}"
+    return key
+
+
+def explain(level: str, kind_keys: list[str], target: str, lang: str,
+            figures: dict[str, object] | None = None) -> Explanation:
+    """The best text for an item of `level` described by `kind_keys` (most specific first).
+
+    Raises TensorwegError for an unknown level or language.
+    """
+    if level not in LEVELS:
+        raise TensorwegError(f"unknown level '{level}' (try: {', '.join(LEVELS)})")
+    texts = _texts(lang)
+    family = target_family(target) if target else ""
+    for key in kind_keys:
+        key = canonical_key(key)
+        found = _find(texts, key, family)
+        if found:
+            content, fallback = found
+            return _render(content, fallback, figures, lang)
+    content, fallback = _find(texts, f"level:{level}", family) or (None, "")
+    if content is None:  # a missing level text is a packaging bug, not user error
+        raise TensorwegError(f"no text for level '{level}' in language '{lang}'")
+    return _render(content, "level", figures, lang)
+
+
+def explain_topic(topic: str, lang: str) -> Explanation:
+    """The text for a key as typed on the command line, e.g. `hlo:dot` or `hlo:dot@tpu`."""
+    texts = _texts(lang)
+    key = canonical_key(topic.strip())
+    content = texts.get(key)
+    if content is None:
+        raise TensorwegError(f"unknown topic '{topic}' (try: {', '.join(similar_topics(topic, lang))})")
+    return _render(content, "specific" if "@" in key else "general", None, lang)
+
+
+def topics(lang: str) -> list[str]:
+    return sorted(_texts(lang))
+
+
+def has_topic(key: str, lang: str = "en") -> bool:
+    return canonical_key(key) in _texts(lang)
+
+
+def similar_topics(topic: str, lang: str, limit: int = 5) -> list[str]:
+    """Keys that share the topic's family or contain its name; level keys otherwise."""
+    family, _, name = topic.lower().partition(":")
+    keys = topics(lang)
+    hits = [k for k in keys if name and name.split("@")[0] in k.lower()]
+    hits += [k for k in keys if k.lower().startswith(family + ":") and k not in hits]
+    if not hits:
+        hits = [f"level:{level}" for level in LEVELS]
+    return hits[:limit]
+
+
+def _texts(lang: str) -> dict[str, ContentFile]:
+    if lang not in LANGUAGES:
+        raise TensorwegError(f"unknown language '{lang}' (try: {', '.join(LANGUAGES)})")
+    return load_language(lang)
+
+
+def _find(texts: dict[str, ContentFile], key: str, family: str) -> tuple[ContentFile, str] | None:
+    base, _, explicit = key.partition("@")
+    if explicit and key in texts:
+        return texts[key], "specific"
+    if family and f"{base}@{family}" in texts:
+        return texts[f"{base}@{family}"], "specific"
+    if base in texts:
+        return texts[base], "general"
+    return None
+
+
+def _render(content: ContentFile, fallback: str, figures: dict[str, object] | None,
+            lang: str) -> Explanation:
+    body = fill_placeholders(content.body, figures or {}, lang)
+    return Explanation(content.key, content.title, body, content.source, content.terms, fallback)
+
+
+def fill_placeholders(body: str, figures: Mapping[str, object], lang: str) -> str:
+    """Put real figures into `{name}` placeholders; drop each sentence whose figure is missing.
+
+    Dropping the whole sentence (not just the placeholder) avoids texts like
+    "this buffer holds  bytes"; a sentence ends at `.`, `!`, `?` or `:` plus space.
+    """
+    def sentence_ok(sentence: str) -> bool:
+        return all(figures.get(name) is not None for name in PLACEHOLDER.findall(sentence))
+
+    lines = []
+    for line in body.split("\n"):
+        if PLACEHOLDER.search(line):
+            kept = [s for s in _SENTENCE_END.split(line) if sentence_ok(s)]
+            if not kept:
+                continue
+            line = " ".join(kept)
+        lines.append(PLACEHOLDER.sub(lambda m: format_figure(figures[m.group(1)], lang), line))
+    return "\n".join(lines).strip()
+
+
+def format_figure(value: object, lang: str) -> str:
+    """Numbers with the language's thousands separator; tuples as `64 × 1 × 1`."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        text = f"{value:,}"
+        return text.replace(",", ".") if lang == "de" else text
+    if isinstance(value, (tuple, list)):
+        return " × ".join(format_figure(v, lang) for v in value)
+    return str(value)

@@ -1,0 +1,178 @@
+"""Parsing the plain-text tour format (documented in docs/tours.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from explorer.course.lookup import LEVELS, has_topic
+from explorer.errors import ParseError
+
+HEADER_FIELDS = ("title", "model", "lang", "outcome", "description")
+REQUIRED_HEADERS = ("title", "model", "lang")
+STEP_OPTIONS = ("level", "target", "select")
+SELECTOR_KINDS = ("layer", "kind")
+# The targets of docs/architecture.md; a tour naming another one is a typo.
+KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e")
+EXPLAIN_SELECTED = "selected"
+
+_HEADER = re.compile(r"#\s*([A-Za-z]+)\s*:\s*(.*)$")
+_OPTION = re.compile(r'([A-Za-z]+)=("([^"]*)"|(\S+))')
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One part of a selector: `kind` is "name", "layer" or "kind"."""
+
+    kind: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a step selects: every condition must hold; the first matching item wins."""
+
+    conditions: tuple[Condition, ...]
+    text: str  # as written, for messages
+
+
+@dataclass(frozen=True)
+class TourStep:
+    """One step, with level and target carried over from earlier steps.
+
+    explain: an explanation key, "selected" (the selected item's explanation) or "".
+    """
+
+    level: str
+    target: str
+    selection: Selection | None
+    text: str
+    explain: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Tour:
+    title: str
+    model: str
+    lang: str
+    steps: tuple[TourStep, ...]
+    source: str = ""
+    outcome: str = ""
+    description: str = ""
+
+
+def parse_selection(text: str, line: int = 0, column: int = 0, source: str = "") -> Selection:
+    """`conv2d`, `layer:conv2d`, `kind:dot`, or several joined by commas: `layer:dense,kind:fusion`."""
+    conditions = []
+    for part in text.split(","):
+        kind, colon, value = part.partition(":")
+        if not colon:
+            kind, value = "name", part
+        elif kind not in SELECTOR_KINDS:
+            kind, value = "name", part  # HLO names never contain ':', but keep them verbatim
+        if not value:
+            raise ParseError(f"empty selector part in '{text}'", line, column, source)
+        conditions.append(Condition(kind, value))
+    return Selection(tuple(conditions), text)
+
+
+def parse_tour(text: str, source: str = "") -> Tour:
+    """Parse a tour file; raises ParseError naming the line and column of the first problem."""
+    headers: dict[str, str] = {}
+    steps: list[TourStep] = []
+    current: TourStep | None = None
+    level, target = "", "cpu"
+    lines = text.splitlines()
+
+    def finish(step: TourStep | None) -> None:
+        if step is None:
+            return
+        if not step.text and not step.explain:
+            raise ParseError("step has neither 'text:' nor 'explain:'", step.line, 1, source)
+        steps.append(step)
+
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip()
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            match = _HEADER.match(stripped)
+            if current is None and match and match.group(1) in HEADER_FIELDS:
+                headers[match.group(1)] = match.group(2).strip()
+            elif current is None and match:
+                raise ParseError(f"unknown header '{match.group(1)}' (known: {', '.join(HEADER_FIELDS)})",
+                                 number, raw.index(match.group(1)) + 1, source)
+            continue  # a comment
+        if line[0] in " \t":
+            if current is None or not current.text:
+                raise ParseError("indented continuation line outside a 'text:'", number, 1, source)
+            current = replace(current, text=current.text + " " + stripped)
+            continue
+        word, colon, rest = line.partition(":")
+        if not colon:
+            raise ParseError("expected 'step:', 'text:' or 'explain:'", number, 1, source)
+        rest_column = len(word) + 2 + (len(rest) - len(rest.lstrip()))
+        rest = rest.strip()
+        if word == "step":
+            finish(current)
+            level, target, selection = _parse_options(rest, level, target, number, rest_column, source)
+            current = TourStep(level, target, selection, "", "", number)
+        elif current is None:
+            raise ParseError(f"'{word}:' before the first 'step:'", number, 1, source)
+        elif word == "text":
+            if not rest:
+                raise ParseError("empty 'text:'", number, rest_column, source)
+            current = replace(current, text=f"{current.text}\n\n{rest}" if current.text else rest)
+        elif word == "explain":
+            if current.explain:
+                raise ParseError("a step has at most one 'explain:'", number, 1, source)
+            if rest != EXPLAIN_SELECTED and not has_topic(rest):
+                raise ParseError(f"unknown explanation key '{rest}'", number, rest_column, source)
+            current = replace(current, explain=rest)
+        else:
+            raise ParseError(f"unknown line kind '{word}:' (known: step, text, explain)", number, 1, source)
+    finish(current)
+    for name in REQUIRED_HEADERS:
+        if not headers.get(name):
+            raise ParseError(f"missing header '# {name}: ...'", 1, 1, source)
+    if headers["lang"] not in ("de", "en"):
+        raise ParseError(f"lang must be 'de' or 'en', not '{headers['lang']}'", 1, 1, source)
+    if not steps:
+        raise ParseError("a tour needs at least one 'step:'", len(lines) or 1, 1, source)
+    return Tour(headers["title"], headers["model"], headers["lang"], tuple(steps), source,
+                headers.get("outcome", ""), headers.get("description", ""))
+
+
+def _parse_options(text: str, level: str, target: str, line: int, column: int,
+                   source: str) -> tuple[str, str, Selection | None]:
+    selection = None
+    position = 0
+    while position < len(text):
+        if text[position] == " ":
+            position += 1
+            continue
+        match = _OPTION.match(text, position)
+        where = column + position
+        if not match:
+            raise ParseError("expected 'name=value' (quote values with spaces)", line, where, source)
+        name, value = match.group(1), match.group(3) if match.group(3) is not None else match.group(4)
+        value_column = where + len(name) + 1
+        if name == "level":
+            if value not in LEVELS:
+                raise ParseError(f"unknown level '{value}' (known: {', '.join(LEVELS)})", line, value_column, source)
+            level = value
+        elif name == "target":
+            if value not in KNOWN_TARGETS:
+                raise ParseError(f"unknown target '{value}' (known: {', '.join(KNOWN_TARGETS)})",
+                                 line, value_column, source)
+            target = value
+        elif name == "select":
+            selection = parse_selection(value, line, value_column, source)
+        else:
+            raise ParseError(f"unknown step option '{name}' (known: {', '.join(STEP_OPTIONS)})", line, where, source)
+        position = match.end()
+    if not level:
+        raise ParseError("the first step must set 'level='", line, column, source)
+    return level, target, selection
