@@ -56,10 +56,10 @@ class MemoryMapScreen(Screen):
             allocations.update(notice)
             live.update("")
             return
-        width = max(20, self.size.width - 34)
+        width = max(20, self.size.width - 40)  # label 30 + border and padding
         header = f"peak {memory.peak_bytes:,} bytes, {len(memory.allocations)} allocations"
         allocations.update(header + "\n" + "\n".join(allocation_rows(memory, width)))
-        live.update("\n".join(live_range_rows(memory, max(20, self.size.width - 46))))
+        live.update("\n".join(live_range_rows(memory, max(20, self.size.width - 50))))
 
     def action_back(self) -> None:
         self.app.goto_level("optimized-hlo")

@@ -56,7 +56,7 @@ class CodeView(Widget, can_focus=True):
     DEFAULT_CSS = """
     CodeView { height: 1fr; background: $surface; text-wrap: nowrap; text-overflow: ellipsis; }
     CodeView > .code-view--gutter { color: $text-muted; }
-    CodeView > .code-view--marked { background: $accent 30%; }
+    CodeView > .code-view--marked { background: $primary 45%; text-style: bold; }
     """
     BINDINGS = [
         Binding("down,j", "scroll_lines(1)", "Down", show=False, id="code.down", tooltip="Scroll the code down"),
