@@ -39,6 +39,18 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _PLAIN_VALUE = re.compile(r'[^\s,{}()\[\]"]+')
 _GROUP_TEXT = re.compile(r'[^{}()\[\]"]+')
 _METADATA_ITEM = re.compile(r'\s*([\w.\-]+)=("[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*)', re.S)
+# Fast paths for the common cases; anything else takes the general (and
+# error-reporting) route, so these only decide speed, never what is accepted.
+_FAST_HEAD = re.compile(r"(ROOT[ \t]+)?%?([\w][\w.\-]*)[ \t]*=[ \t]*")
+_FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
+_FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
+_FAST_ATTRIBUTE = re.compile(
+    r'[ \t]*,[ \t]*([\w.\-]+)=('
+    r'[^\s,{}()\[\]"]+'  # kind=kLoop, to_apply=%region_0.3
+    r'|"[^"\\]*(?:\\.[^"\\]*)*"'  # custom_call_target="..."
+    r'|\{(?:[^{}()\[\]"]|"[^"\\]*(?:\\.[^"\\]*)*")*\}'  # metadata={...}, dimensions={1}
+    r')(?=[\s,]|$)')
+_METADATA_BODY = re.compile(r'(?:\s*[\w.\-]+=(?:"[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*))*\s*', re.S)
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
 # Newer XLA prints stack-frame tables (a keyword line, then numbered entries)
 # between the module header and the computations; metadata `stack_frame_id`
@@ -251,16 +263,26 @@ class _Parser:
 
     def instruction(self) -> HloInstruction:
         line, _ = self.line_column(self.pos)
-        keyword = _KEYWORD.match(self.text, self.pos)
-        is_root = keyword is not None and keyword.group(1) == "ROOT"
-        if is_root:
-            self.pos = keyword.end()
-        name = self.token(_NAME, "an instruction name").group(1)
-        self.expect("=")
-        self.skip()
+        head = _FAST_HEAD.match(self.text, self.pos)
+        if head:
+            is_root, name = head.group(1) is not None, head.group(2)
+            self.pos = head.end()
+        else:
+            keyword = _KEYWORD.match(self.text, self.pos)
+            is_root = keyword is not None and keyword.group(1) == "ROOT"
+            if is_root:
+                self.pos = keyword.end()
+            name = self.token(_NAME, "an instruction name").group(1)
+            self.expect("=")
+            self.skip()
         shape = self.shape(0)
-        opcode = self.token(_OPCODE, "an opcode").group(0)
-        self.expect("(")
+        fast = _FAST_OPCODE.match(self.text, self.pos)
+        if fast:
+            opcode = fast.group(1)
+            self.pos = fast.end()
+        else:
+            opcode = self.token(_OPCODE, "an opcode").group(0)
+            self.expect("(")
         extra: list[tuple[str, str]] = []
         if opcode in _LITERAL_OPCODES:
             end = self.group_end(self.pos - 1)
@@ -295,6 +317,10 @@ class _Parser:
 
     def operands(self) -> tuple[str, ...]:
         """Operand names after `(`, each optionally preceded by its shape."""
+        fast = _FAST_OPERANDS.match(self.text, self.pos)
+        if fast:
+            self.pos = fast.end()
+            return tuple(_strip_percent(n) for n in fast.group(1).split(",")) if fast.group(1) else ()
         names: list[str] = []
         self.skip()
         if self.peek() == ")":
@@ -317,6 +343,11 @@ class _Parser:
         """`, key=value` pairs up to the end of the instruction (or header)."""
         found = []
         while True:
+            fast = _FAST_ATTRIBUTE.match(self.text, self.pos)
+            if fast:
+                found.append((fast.group(1), fast.group(2)))
+                self.pos = fast.end()
+                continue
             self.skip()
             if self.peek() != ",":
                 return found
@@ -333,21 +364,19 @@ class _Parser:
     def metadata(self, value: str) -> Metadata:
         if not (value.startswith("{") and value.endswith("}")):
             raise self.error("metadata must be written in braces")
-        body = value[1:-1].rstrip()
+        body = value[1:-1]
+        checked = _METADATA_BODY.match(body)
+        if checked.end() != len(body):
+            near = body[checked.end():checked.end() + 20]
+            raise self.error(f"malformed metadata near '{near}'")
         fields: dict[str, str] = {}
         extras = []
-        pos = 0
-        while pos < len(body):
-            m = _METADATA_ITEM.match(body, pos)
-            if m is None:
-                raise self.error(f"malformed metadata near '{body[pos:pos + 20]}'")
-            key, raw = m.group(1), m.group(2)
+        for key, raw in _METADATA_ITEM.findall(body):
             text = unescape(raw[1:-1]) if raw.startswith('"') else raw
             if key in ("op_type", "op_name", "source_file", "source_line"):
                 fields[key] = text
             else:
                 extras.append((key, text))
-            pos = m.end()
         line_text = fields.get("source_line", "0")
         if not _INT.fullmatch(line_text):
             raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'")
@@ -492,7 +521,7 @@ class _Parser:
                     groups.append(self.text[self.pos + 1:end - 1])
                     self.pos = end
                 if m.group(1) == "T":
-                    tiles.extend(Tile(_tile_dims(g, self)) for g in groups)
+                    tiles.extend(Tile(_tile_dims(g, self, start)) for g in groups)
                 elif m.group(1) == "S" and len(groups) == 1 and _INT.fullmatch(groups[0].strip()):
                     memory_space = int(groups[0])
                 else:
@@ -501,7 +530,7 @@ class _Parser:
         return Layout(tuple(minor), tuple(tiles), memory_space, tuple(extras))
 
 
-def _tile_dims(text: str, parser: _Parser) -> tuple[int, ...]:
+def _tile_dims(text: str, parser: _Parser, pos: int) -> tuple[int, ...]:
     """`8,128` -> (8, 128); XLA's `*` (combine dimension) becomes -1."""
     dims = []
     for part in text.split(","):
@@ -511,8 +540,13 @@ def _tile_dims(text: str, parser: _Parser) -> tuple[int, ...]:
         elif part.isdigit():
             dims.append(int(part))
         else:
-            raise parser.error(f"bad tile dimension '{part[:20]}'")
+            raise parser.error(f"bad tile dimension '{part[:20]}'", pos)
     return tuple(dims)
+
+
+def _strip_percent(name: str) -> str:
+    name = name.strip()
+    return name[1:] if name.startswith("%") else name
 
 
 def _computation_names(value: str) -> list[str]:
