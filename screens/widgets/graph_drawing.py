@@ -2,7 +2,7 @@
 
 grandalf's Sugiyama layout places the boxes (layers top to bottom); this
 module only rasterises the result onto a character grid: box outlines,
-vertical edges with a corner where they change column, and a `v` arrowhead.
+vertical edges with a corner where they change column, and a `▼` arrowhead.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
             put(bend, end_col, "┐" if step > 0 else "┌")
         for r in range(bend + 1, r1):
             put(r, end_col, "│")
-        put(r1, end_col, "v")
+        put(r1, end_col, "▼")
 
     for name, (r, c, w) in boxes.items():
         h, v, tl, tr, bl, br = ("═", "║", "╔", "╗", "╚", "╝") if name == center else ("─", "│", "┌", "┐", "└", "┘")

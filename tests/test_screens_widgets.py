@@ -1,0 +1,83 @@
+"""Unit tests of the UI's pure pieces, on real compiler output from tests/fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
+from explorer.hlo.parser import parse_module
+from screens.widgets.code_view import highlight_lines
+from screens.widgets.graph_drawing import draw, neighbourhood
+from screens.widgets.hlo_lexer import HloLexer
+from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
+from screens.widgets.memory_pane import element_strides, shape_lines
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"
+CPU_DUMP = FIXTURES / "xla_dump_cpu" / "cnn"
+
+
+@pytest.fixture(scope="module")
+def optimized_module():
+    return parse_module(CPU_OPTIMIZED.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def memory():
+    path = next(CPU_DUMP.glob("*cpu_after_optimizations-buffer-assignment.txt"))
+    return parse_buffer_assignment(path.read_text(encoding="utf-8"))
+
+
+def test_hlo_lexer_marks_names_opcodes_and_shapes():
+    line = next(l for l in CPU_OPTIMIZED.read_text().splitlines() if " convolution(" in l)
+    tokens = [(str(t), v) for t, v in HloLexer().get_tokens(line) if v.strip()]
+    kinds = dict((v, t) for t, v in tokens)
+    name = line.split("=")[0].strip().removeprefix("ROOT ").strip()
+    assert kinds[name] == "Token.Name.Variable"
+    assert kinds["convolution"] == "Token.Name.Function"
+    assert kinds["f32"] == "Token.Keyword.Type"
+    assert any(t == "Token.Comment" and v.startswith("{op_type=") for t, v in tokens)
+
+
+def test_highlight_lines_keeps_one_text_per_source_line():
+    code = CPU_OPTIMIZED.read_text()
+    lines = highlight_lines(code, "hlo")
+    assert [l.plain for l in lines] == code.rstrip().split("\n")
+    assert any(span.style for span in lines[2].spans)
+
+
+def test_strides_follow_minor_to_major(optimized_module):
+    conv = next(i for _, i in optimized_module.all_instructions() if i.opcode == "convolution")
+    dims = conv.shape.dims  # NHWC with layout {3,2,1,0}: C fastest
+    assert element_strides(conv.shape) == (dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1)
+    text = "\n".join(shape_lines(conv.shape))
+    assert f"{conv.shape.byte_size:,} B" in text and "minor-to-major {3,2,1,0}" in text
+
+
+def test_neighbourhood_grows_with_radius():
+    edges = [("a", "b"), ("b", "c"), ("c", "d")]
+    assert neighbourhood("b", edges, 1) == {"a", "b", "c"}
+    assert neighbourhood("b", edges, 2) == {"a", "b", "c", "d"}
+
+
+def test_drawing_has_a_box_per_node_and_an_arrow_per_edge():
+    lines = draw(["input", "conv2d", "dense"], [("input", "conv2d"), ("conv2d", "dense")], center="conv2d")
+    picture = "\n".join(lines)
+    assert "║ conv2d ║" in picture  # the selection, double-lined
+    assert "│ input │" in picture and "│ dense │" in picture
+    assert picture.count("▼") == 2
+    rows = {name: next(i for i, l in enumerate(lines) if name in l) for name in ("input", "conv2d", "dense")}
+    assert rows["input"] < rows["conv2d"] < rows["dense"]  # producers above consumers
+
+
+def test_memory_map_draws_every_allocation_and_marks_the_peak(memory):
+    rows = allocation_rows(memory, 40)
+    assert len(rows) == len(memory.allocations)
+    largest = max(memory.allocations, key=lambda a: a.size)
+    assert rows[largest.index].count("█") + rows[largest.index].count("·") + rows[largest.index].count("▓") >= 30
+    position, peak_bytes = peak_position(memory)
+    assert (peak_bytes, position) == peak_from_live_ranges(memory.live_ranges, value_sizes(memory))
+    live = live_range_rows(memory, 60)
+    assert live[-1].strip().startswith(f"^ peak at position {position}")
