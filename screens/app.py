@@ -176,8 +176,13 @@ class TensorwegApp(App):
     def can_capture(self) -> bool:
         return bool(self.model_spec)
 
+    def has_manifest(self) -> bool:
+        return self.bundle is not None and (self.bundle._manifest is not None
+                                            or (self.bundle.path / "manifest.json").is_file())
+
     def captured_targets(self) -> tuple[str, ...]:
-        return self.bundle.targets if self.bundle is not None and self.bundle.path != Path(".") else ()
+        """Targets of the bundle; while capturing, the ones requested."""
+        return self.bundle.targets if self.has_manifest() else self.options.targets
 
     def level_status(self, level: str) -> tuple[str, str]:
         """(status, error) for `level` on the current target, from the capture or the manifest."""
@@ -187,7 +192,7 @@ class TensorwegApp(App):
             return ("failed", state[8:]) if state.startswith("failed: ") else (state, "")
         if self.bundle is None:
             return ("failed", self.load_error) if self.load_error else ("pending", "")
-        if self.bundle._manifest is None and not (self.bundle.path / "manifest.json").is_file():
+        if not self.has_manifest():
             return ("pending", "")  # a staging directory: only what was reported is known
         status = self.bundle.status(level, self.target)
         return status.status, status.error
@@ -211,8 +216,7 @@ class TensorwegApp(App):
         return f"{LEVEL_TITLES[level]} not captured yet for {self.target}.{still}"
 
     def title_line(self, level: str) -> str:
-        model = self.bundle.model_name if self.bundle is not None and self.bundle._manifest else (
-            self.model_spec or "no model")
+        model = self.bundle.model_name if self.has_manifest() else (self.model_spec or "no model")
         number = LEVEL_ORDER.index(level) + 1 if level in LEVEL_ORDER else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
         return f"{model} | {number} {LEVEL_TITLES[level]} | {self.target}" + (f" | trail: {trail}" if trail else "")
@@ -252,7 +256,12 @@ class TensorwegApp(App):
         self.trail.append((level, name))
         if len(found) > 1:
             self.notify(f"{len(found)} items implement {name}: {', '.join(found[:4])}")
-        self.goto_level(below, found[0])
+        # Land on the first item that itself leads further down (the Conv2D op, not the
+        # ReadVariableOp feeding it), so repeated Enter follows the computation.
+        first = found[0]
+        if below in NEXT_DOWN:
+            first = next((n for n in found[:50] if self.trace.down(below, n, self.target)), first)
+        self.goto_level(below, first)
 
     def go_back(self) -> None:
         """Backspace/Escape: back to where the last descent started, selection restored."""

@@ -54,8 +54,10 @@ class KernelsScreen(LevelScreen):
         kernel = self._kernel(item)
         views = recorded_views(kernel) if kernel is not None else []
         if not views:
-            what = "library call: no code emitted by XLA" if kernel is not None and kernel.library_calls else ""
-            view.set_code("", "text", what or "no code recorded for this kernel")
+            library = kernel is not None and (kernel.kind == "library" or kernel.library_calls)
+            calls = f" ({', '.join(kernel.library_calls)})" if kernel is not None and kernel.library_calls else ""
+            view.set_code("", "text", f"A library call{calls}: XLA emits only the call, so there is no kernel code "
+                          "of its own to show." if library else "no code recorded for this kernel")
             view.border_title = ""
             return
         field, title, language = views[self.view_index % len(views)]

@@ -9,10 +9,12 @@ the UI works either way; `source` says which one is in use.
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from typing import Protocol
 
 from explorer.bundle import Bundle
+from explorer.errors import TensorwegError
 from explorer.hlo.model import HloModule
 
 NEXT_DOWN = {"layers": "graph", "graph": "hlo", "hlo": "optimized-hlo", "optimized-hlo": "kernels"}
@@ -71,7 +73,7 @@ class ScopeTrace:
     @cached_property
     def _graph_layer(self) -> dict[str, str]:
         graph = self.bundle.graph
-        scopes = self.bundle.scopes.get("graph", {})
+        scopes = self._scopes.get("graph", {})
         if graph is None:
             return {}
         return {op.name: op.layer or _longest_prefix(op.name, scopes) for op in graph.ops}
@@ -120,8 +122,21 @@ class ScopeTrace:
                 walk(called, ins.name)
         return owner
 
+    @cached_property
+    def _scopes(self) -> dict[str, dict[str, str]]:
+        try:
+            return self.bundle.scopes
+        except TensorwegError:  # a staging directory has no manifest yet: graph scopes only
+            path = self.bundle.path / "scopes.json"
+            return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    def _hlo_from_tf(self, target: str) -> bool:
+        """Whether this target's HLO came from the TF graph (op_names are TF op names)."""
+        ops = set(self._graph_layer)
+        return any(op in ops for op in self._op_names("hlo", target).values())
+
     def _scope_layer(self, op_name: str, target: str) -> str:
-        scopes = {**self.bundle.scopes.get("graph", {}), **self.bundle.scopes.get(target, {})}
+        scopes = {**self._scopes.get("graph", {}), **self._scopes.get(target, {})}
         layer = _longest_prefix(op_name, scopes)
         if layer:
             return layer
@@ -161,7 +176,12 @@ class ScopeTrace:
                 return self.items_for_layer(name, "graph", target)
             return self.items_for_layer(name, "hlo", target)
         if level == "graph":
-            return [n for n, op in self._op_names("hlo", target).items() if op == name or op.startswith(name + "/")]
+            found = [n for n, op in self._op_names("hlo", target).items() if op == name or op.startswith(name + "/")]
+            if found or self._hlo_from_tf(target):
+                return found
+            # Keras-on-JAX targets never saw the TF graph: their HLO links to layers only.
+            layer = self._graph_layer.get(name, "")
+            return self.items_for_layer(layer, "hlo", target) if layer else []
         if level == "hlo":
             op_name = self._op_names("hlo", target).get(name, "")
             if not op_name:

@@ -74,6 +74,7 @@ class CodeView(Widget, can_focus=True):
         self._lines: list[Text] = []
         self._marked: set[int] = set()
         self._placeholder = ""
+        self._focus = 0
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
         self._lines = highlight_lines(code, language) if code else []
@@ -89,11 +90,21 @@ class CodeView(Widget, can_focus=True):
     def mark(self, lines: set[int], focus: int = 0) -> None:
         """Highlight 1-based `lines` and scroll so `focus` sits a third down the view."""
         self._marked = set(lines)
-        if focus:
-            self.top = max(0, min(focus - 1 - self.size.height // 3, max(0, len(self._lines) - self.size.height)))
+        self._focus = focus
+        self._scroll_to_focus()
         self.refresh()
 
+    def _scroll_to_focus(self) -> None:
+        height = self.size.height
+        if self._focus and height:
+            self.top = max(0, min(self._focus - 1 - height // 3, max(0, len(self._lines) - height)))
+
+    def on_resize(self) -> None:
+        # A screen marks its selection before layout gives this widget a height.
+        self._scroll_to_focus()
+
     def action_scroll_lines(self, delta: int) -> None:
+        self._focus = 0  # the reader scrolls now; a resize must not jump back
         self.top = max(0, min(self.top + delta, max(0, len(self._lines) - 1)))
 
     def watch_top(self) -> None:

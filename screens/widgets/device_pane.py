@@ -77,6 +77,9 @@ class DevicePane(Vertical):
                     yield Static("", id=f"device-{family}-text")
 
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool) -> None:
+        if selection is not None:
+            # Open the tab of the target being shown; the learner can still switch tabs.
+            self.query_one("#device-tabs", TabbedContent).active = f"device-{family_of(selection.target)}"
         for family, _ in FAMILIES:
             self.query_one(f"#device-{family}-text", Static).update(
                 family_text(selection, family, captured, can_capture)

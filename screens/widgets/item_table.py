@@ -54,12 +54,14 @@ class ItemTable(Vertical):
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
+        # No blinking cursor: snapshots and screen readers both prefer a steady one.
         yield Input(placeholder="filter (substring of name, opcode, shape, op_name) - Esc closes", id="filter")
         table: DataTable = DataTable(cursor_type="row", zebra_stripes=False, id="rows")
         yield table
 
     def on_mount(self) -> None:
         self.table.add_columns(*self._columns)
+        self.query_one("#filter", Input).cursor_blink = False
 
     @property
     def table(self) -> DataTable:
