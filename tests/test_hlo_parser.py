@@ -21,7 +21,7 @@ from explorer.hlo.parser import format_shape, parse_module, parse_shape
 from explorer.serial import from_jsonable, to_jsonable
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hlo"
-HLO_FILES = sorted(FIXTURES.glob("*.txt"))
+HLO_FILES = sorted(FIXTURES.glob("*_hlo.txt"))
 # An instruction line as XLA prints it: indented `[ROOT] [%]name = `.
 INSTRUCTION_LINE = re.compile(r"(?m)^\s+(?:ROOT )?%?([\w.\-]+) = ")
 
