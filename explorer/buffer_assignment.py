@@ -83,8 +83,9 @@ def _parse_flags(rest: str, line_number: int) -> tuple[tuple[str, ...], int | No
         if f", {word}" in remaining:
             flags.append(word)
             remaining = remaining.replace(f", {word}", "", 1)
-    if remaining.strip():
-        raise ParseError(f"unknown allocation attribute {remaining.strip()!r}", line_number, 1)
+    # Attributes this parser does not know (XLA:TPU's `page 0`, newer XLA's
+    # additions) are kept verbatim: a new word must not lose the whole level.
+    flags.extend(part.strip() for part in remaining.split(",") if part.strip())
     return tuple(flags), parameter_number
 
 

@@ -25,10 +25,10 @@ _CONFIG_HASHES = re.compile(r"_(?:config_proto|executor_type)_\d+")
 # `a_inference_<function>_<uid>__XlaMustCompile...`: drop `_<uid>` (TF's trace counter).
 _FUNCTION_UID = re.compile(r"(a_inference_\w*?)_\d+(__XlaMustCompile)")
 # Everything up to and including `site-packages/` or `dist-packages/` of an absolute path.
-_PACKAGE_PREFIX = re.compile(r"(?<![\w.\-/])(?:/[^\s\"'/]+)+/(?:site|dist)-packages/")
+_PACKAGE_PREFIX = re.compile(r"(?<![\w.\-/)\]])(?:/[^\s\"'/]+)+/(?:site|dist)-packages/")
 # Any other absolute path with at least one directory; `/*index=5*/` and
 # relative paths (`keras/src/ops.py`) do not match because of the lookbehind.
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.\-/*<>])/(?:[\w.\-+@]+/)+([\w.\-+@]+)")
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.\-/*<>)\]])/(?:[\w.\-+@]+/)+([\w.\-+@]+)")
 
 
 def normalise_module_name(name: str) -> str:

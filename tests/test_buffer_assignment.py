@@ -16,6 +16,8 @@ from explorer.buffer_assignment import (
     with_derived_live_ranges,
 )
 from explorer.errors import ParseError
+
+FIXTURES_ROOT = Path(__file__).parent / "fixtures"
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
 from explorer.records import Allocation, AssignedValue, MemoryLevel
 
@@ -89,10 +91,19 @@ def test_malformed_value_line_names_its_line(cnn_text):
     assert error.value.line == broken + 1
 
 
-def test_unknown_allocation_attribute_is_an_error():
-    with pytest.raises(ParseError) as error:
-        parse_buffer_assignment("BufferAssignment:\nallocation 0: size 4, haunted:\n")
-    assert error.value.line == 2
+def test_unknown_allocation_attribute_is_kept_as_a_flag():
+    memory = parse_buffer_assignment("BufferAssignment:\nallocation 0: size 4, haunted:\n")
+    assert memory.allocations[0].flags == ("haunted",)
+
+
+def test_real_tpu_buffer_assignment_with_pages():
+    """XLA:TPU writes `page 0` on every allocation; the allocations must still come through."""
+    text = (FIXTURES_ROOT / "bundles" / "mnist_cnn" / "targets" / "tpu-v5e" / "buffer_assignment.txt").read_text()
+    memory = parse_buffer_assignment(text)
+    assert memory.allocations
+    parameters = [a for a in memory.allocations if a.kind == "parameter"]
+    assert {a.parameter_number for a in parameters} == {0, 1, 2, 3, 4}
+    assert all("page 0" in a.flags for a in memory.allocations)
 
 
 def _instruction(name, opcode, operands=(), root=False):

@@ -157,7 +157,6 @@ def test_two_tpu_captures_run_at_once(cnn_model, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.xfail(strict=True, reason="explorer.buffer_assignment rejects XLA:TPU's ', page 0' attribute")
 def test_tpu_allocations_are_parsed(cnn_model, tmp_path):
     out = tmp_path / "tpu"
     _run(_request(cnn_model, "tpu:v5e", out))

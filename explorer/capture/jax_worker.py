@@ -67,16 +67,10 @@ def one_line(message: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# `normalise_text` takes `)/conv2d/add` in `jit(fwd)/conv2d/add` for an absolute
-# path; JAX name stacks (`jit(fwd)/`, `jit(relu)/`) are shielded so the link to
-# layers survives.
-_SHIELD = (")/", ")\x00")
-
-
 def normalise(text: str) -> str:
     from explorer.normalise import normalise_text
 
-    return normalise_text(text.replace(*_SHIELD)).replace(_SHIELD[1], _SHIELD[0])
+    return normalise_text(text)
 
 
 def take_over_stdout() -> IO[str]:
