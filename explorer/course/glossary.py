@@ -74,7 +74,8 @@ def glossary_entry(term: str, lang: str) -> GlossaryEntry | None:
 
 
 def search_glossary(query: str, lang: str) -> list[GlossaryEntry]:
-    """Entries whose term matches first (exact, then prefix, then part), then definition hits."""
+    """Entries whose term matches first (exact, then prefix, then part), then those that
+    mention the query in their definition or name it under "see also"."""
     needle = query.strip().lower()
     if not needle:
         return glossary(lang)
@@ -87,7 +88,8 @@ def search_glossary(query: str, lang: str) -> list[GlossaryEntry]:
             return 1
         if needle in term:
             return 2
-        return 3 if needle in entry.definition.lower() else 4
+        mentioned = needle in entry.definition.lower() or any(needle == t.lower() for t in entry.see_also)
+        return 3 if mentioned else 4
 
     ranked = [(rank(e), e.term.lower(), e) for e in _glossary(lang)]
     return [e for r, _, e in sorted(ranked, key=lambda t: t[:2]) if r < 4]

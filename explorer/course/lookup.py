@@ -17,6 +17,7 @@ from explorer.errors import TensorwegError
 
 LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
 
 
@@ -50,13 +51,14 @@ def target_family(target: str) -> str:
 def memory_space_key(target: str, memory_space: int) -> str:
     """The explanation key for a layout's `S(n)` memory space on a target.
 
-    Only S(0) (default device memory) and S(1) on TPU (VMEM) are documented
-    publicly; other numbers get a text that says what the capture shows.
+    The TPU names come from XLA's own TPU memory report (`Memory Space: vmem
+    (color=1)`, `smem (color=2)`); other numbers get a text that says only what
+    the capture shows.
     """
     if memory_space == 0:
         return "memory:device"
-    if target_family(target) == "tpu" and memory_space == 1:
-        return "memory:vmem"
+    if target_family(target) == "tpu" and memory_space in _TPU_MEMORY_SPACES:
+        return f"memory:{_TPU_MEMORY_SPACES[memory_space]}"
     return f"memory:s{memory_space}"
 
 

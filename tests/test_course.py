@@ -1,0 +1,316 @@
+"""Course texts: file format, bilingual twins, glossary, fallback, placeholders, CLI handlers,
+and (e2e) coverage of every item kind that real captures of the sample models contain."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from explorer.course import commands, keys
+from explorer.course.content_files import LANGUAGES, key_to_relative_path, load_language, parse_content
+from explorer.course.glossary import glossary, glossary_entry, parse_glossary, search_glossary
+from explorer.course.labels import LABELS, label
+from explorer.course.lookup import (
+    LEVELS, PLACEHOLDER, canonical_key, default_language, explain, explain_topic, fill_placeholders,
+    memory_space_key, topics,
+)
+from explorer.errors import ParseError, TensorwegError
+from explorer.hlo.model import HloInstruction, Layout, Shape, Tile
+from explorer.records import Allocation, KernelRecord
+
+# --- the content files ----------------------------------------------------------
+
+
+def test_every_english_text_has_a_german_twin_with_the_same_key_and_placeholders():
+    english, german = load_language("en"), load_language("de")
+    assert set(english) == set(german)
+    for key, text in english.items():
+        twin = german[key]
+        assert sorted(PLACEHOLDER.findall(text.body)) == sorted(PLACEHOLDER.findall(twin.body)), key
+        assert text.terms == twin.terms, key
+        assert text.source == twin.source, key
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_file_sits_at_the_path_of_its_key_and_names_a_real_source(lang):
+    root = resources.files("explorer.course").joinpath("content")
+    for key, text in load_language(lang).items():
+        assert text.path == key_to_relative_path(key, lang)
+        assert root.joinpath(*text.path.split("/")).is_file()
+        assert text.title.strip() and text.body.strip(), key
+        assert "http" in text.source, f"{key}: source without an address: {text.source!r}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_term_an_explanation_uses_is_in_the_glossary(lang):
+    defined = {entry.term for entry in glossary(lang)}
+    for key, text in load_language(lang).items():
+        missing = set(text.terms) - defined
+        assert not missing, f"{key} uses undefined terms {missing}"
+
+
+def test_glossaries_define_the_same_terms_and_see_also_points_at_real_terms():
+    english = {e.term: e for e in glossary("en")}
+    german = {e.term: e for e in glossary("de")}
+    assert set(english) == set(german)
+    for entries in (english, german):
+        for entry in entries.values():
+            assert set(entry.see_also) <= set(entries), entry
+            assert entry.definition
+
+
+def test_level_texts_exist_for_every_level_in_both_languages():
+    for lang in LANGUAGES:
+        for level in LEVELS:
+            assert f"level:{level}" in load_language(lang)
+
+
+def test_content_parser_rejects_a_file_without_header_or_source():
+    with pytest.raises(ParseError) as error:
+        parse_content("no header\n", "x.md")
+    assert error.value.line == 1
+    with pytest.raises(ParseError, match="source"):
+        parse_content("---\nkey: hlo:x\ntitle: X\n---\nbody\n", "x.md")
+    with pytest.raises(ParseError) as error:
+        parse_content("---\nkey: hlo:x\nnot a field\n---\n", "x.md")
+    assert error.value.line == 3
+
+
+def test_glossary_parser_reads_terms_definitions_and_see_also():
+    entries = parse_glossary("# G\n\n## HLO\nXLA's IR.\nsecond line.\nSee also: XLA\n\n## XLA\nA compiler.\n")
+    assert entries[0].term == "HLO" and entries[0].definition == "XLA's IR. second line."
+    assert entries[0].see_also == ("XLA",) and entries[1].see_also == ()
+    with pytest.raises(ParseError):
+        parse_glossary("text before any term\n")
+
+
+def test_glossary_search_ranks_term_matches_before_definition_matches():
+    hits = search_glossary("hbm", "en")
+    assert hits[0].term == "HBM"
+    assert any(e.term == "VMEM" for e in hits)  # VMEM names HBM under "see also"
+    assert search_glossary("zzzz-nothing", "de") == []
+    assert glossary_entry("vmem", "de").term == "VMEM"
+
+
+# --- lookup and fallback --------------------------------------------------------------
+
+
+def test_fallback_goes_from_target_text_to_general_text_to_level_text():
+    assert explain("hlo", ["hlo:dot"], "tpu:v5e", "de").key == "hlo:dot@tpu"
+    assert explain("hlo", ["hlo:dot"], "tpu:v5e", "de").fallback == "specific"
+    general = explain("hlo", ["hlo:reduce"], "tpu:v5e", "en")
+    assert (general.key, general.fallback) == ("hlo:reduce", "general")
+    level = explain("optimized-hlo", ["hlo:no-such-opcode"], "gpu:h100", "en")
+    assert (level.key, level.fallback) == ("level:optimized-hlo", "level")
+
+
+def test_the_first_matching_kind_key_wins_over_later_more_general_ones():
+    text = explain("optimized-hlo", ["fusion:kLoop", "hlo:fusion"], "gpu:h100", "en")
+    assert text.key == "fusion:kLoop"
+    text = explain("optimized-hlo", ["fusion:kUnknown", "hlo:fusion"], "gpu:h100", "en")
+    assert text.key == "hlo:fusion@gpu"
+
+
+def test_memory_space_spellings_and_numbers_map_to_keys():
+    assert canonical_key("memory:tpu:vmem") == "memory:vmem@tpu"
+    assert explain("memory", ["memory:tpu:vmem"], "tpu:v5e", "en").key == "memory:vmem"
+    assert memory_space_key("tpu:v5e", 1) == "memory:vmem"
+    assert memory_space_key("tpu:v5e", 2) == "memory:smem"
+    assert memory_space_key("gpu:h100", 0) == "memory:device"
+    assert explain("memory", [memory_space_key("gpu:h100", 0)], "gpu:h100", "de").key == "memory:device@gpu"
+
+
+def test_unknown_level_or_language_is_a_user_error():
+    with pytest.raises(TensorwegError, match="unknown level"):
+        explain("assembly", [], "cpu", "en")
+    with pytest.raises(TensorwegError, match="unknown language"):
+        explain("hlo", [], "cpu", "fr")
+
+
+def test_missing_figures_drop_their_sentence_and_present_ones_are_formatted_per_language():
+    body = "Fusion kernel. It uses {vector_width_bits}-bit registers. Grid {grid}."
+    assert fill_placeholders(body, {}, "en") == "Fusion kernel."
+    assert fill_placeholders(body, {"grid": (64, 1, 1)}, "en") == "Fusion kernel. Grid 64 × 1 × 1."
+    assert fill_placeholders("{bytes} Bytes.", {"bytes": 1234567}, "de") == "1.234.567 Bytes."
+    assert fill_placeholders("{bytes} bytes.", {"bytes": 1234567}, "en") == "1,234,567 bytes."
+    # Braces that are not placeholders (HLO layouts) are left alone.
+    assert fill_placeholders("Layout `{1,0}`.", {}, "en") == "Layout `{1,0}`."
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_text_shows_a_raw_placeholder_with_or_without_figures(lang):
+    figures = {"bytes": 4096, "padding_bytes": 512, "vector_width_bits": 512, "grid": (2, 1, 1), "block": (128, 1, 1)}
+    for key in topics(lang):
+        level = "memory"
+        for given in ({}, figures):
+            body = explain(level, [key], "cpu", lang, given).body
+            assert not PLACEHOLDER.search(body), (key, body)
+            assert body, key
+
+
+def test_explain_topic_knows_specialised_keys_and_suggests_similar_ones():
+    assert explain_topic("hlo:dot@tpu", "en").title == "Dot on the TPU"
+    with pytest.raises(TensorwegError, match=r"unknown topic 'hlo:dott' \(try: .*hlo:"):
+        explain_topic("hlo:dott", "en")
+
+
+@pytest.mark.parametrize(("environ", "expected"), [
+    ({"LANG": "de_DE.UTF-8"}, "de"),
+    ({"LANG": "en_US.UTF-8"}, "en"),
+    ({"LC_ALL": "de_AT.UTF-8", "LANG": "en_US.UTF-8"}, "de"),
+    ({"LC_MESSAGES": "C", "LANG": "de_DE.UTF-8"}, "en"),
+    ({"LC_ALL": "", "LANG": "de_CH"}, "de"),
+    ({}, "en"),
+], ids=["lang-de", "lang-en", "lc_all-wins", "lc_messages-before-lang", "empty-lc_all-skipped", "unset"])
+def test_default_language_follows_posix_locale_precedence(environ, expected):
+    assert default_language(environ) == expected
+
+
+def test_every_label_has_both_languages_and_unknown_labels_raise():
+    for key, (english, german) in LABELS.items():
+        assert english and german, key
+    assert label("pane.memory_layout", "de") == "Speicherlayout"
+    assert label("state.created_by_xla", "en") == "created by XLA"
+    with pytest.raises(TensorwegError):
+        label("pane.nonexistent", "en")
+
+
+# --- keys for captured items ------------------------------------------------------
+
+
+def test_instruction_keys_prefer_fusion_kind_and_custom_call_target():
+    shape = Shape("f32", (4,))
+    fusion = HloInstruction("f", "fusion", shape, fusion_kind="kLoop")
+    call = HloInstruction("c", "custom-call", shape, custom_call_target="__cudnn$convForward")
+    assert keys.instruction_keys(fusion) == ["fusion:kLoop", "hlo:fusion"]
+    assert keys.instruction_keys(call) == ["custom-call:__cudnn$convForward", "hlo:custom-call"]
+    assert keys.instruction_keys(HloInstruction("d", "dot", shape)) == ["hlo:dot"]
+
+
+def test_memory_space_and_layout_keys_look_into_tuple_parts():
+    vmem = Shape("f32", (8, 128), layout=Layout((1, 0), (Tile((8, 128)),), memory_space=1))
+    smem = Shape("u32", (), layout=Layout((), memory_space=2))
+    pair = Shape("tuple", tuple_shapes=(vmem, Shape("f32", (8, 128), layout=Layout((1, 0))), smem))
+    assert keys.memory_space_keys(pair, "tpu:v5e") == ["memory:vmem", "memory:device", "memory:smem"]
+    assert keys.layout_keys(pair) == ["layout:tiles", "layout:padding"]
+    assert keys.layout_keys(Shape("f32", (2, 3), layout=Layout((1, 0)))) == ["layout:minor-to-major"]
+
+
+def test_allocation_and_kernel_keys():
+    allocation = Allocation(3, 40, "output", flags=("output", "maybe-live-out"))
+    assert keys.allocation_keys(allocation) == ["allocation:output", "allocation:maybe-live-out"]
+    assert keys.kernel_keys(KernelRecord("k", ("f",), kind="emitter")) == ["kernel:emitter"]
+    on_tpu = Allocation(7, 512, "preallocated-temp", flags=("color 1", "page 0", "preallocated-temp"))
+    assert keys.allocation_keys(on_tpu, "tpu:v5e") == ["allocation:preallocated-temp", "memory:vmem"]
+
+
+# --- command-line handlers ------------------------------------------------------------
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="tensorweg")
+    commands.register(parser.add_subparsers(dest="command"))
+    return parser.parse_args(argv)
+
+
+def test_explain_prints_title_body_and_source_in_the_chosen_language():
+    out = io.StringIO()
+    args = _parse("explain", "hlo:dot@tpu", "--lang", "de")
+    assert args.handler(args, out) == 0
+    text = out.getvalue()
+    assert text.startswith("Dot auf der TPU\n\n")
+    assert "MXU" in text and "\n\nQuelle: XLA operation semantics" in text
+
+
+def test_explain_takes_the_language_from_the_locale(monkeypatch):
+    monkeypatch.setenv("LC_ALL", "en_GB.UTF-8")
+    out = io.StringIO()
+    args = _parse("explain", "layer:Dense")
+    commands.run_explain(args, out)
+    assert "Source: Keras API reference" in out.getvalue()
+
+
+def test_explain_unknown_topic_raises_a_user_error():
+    with pytest.raises(TensorwegError, match="unknown topic 'hlo:nope'"):
+        commands.run_explain(_parse("explain", "hlo:nope", "--lang", "en"), io.StringIO())
+
+
+def test_glossary_command_lists_and_searches():
+    out = io.StringIO()
+    assert commands.run_glossary(_parse("glossary", "--lang", "de", "--search", "VMEM"), out) == 0
+    assert out.getvalue().startswith("VMEM\n  Vektorspeicher")
+    assert "Siehe auch: HBM, Memory space" in out.getvalue()
+    assert commands.run_glossary(_parse("glossary", "--lang", "en", "--search", "qqqq"), io.StringIO()) == 1
+    everything = io.StringIO()
+    commands.run_glossary(_parse("glossary", "--lang", "en"), everything)
+    assert everything.getvalue().count("\n  ") >= len(glossary("en"))
+
+
+def test_course_package_imports_neither_textual_nor_a_compiler():
+    code = ("import sys, explorer.course.lookup, explorer.course.glossary, explorer.course.tours, "
+            "explorer.course.commands, explorer.course.keys, explorer.course.labels; "
+            "bad = [m for m in ('textual', 'tensorflow', 'keras', 'jax') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- e2e: every kind of item in real captures has its own text --------------------------
+
+SAMPLES = ("mnist_cnn", "mlp", "lstm", "tiny_transformer", "resnet_block", "depthwise")
+DEFAULT_TARGETS = ("cpu", "gpu:h100", "tpu:v5e")
+
+
+def sample_bundle(tmp_path_factory, sample: str):
+    """A capture of one sample for the default targets, shared by the course and tour tests."""
+    from explorer.bundle import Bundle, is_bundle
+    from explorer.capture.orchestrator import capture
+    from explorer.records import CaptureOptions
+
+    path = tmp_path_factory.getbasetemp() / "course-bundles" / sample
+    if not is_bundle(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        capture(sample, CaptureOptions(targets=DEFAULT_TARGETS), out_dir=path, use_cache=False)
+    return Bundle.open(path)
+
+
+def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
+    """(level, target, kind keys) for every item of every level of a bundle."""
+    found = {("layers", "", tuple(keys.layer_keys(layer))) for layer in bundle.layers}
+    graph = bundle.graph
+    for op in (*graph.ops, *graph.optimized_ops):
+        found.add(("graph", "", tuple(keys.graph_op_keys(op))))
+    for target in bundle.targets:
+        for level, optimized in (("hlo", False), ("optimized-hlo", True)):
+            module = bundle.hlo_module(target, optimized)
+            assert module is not None, (bundle.model_name, target, level)
+            for _, instruction in module.all_instructions():
+                found.add((level, target, tuple(keys.instruction_keys(instruction))))
+                for key in keys.memory_space_keys(instruction.shape, target):
+                    found.add(("memory", target, (key,)))
+        for kernel in bundle.kernels(target):
+            found.add(("kernels", target, tuple(keys.kernel_keys(kernel))))
+        memory = bundle.memory(target)
+        for allocation in memory.allocations if memory else ():
+            for key in keys.allocation_keys(allocation, target):
+                found.add(("memory", target, (key,)))
+    return found
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_item_kind_in_real_captures_has_its_own_text_in_both_languages(sample, tmp_path_factory):
+    bundle = sample_bundle(tmp_path_factory, sample)
+    gaps = []
+    for level, target, kind_keys in sorted(needed_keys(bundle)):
+        for lang in LANGUAGES:
+            if explain(level, list(kind_keys), target, lang).fallback == "level":
+                gaps.append(f"{lang} {level} {target or '-'}: {' / '.join(kind_keys)}")
+    assert not gaps, "no text for:\n" + "\n".join(gaps)
