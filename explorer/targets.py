@@ -243,11 +243,20 @@ def availability(name: str) -> str | None:
         return NOT_AVAILABLE
     if spec.kind == "tpu":
         return None if importlib.util.find_spec("libtpu") is not None else NOT_AVAILABLE
-    if importlib.util.find_spec("jax_plugins.xla_cuda12") is None:
-        return NOT_AVAILABLE
-    if spec.name == "gpu:local" and not _has_nvidia_driver():
-        return "no NVIDIA GPU driver on this machine"
-    return None
+    if spec.name == "gpu:local":
+        # A real GPU works with whichever CUDA plugin its JAX was installed with.
+        if not any(_has_module(f"jax_plugins.xla_{cuda}") for cuda in ("cuda12", "cuda13")):
+            return NOT_AVAILABLE
+        return None if _has_nvidia_driver() else "no NVIDIA GPU driver on this machine"
+    # Compile-only GPU targets use the CUDA 12 plugin this project pins.
+    return None if _has_module("jax_plugins.xla_cuda12") else NOT_AVAILABLE
+
+
+def _has_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # the parent package (jax_plugins) is missing
+        return False
 
 
 def _has_nvidia_driver() -> bool:
