@@ -1,0 +1,230 @@
+"""The cross-level index on real TF/XLA:CPU and Keras-on-JAX TPU/GPU output.
+
+Graph op names and layer scopes come from the real TF trace of the same CNN
+(tests/fixtures/hlo/mnist_cnn_graph.json). JAX scopes are written the way the
+JAX worker records them (`jit(fwd)/<layer>`). Expected links are derived from
+the parsed modules, so every assertion checks the index against the
+compiler's own op_name metadata.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.hlo.parser import parse_module
+from explorer.index import CrossIndex, build_index
+from explorer.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
+from explorer.serial import from_jsonable, to_jsonable
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hlo"
+GRAPH = json.loads((FIXTURES / "mnist_cnn_graph.json").read_text(encoding="utf-8"))
+LAYERS = GRAPH["layers"]
+TARGET_FILES = {"cpu": "cpu", "tpu:v5e": "tpu-v5e", "gpu:h100": "gpu-h100"}
+
+
+def layer(name: str) -> LayerRecord:
+    return LayerRecord(name, name, "", (), (), "float32", 0, 0, 0, 0)
+
+
+def modules(model: str = "mnist_cnn"):
+    found = {}
+    for target, stem in TARGET_FILES.items():
+        for level, suffix in (("hlo", "hlo"), ("optimized-hlo", "optimized_hlo")):
+            text = (FIXTURES / f"{model}_{stem}_{suffix}.txt").read_text(encoding="utf-8")
+            found[(target, level)] = parse_module(text)
+    return found
+
+
+MODULES = modules()
+SCOPES = {**GRAPH["scopes"], **{t: {f"jit(fwd)/{n}": n for n in LAYERS} for t in ("tpu:v5e", "gpu:h100")}}
+GRAPH_LEVEL = GraphLevel(tuple(GraphOp(op["name"], op["op"], (), ()) for op in GRAPH["ops"]))
+# XLA:CPU dumps one kernel module per fusion, named after it (`<fusion>_kernel_module.*`,
+# /work/shared/reference/compilers.md); records shaped like that exercise the last link.
+CPU_FUSIONS = [i.name for i in MODULES[("cpu", "optimized-hlo")].entry.instructions if i.opcode == "fusion"]
+KERNELS = {"cpu": [KernelRecord(name, (name,)) for name in CPU_FUSIONS]}
+
+
+@pytest.fixture(scope="module")
+def index() -> CrossIndex:
+    return build_index([layer(n) for n in LAYERS], GRAPH_LEVEL, SCOPES, MODULES, KERNELS)
+
+
+def top_level(module):
+    return [i for c in module.computations if not c.is_fusion for i in c.instructions]
+
+
+def op_names_inside(module, inst) -> set[str]:
+    names = {inst.metadata.op_name}
+    pending = list(inst.called_computations)
+    while pending:
+        computation = module.computation(pending.pop())
+        for inner in computation.instructions:
+            names.add(inner.metadata.op_name)
+            pending.extend(inner.called_computations)
+    return names - {""}
+
+
+# --- layers and the TF graph ----------------------------------------------------
+
+
+def test_graph_ops_belong_to_their_layer_scope(index: CrossIndex):
+    for op in GRAPH["ops"]:
+        owner = index.layer_of("graph", op["name"])
+        scope = op["name"].split("/")[:2]
+        if len(scope) == 2 and scope[1].rsplit("_", 1)[0] in LAYERS:
+            assert owner == scope[1].rsplit("_", 1)[0], op["name"]
+        else:
+            assert owner == "", op["name"]
+    assert "x" in index.created_by_compiler("graph")
+    assert "mnist_cnn_1/conv2d_1/convolution" in index.down("layers", "conv2d")
+    assert index.up("graph", "mnist_cnn_1/conv2d_1/convolution") == ("conv2d",)
+
+
+def test_graph_op_to_hlo_follows_op_name(index: CrossIndex):
+    hlo = MODULES[("cpu", "hlo")]
+    for op in GRAPH["ops"]:
+        expected = {i.name for _, i in hlo.all_instructions()
+                    if i.metadata.op_name == op["name"] and not hlo.computation(_home(hlo, i)).is_fusion}
+        nested = _nested_names(hlo)
+        assert set(index.down("graph", op["name"])) == expected - nested
+    assert index.down("graph", "mnist_cnn_1/conv2d_1/convolution") == ("convolution.1",)
+    assert index.up("hlo", "convolution.1") == ("mnist_cnn_1/conv2d_1/convolution",)
+
+
+def _home(module, inst) -> str:
+    for computation in module.computations:
+        if inst in computation.instructions:
+            return computation.name
+    raise AssertionError(inst.name)
+
+
+def _nested_names(module) -> set[str]:
+    """Instructions of computations reached only through to_apply/fusion calls."""
+    top = {module.entry.name}
+    pending = [module.entry.name]
+    while pending:
+        for inst in module.computation(pending.pop()).instructions:
+            if inst.opcode in ("while", "conditional", "call"):
+                for callee in inst.called_computations:
+                    if callee not in top:
+                        top.add(callee)
+                        pending.append(callee)
+    return {i.name for c in module.computations if c.name not in top for i in c.instructions}
+
+
+# --- HLO -> optimized HLO -> kernels --------------------------------------------
+
+
+@pytest.mark.parametrize("target", list(TARGET_FILES))
+def test_hlo_links_to_top_level_optimized_instructions_carrying_its_op_name(index, target):
+    hlo, optimized = MODULES[(target, "hlo")], MODULES[(target, "optimized-hlo")]
+    nested = _nested_names(optimized)
+    carried = {i.name: op_names_inside(optimized, i) for i in top_level(optimized) if i.name not in nested}
+    linked = 0
+    for _, inst in hlo.all_instructions():
+        expected = {name for name, names in carried.items() if inst.metadata.op_name in names}
+        assert set(index.down("hlo", inst.name, target)) == expected, inst.name
+        linked += bool(expected)
+    assert linked > 10
+    for name in carried:  # and back up again
+        for up in index.up("optimized-hlo", name, target):
+            assert name in index.down("hlo", up, target)
+
+
+def test_cpu_fusion_counts_for_what_is_fused_inside(index: CrossIndex):
+    optimized = MODULES[("cpu", "optimized-hlo")]
+    fusion = next(i for i in optimized.entry.instructions if i.name == "broadcast_maximum_fusion")
+    inside = op_names_inside(optimized, fusion)
+    assert {"mnist_cnn_1/conv2d_1/BiasAdd", "mnist_cnn_1/conv2d_1/Relu"} <= inside
+    hlo = MODULES[("cpu", "hlo")]
+    ups = index.up("optimized-hlo", "broadcast_maximum_fusion")
+    assert ups and {h.metadata.op_name for _, h in hlo.all_instructions() if h.name in ups} <= inside
+    assert index.layer_of("optimized-hlo", "broadcast_maximum_fusion") == "conv2d"
+
+
+def test_kernels_link_to_their_fusion_and_inherit_its_layer(index: CrossIndex):
+    for name in CPU_FUSIONS:
+        assert index.down("optimized-hlo", name) == (name,)
+        assert index.up("kernels", name) == (name,)
+        assert index.layer_of("kernels", name) == index.layer_of("optimized-hlo", name)
+
+
+# --- GPU / TPU: no graph level ----------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["tpu:v5e", "gpu:h100"])
+def test_jax_targets_link_layers_straight_to_hlo(index: CrossIndex, target: str):
+    assert index.lower_level("layers", target) == "hlo"
+    assert index.upper_level("hlo", target) == "layers"
+    hlo = MODULES[(target, "hlo")]
+    nested = _nested_names(hlo)
+    for name in LAYERS:
+        expected = [i.name for _, i in hlo.all_instructions()
+                    if i.metadata.op_name.startswith(f"jit(fwd)/{name}/") and i.name not in nested]
+        assert index.down("layers", name, target) == tuple(expected)
+    assert index.down("layers", "conv2d", "tpu:v5e")  # the real op_names do carry the layer
+
+
+def test_tpu_prefetch_copies_are_created_by_the_compiler(index: CrossIndex):
+    created = index.created_by_compiler("optimized-hlo", "tpu:v5e")
+    opcodes = {index.entry("optimized-hlo", n, "tpu:v5e").opcode for n in created}
+    assert {"copy-start", "copy-done"} <= opcodes
+
+
+@pytest.mark.parametrize("target", list(TARGET_FILES))
+def test_no_top_level_instruction_is_dropped(index: CrossIndex, target: str):
+    for level in ("hlo", "optimized-hlo"):
+        module = MODULES[(target, level)]
+        nested = _nested_names(module)
+        shown = set(index.created_by_compiler(level, target))
+        for name in LAYERS:
+            shown |= set(index.items_for_layer(name, level, target))
+        for _, inst in module.all_instructions():
+            if inst.name in nested or inst.opcode == "parameter":
+                continue
+            assert inst.name in shown, (level, inst.name)
+            if inst.name in index.created_by_compiler(level, target):
+                assert index.layer_of(level, inst.name, target) == ""
+
+
+def test_lstm_while_body_belongs_to_the_lstm_layer():
+    lstm = modules("tiny_lstm")
+    graph_free = {t: {f"jit(fwd)/{n}": n for n in ("lstm", "dense")} for t in ("tpu:v5e", "gpu:h100")}
+    index = build_index([layer("lstm"), layer("dense")], None, graph_free,
+                        {k: v for k, v in lstm.items() if k[0] != "cpu"}, {})
+    optimized = lstm[("tpu:v5e", "optimized-hlo")]
+    loop = next(i for _, i in optimized.all_instructions() if i.opcode == "while")
+    body = optimized.computation(loop.attribute("body").lstrip("%"))
+    in_lstm = set(index.items_for_layer("lstm", "optimized-hlo", "tpu:v5e"))
+    assert any(i.name in in_lstm for i in body.instructions)  # loop body is top level, not nested
+    assert index.layer_of("optimized-hlo", loop.name, "tpu:v5e") == "lstm"
+
+
+# --- scopes, serialisation -----------------------------------------------------------
+
+
+def test_longest_scope_wins_at_slash_boundaries():
+    text = ("HloModule m\nENTRY e {\n"
+            '  a = f32[] parameter(0), metadata={op_name="m/block/dense_1/MatMul"}\n'
+            '  b = f32[] negate(a), metadata={op_name="m/block/denseX"}\n'
+            '  ROOT c = f32[] negate(b), metadata={op_name="m/block/dense/add"}\n}\n')
+    scopes = {"t": {"m/block": "block", "m/block/dense": "dense", "m/block/dense_1": "dense_1"}}
+    index = build_index([layer("block"), layer("dense"), layer("dense_1")], None, scopes,
+                        {("t", "hlo"): parse_module(text)}, {})
+    assert [index.layer_of("hlo", n, "t") for n in "abc"] == ["dense_1", "block", "dense"]
+
+
+def test_without_recorded_scopes_a_layer_named_segment_still_links():
+    index = build_index([layer(n) for n in LAYERS], None, {}, {("tpu:v5e", "hlo"): MODULES[("tpu:v5e", "hlo")]}, {})
+    assert index.layer_of("hlo", "conv_general_dilated.1", "tpu:v5e") == "conv2d"
+
+
+def test_index_round_trips_through_json(index: CrossIndex):
+    again = from_jsonable(CrossIndex, json.loads(json.dumps(to_jsonable(index))))
+    assert again == index
+    assert again.down("hlo", "convolution.1") == index.down("hlo", "convolution.1")
+    assert again.items_for_layer("dense", "optimized-hlo", "gpu:h100") == \
+        index.items_for_layer("dense", "optimized-hlo", "gpu:h100")
