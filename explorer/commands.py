@@ -116,7 +116,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
     from screens.screenshot import render_screenshot
 
-    render_screenshot(bundle.path, args.level, args.target, args.select, size, args.out, lang=args.lang)
+    render_screenshot(bundle.path, args.level, args.target, args.select, size, args.out)
     print(args.out)
     return 0
 
