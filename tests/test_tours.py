@@ -1,0 +1,180 @@
+"""The tour format: parsing, error positions, selectors, the built-in lessons, and (e2e) that
+every built-in step selects an item that really exists in captures of its sample model."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.course.tours import (
+    Candidate, Condition, builtin_tour, builtin_tours, load_tour, parse_selection, parse_tour,
+    resolve_selection,
+)
+from explorer.errors import ParseError, TensorwegError
+
+EXAMPLE = """\
+# title: Eine Faltung von oben nach unten
+# model: mnist_cnn
+# lang: de
+
+step: level=layers select=conv2d target=cpu
+text: Das ist die Faltungsschicht.
+  Sie hat 8 Filter.
+explain: layer:Conv2D
+
+# a comment between steps
+step: level=optimized-hlo select=layer:conv2d,kind:convolution
+text: Erster Absatz.
+text: Zweiter Absatz.
+
+step: target=tpu:v5e select="name with spaces"
+explain: selected
+"""
+
+
+def test_example_parses_into_steps_that_carry_level_and_target_forward():
+    tour = parse_tour(EXAMPLE, "example.tour")
+    assert (tour.title, tour.model, tour.lang) == ("Eine Faltung von oben nach unten", "mnist_cnn", "de")
+    first, second, third = tour.steps
+    assert (first.level, first.target, first.line) == ("layers", "cpu", 5)
+    assert first.text == "Das ist die Faltungsschicht. Sie hat 8 Filter."
+    assert first.explain == "layer:Conv2D"
+    assert second.text == "Erster Absatz.\n\nZweiter Absatz."
+    assert (second.level, second.target) == ("optimized-hlo", "cpu")
+    assert second.selection.conditions == (Condition("layer", "conv2d"), Condition("kind", "convolution"))
+    assert (third.level, third.target, third.explain) == ("optimized-hlo", "tpu:v5e", "selected")
+    assert third.selection.conditions == (Condition("name", "name with spaces"),)
+
+
+def _error(text: str) -> ParseError:
+    with pytest.raises(ParseError) as caught:
+        parse_tour(text, "bad.tour")
+    return caught.value
+
+
+HEADER = "# title: T\n# model: mlp\n# lang: en\n"
+
+
+@pytest.mark.parametrize(("body", "line", "column", "message"), [
+    ("step: level=hlo2\ntext: x\n", 4, 13, "unknown level 'hlo2'"),
+    ("step: level=hlo target=tpu:v9\ntext: x\n", 4, 24, "unknown target 'tpu:v9'"),
+    ("step: level=hlo colour=red\ntext: x\n", 4, 17, "unknown step option 'colour'"),
+    ("step: level=hlo select\ntext: x\n", 4, 17, "expected 'name=value'"),
+    ("text: before any step\n", 4, 1, "before the first 'step:'"),
+    ("step: level=hlo\n", 4, 1, "neither 'text:' nor 'explain:'"),
+    ("step: level=hlo\nexplain: hlo:no-such-op\n", 5, 10, "unknown explanation key"),
+    ("step: level=hlo\ntext: x\nexplain: hlo:dot\nexplain: hlo:add\n", 7, 1, "at most one 'explain:'"),
+    ("step: text=x\ntext: x\n", 4, 7, "unknown step option 'text'"),
+    ("step: target=cpu\ntext: x\n", 4, 7, "must set 'level='"),
+    ("step: level=hlo\nnarrate: x\n", 5, 1, "unknown line kind 'narrate:'"),
+    ("step: level=hlo\ntext: x\nsomething without colon\n", 6, 1, "expected 'step:'"),
+    ("step: level=hlo select=layer:\ntext: x\n", 4, 24, "empty selector part"),
+], ids=["level", "target", "option", "bare-word", "text-first", "empty-step", "explain-key",
+        "two-explains", "text-as-option", "no-level", "line-kind", "no-colon", "empty-selector"])
+def test_malformed_steps_name_line_and_column(body, line, column, message):
+    error = _error(HEADER + body)
+    assert message in str(error)
+    assert (error.line, error.column) == (line, column)
+    assert str(error).startswith(f"bad.tour:{line}:{column}: ")
+
+
+def test_header_problems_are_reported():
+    assert "missing header '# model" in str(_error("# title: T\n# lang: de\nstep: level=hlo\ntext: x\n"))
+    assert "lang must be" in str(_error("# title: T\n# model: m\n# lang: fr\nstep: level=hlo\ntext: x\n"))
+    unknown = _error("# titel: T\n# model: m\n# lang: de\nstep: level=hlo\ntext: x\n")
+    assert "unknown header 'titel'" in str(unknown) and (unknown.line, unknown.column) == (1, 3)
+    assert "at least one 'step:'" in str(_error(HEADER))
+    assert "continuation" in str(_error(HEADER + "  indented first\n"))
+
+
+def test_selectors_resolve_to_the_first_item_meeting_every_condition():
+    items = [
+        Candidate("convolution.1", ("convolution",), "conv2d"),
+        Candidate("broadcast_maximum_fusion", ("fusion", "kLoop"), "conv2d"),
+        Candidate("dot_add_fusion", ("fusion", "kOutput"), "dense"),
+        Candidate("conv2d", ("Conv2D",), ""),
+    ]
+    assert resolve_selection(parse_selection("layer:conv2d,kind:kLoop"), items) == "broadcast_maximum_fusion"
+    assert resolve_selection(parse_selection("kind:fusion"), items) == "broadcast_maximum_fusion"
+    assert resolve_selection(parse_selection("dot_add_fusion"), items) == "dot_add_fusion"
+    assert resolve_selection(parse_selection("layer:dense,kind:kLoop"), items) is None
+    # On the layers level an item without a layer is the layer itself.
+    assert resolve_selection(parse_selection("layer:conv2d,kind:Conv2D"), items) == "conv2d"
+
+
+def test_load_tour_names_the_file_in_errors(tmp_path):
+    path = tmp_path / "mine.tour"
+    path.write_text(HEADER + "step: level=nowhere\ntext: x\n", encoding="utf-8")
+    with pytest.raises(ParseError, match=r"^mine\.tour:4:13: unknown level"):
+        load_tour(path)
+    path.write_text(HEADER + "step: level=hlo\ntext: fine\n", encoding="utf-8")
+    assert load_tour(path).steps[0].text == "fine"
+
+
+OUTCOMES = ("Maschinencode", "Matrixarbeit", "Graphen optimieren", "Speicher", "Register")
+
+
+def test_builtin_lessons_cover_every_learning_outcome_in_german_with_5_to_12_steps():
+    german = builtin_tours("de")
+    for outcome in OUTCOMES:
+        assert any(outcome in tour.outcome for _, tour in german), outcome
+    for name, tour in builtin_tours():
+        assert 5 <= len(tour.steps) <= 12, name
+        for step in tour.steps:
+            if step.explain == "selected":
+                assert step.selection is not None, (name, step.line)
+
+
+def test_builtin_tour_by_name_and_unknown_name():
+    assert builtin_tour("tensor_bis_register").model == "mnist_cnn"
+    with pytest.raises(TensorwegError, match="unknown tour 'nope' \\(try: .*grundlagen"):
+        builtin_tour("nope")
+
+
+# --- e2e: the built-in steps select real items -------------------------------------------
+
+
+def _layer_of(op_name: str, scopes: dict[str, str]) -> str:
+    """The layer whose recorded name scope is the longest prefix of op_name (architecture.md)."""
+    best, layer = -1, ""
+    for scope, name in scopes.items():
+        if (op_name == scope or op_name.startswith(scope + "/")) and len(scope) > best:
+            best, layer = len(scope), name
+    return layer
+
+
+def candidates(bundle, level: str, target: str) -> list[Candidate]:
+    """The items of one level as selectors see them (docs/tours.md)."""
+    if level == "layers":
+        return [Candidate(layer.name, (layer.class_name,), layer.name) for layer in bundle.layers]
+    if level == "graph":
+        return [Candidate(op.name, (op.op,), op.layer) for op in bundle.graph.ops]
+    scopes = bundle.scopes.get(target, {})
+    if level in ("hlo", "optimized-hlo"):
+        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+        return [Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
+                          _layer_of(i.metadata.op_name, scopes))
+                for computation in module.computations if not computation.is_fusion
+                for i in computation.instructions]
+    if level == "kernels":
+        by_name = {i.name: i for _, i in bundle.hlo_module(target, optimized=True).all_instructions()}
+        return [Candidate(k.name, (k.kind,),
+                          next((_layer_of(by_name[h].metadata.op_name, scopes) for h in k.hlo if h in by_name), ""))
+                for k in bundle.kernels(target)]
+    memory = bundle.memory(target)
+    return [Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ())]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", [name for name, _ in builtin_tours()])
+def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_factory):
+    from test_course import sample_bundle  # the same shared captures as the coverage test
+
+    tour = builtin_tour(name)
+    bundle = sample_bundle(tmp_path_factory, tour.model)
+    missing = []
+    for step in tour.steps:
+        assert step.target in bundle.targets or step.level in ("layers", "graph"), step
+        if step.selection is not None:
+            if resolve_selection(step.selection, candidates(bundle, step.level, step.target)) is None:
+                missing.append(f"line {step.line}: {step.level} {step.target} select={step.selection.text}")
+    assert not missing, "selects nothing:\n" + "\n".join(missing)
