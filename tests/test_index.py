@@ -218,7 +218,8 @@ def test_longest_scope_wins_at_slash_boundaries():
 
 
 def test_without_recorded_scopes_a_layer_named_segment_still_links():
-    index = build_index([layer(n) for n in LAYERS], None, {}, {("tpu:v5e", "hlo"): MODULES[("tpu:v5e", "hlo")]}, {})
+    only_hlo = {("tpu:v5e", "hlo"): MODULES[("tpu:v5e", "hlo")]}
+    index = build_index([layer(n) for n in LAYERS], None, {}, only_hlo, {})
     assert index.layer_of("hlo", "conv_general_dilated.1", "tpu:v5e") == "conv2d"
 
 
