@@ -16,11 +16,13 @@ def key_lines(screen: Screen) -> list[str]:
     lines, seen = [], set()
     for key, active in screen.active_bindings.items():
         binding = active.binding
-        if binding.id in seen or not binding.description or binding.system:
+        ident = binding.id or binding.action
+        if ident in seen or not binding.description or binding.system:
             continue
-        seen.add(binding.id)
+        seen.add(ident)
         display = screen.app.get_key_display(binding)
-        lines.append(f"{display:>10}  {binding.description}: {binding.tooltip}")
+        tip = f": {binding.tooltip}" if binding.tooltip else ""
+        lines.append(f"{display:>10}  {binding.description}{tip}")
     return lines
 
 

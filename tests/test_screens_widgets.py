@@ -12,7 +12,7 @@ from screens.widgets.code_view import highlight_lines
 from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
-from screens.widgets.memory_pane import element_strides, shape_lines
+from screens.widgets.memory_pane import shape_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"
@@ -48,12 +48,25 @@ def test_highlight_lines_keeps_one_text_per_source_line():
     assert any(span.style for span in lines[2].spans)
 
 
-def test_strides_follow_minor_to_major(optimized_module):
+def test_memory_lines_show_byte_strides_in_minor_to_major_order(optimized_module):
     conv = next(i for _, i in optimized_module.all_instructions() if i.opcode == "convolution")
-    dims = conv.shape.dims  # NHWC with layout {3,2,1,0}: C fastest
-    assert element_strides(conv.shape) == (dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1)
+    n, h, w, c = conv.shape.dims  # NHWC with layout {3,2,1,0}: C fastest, 4-byte f32
     text = "\n".join(shape_lines(conv.shape))
+    assert f"d0:{h * w * c * 4}, d1:{w * c * 4}, d2:{c * 4}, d3:4" in text
     assert f"{conv.shape.byte_size:,} B" in text and "minor-to-major {3,2,1,0}" in text
+    assert "untiled: no padding" in text
+
+
+def test_memory_lines_show_tile_padding_on_tpu():
+    from explorer.bundle import Bundle
+
+    bundle = Bundle.open(FIXTURES / "bundles" / "mnist_cnn")
+    module = bundle.hlo_module("tpu:v5e", optimized=True)
+    tiled = next(i for _, i in module.all_instructions()
+                 if not i.shape.is_tuple and i.shape.layout and i.shape.layout.tiles and i.shape.dims
+                 and i.shape.dims[-1] % 128)
+    text = "\n".join(shape_lines(tiled.shape))
+    assert "tiles  T(" in text and "with (+" in text  # a last dim not a multiple of 128 is padded
 
 
 def test_neighbourhood_grows_with_radius():

@@ -10,6 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TabbedContent, TabPane
 
+from explorer.errors import TensorwegError
+from explorer.records import LevelStatus
+
 from screens.selection import Selection
 
 FAMILIES = (("cpu", "CPU"), ("gpu", "GPU"), ("tpu", "TPU"))
@@ -24,9 +27,14 @@ def target_summary(selection: Selection, target: str) -> list[str]:
     """Fusions, kernels and library calls `target` made of the selection's layer."""
     bundle, trace = selection.bundle, selection.trace
     layer = selection.layer
-    status = bundle.status("optimized-hlo", target)
+    try:
+        status = bundle.status("optimized-hlo", target)
+    except TensorwegError:  # still capturing: the staging directory has no manifest yet
+        status = LevelStatus("pending")
     if status.status == "failed":
         return [f"{target}: capture failed: {status.error}"]
+    if bundle.hlo_module(target, optimized=True) is None:
+        return [f"{target}: optimized HLO not captured yet"]
     if not layer:
         return [f"{target}: this item belongs to no layer (created by XLA)"]
     lines = [f"{target}  (layer {layer})"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from explorer.hlo.model import ELEMENT_BITS, Shape
+from explorer.hlo import layout_math
+from explorer.hlo.model import Shape
 from explorer.records import MemoryLevel
 
 from screens.items import shape_text
@@ -17,58 +18,36 @@ def _bytes(n: int) -> str:
     return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
 
 
-def element_strides(shape: Shape) -> tuple[int, ...]:
-    """Stride of each logical dimension in elements for an untiled layout.
-
-    Walks minor_to_major: the fastest dimension has stride 1, each next one
-    the product of the sizes before it. Tiled layouts need explorer's
-    layout math (padding to tile multiples) and are not computed here.
-    """
-    if shape.layout is None:
-        return ()
-    strides = [0] * len(shape.dims)
-    step = 1
-    for dim in shape.layout.minor_to_major:
-        strides[dim] = step
-        step *= shape.dims[dim]
-    return tuple(strides)
-
-
-def _layout_math():
-    try:
-        from explorer.hlo import layout_math  # noqa: PLC0415 (in progress in explorer/)
-    except ImportError:
-        return None
-    return layout_math
-
-
 def shape_lines(shape: Shape) -> list[str]:
+    """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (from explorer's layout math)."""
     if shape.is_tuple:
         lines = [f"tuple of {len(shape.tuple_shapes)}: {_bytes(shape.byte_size)} without padding"]
         for index, part in enumerate(shape.tuple_shapes[:6]):
             lines.append(f"  {{{index}}} {shape_text(part)}  {_bytes(part.byte_size)}")
         return lines
-    bits = ELEMENT_BITS.get(shape.element_type, 0)
     lines = [
         f"shape  {shape_text(shape)}",
-        f"dtype  {shape.element_type} ({bits} bits)   elements {shape.element_count:,}",
-        f"bytes  {_bytes(shape.byte_size)} without padding",
+        f"dtype  {shape.element_type} ({layout_math.element_bits(shape)} bits stored)"
+        f"   elements {shape.element_count:,}",
     ]
+    try:
+        unpadded, padded = layout_math.unpadded_byte_size(shape), layout_math.padded_byte_size(shape)
+        byte_strides = layout_math.byte_strides(shape)
+    except ValueError as exc:  # dynamic dims: no static layout
+        return lines + [f"layout: {exc}"]
     layout = shape.layout
     if layout is None:
-        lines.append("layout not written in this HLO")
-        return lines
+        return lines + [f"bytes  {_bytes(unpadded)}", "layout not written in this HLO (row-major)"]
     lines.append(f"minor-to-major {{{','.join(map(str, layout.minor_to_major))}}} (fastest first)")
+    lines.append("strides (bytes, tiles ignored) " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
     if layout.tiles:
         tiles = "".join("(" + ",".join(map(str, t.dims)) + ")" for t in layout.tiles)
-        lines.append(f"tiles  T{tiles}")
-        math = _layout_math()
-        if math is None:
-            lines.append("padded size: layout math not available yet (explorer.hlo.layout_math)")
+        padded_dims = "x".join(map(str, layout_math.padded_dims(shape)))
+        lines.append(f"tiles  T{tiles}: padded to {padded_dims}")
+        overhead = f" (+{(padded - unpadded) / unpadded:.0%})" if unpadded else ""
+        lines.append(f"bytes  {_bytes(unpadded)} without padding, {_bytes(padded)} with{overhead}")
     else:
-        strides = element_strides(shape)
-        lines.append("strides (elements) " + ", ".join(f"d{d}:{s}" for d, s in enumerate(strides)))
-        lines.append("padding none (untiled layout)")
+        lines.append(f"bytes  {_bytes(unpadded)} (untiled: no padding)")
     if layout.memory_space:
         lines.append(f"memory space S({layout.memory_space})" + (" on-chip VMEM" if layout.memory_space == 1 else ""))
     return lines

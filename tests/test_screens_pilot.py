@@ -1,0 +1,182 @@
+"""Pilot tests: drive the app with keys and messages, assert its state.
+
+Fed the recorded bundle tests/fixtures/bundles/mnist_cnn (real compiler output);
+capture progress is injected through the same messages the capture worker posts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import shutil
+from pathlib import Path
+
+import pytest
+
+from screens.app import create_app
+from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
+from screens.widgets.code_view import CodeView
+from screens.widgets.item_table import ItemTable
+
+BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
+pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
+
+
+def sync(test):
+    """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+    return run
+
+
+def table(app) -> ItemTable:
+    return app.screen.query_one("#items", ItemTable)
+
+
+@sync
+async def test_vertical_trace_from_conv_layer_to_cpu_kernel_and_back():
+    """Enter four times follows conv2d down to its kernel; Backspace restores each selection."""
+    app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        path = [(app.current_mode, table(app).current.name)]
+        for _ in range(4):
+            await pilot.press("enter")
+            await pilot.pause()
+            path.append((app.current_mode, table(app).current.name))
+        assert [level for level, _ in path] == ["layers", "graph", "hlo", "optimized-hlo", "kernels"]
+        graph_op = path[1][1]
+        assert app.bundle.graph is not None
+        assert next(op for op in app.bundle.graph.ops if op.name == graph_op).layer == "conv2d"
+        hlo = app.bundle.hlo_module("cpu").entry
+        assert next(i for i in app.bundle.hlo_module("cpu").all_instructions()
+                    if i[1].name == path[2][1])[1].metadata.op_name == graph_op
+        kernel = next(k for k in app.bundle.kernels("cpu") if k.name == path[4][1])
+        assert path[3][1] in kernel.hlo
+        assert hlo is not None
+        for expected in reversed(path[:-1]):
+            await pilot.press("backspace")
+            await pilot.pause()
+            assert (app.current_mode, table(app).current.name) == expected
+        assert app.trail == []
+
+
+@sync
+async def test_jax_target_links_graph_ops_to_hlo_through_their_layer():
+    """On tpu:v5e the HLO came from Keras-on-JAX: Enter from a conv op lands on the conv layer's HLO."""
+    app = create_app(BUNDLE, level="graph", target="tpu:v5e", select="mnist_cnn_1/conv2d_1/convolution")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.current_mode == "hlo"
+        name = table(app).current.name
+        assert app.trace.layer_of("hlo", name, "tpu:v5e") == "conv2d"
+
+
+@sync
+async def test_filter_keeps_only_matching_rows_and_selection_follows():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        everything = len(table(app).shown)
+        await pilot.press("slash", *"fusion", "enter")
+        await pilot.pause()
+        shown = table(app).shown
+        assert 0 < len(shown) < everything
+        assert all("fusion" in item.search_text for item in shown)
+        assert app.selections["optimized-hlo"] == table(app).current.name
+
+
+@sync
+async def test_code_view_marks_the_selected_instruction_line():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="convolution.1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one("#code", CodeView)
+        line = table(app).current.line
+        assert view._marked == {line}
+        assert view.top < line <= view.top + view.size.height
+        text = app.bundle.hlo_text("cpu", optimized=True).split("\n")[line - 1]
+        assert "convolution.1 = " in text
+
+
+@sync
+async def test_operand_key_walks_up_the_data_flow_and_back():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="broadcast_maximum_fusion")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        module = app.bundle.hlo_module("cpu", optimized=True)
+        fusion = next(i for _, i in module.all_instructions() if i.name == "broadcast_maximum_fusion")
+        await pilot.press("o")
+        await pilot.pause()
+        assert table(app).current.name == fusion.operands[0]
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert table(app).current.name == "broadcast_maximum_fusion"
+
+
+@sync
+async def test_target_key_switches_rows_to_the_next_target():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.target == "gpu:h100"
+        names = {item.name for item in table(app).items}
+        module = app.bundle.hlo_module("gpu:h100", optimized=True)
+        assert names == {i.name for _, i in module.all_instructions()}
+
+
+@sync
+async def test_level_usable_as_soon_as_captured_and_failure_says_what_still_works(tmp_path):
+    """Capture messages arrive one by one; layers work before HLO exists; a failed level says so."""
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    app = create_app(None, level="layers", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert len(table(app).items) == 0
+        app.post_message(LevelStarted("layers", ""))
+        await pilot.pause()
+        assert "Capturing Keras layers" in str(app.screen.query_one("#notice").render())
+        shutil.copy(BUNDLE / "layers.json", staging / "layers.json")
+        app.post_message(LevelCaptured("layers", "", 1.0, staging))
+        await pilot.pause()
+        assert [i.name for i in table(app).items] == [layer.name for layer in app.bundle.layers]
+        app.post_message(CaptureFailed("hlo", "cpu", "worker exited"))
+        await pilot.press("3")
+        await pilot.pause()
+        notice = str(app.screen.query_one("#notice").render())
+        assert "HLO failed for cpu: worker exited" in notice and "Still usable: Keras layers" in notice
+
+
+@sync
+async def test_help_lists_every_key_of_the_screen():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        level_screen = app.screen
+        await pilot.press("question_mark")
+        await pilot.pause()
+        keys = str(app.screen.query_one("#help-keys").render())
+        for active in level_screen.active_bindings.values():
+            if active.binding.description and not active.binding.system:
+                assert active.binding.description in keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is level_screen
+
+
+def test_every_binding_has_an_id_description_and_tooltip():
+    from screens.app import TensorwegApp, _screen_factories
+    from screens.help import HelpScreen
+    from screens.widgets.code_view import CodeView
+
+    owners = [TensorwegApp, HelpScreen, CodeView, *_screen_factories().values()]
+    for owner in owners:
+        for cls in (c for c in owner.__mro__ if c.__module__.startswith("screens")):
+            for binding in cls.__dict__.get("BINDINGS", []):
+                assert binding.id and binding.description and binding.tooltip, (owner, binding)
