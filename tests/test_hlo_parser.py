@@ -290,3 +290,13 @@ def _timed(fn, *args) -> float:
     start = time.perf_counter()
     fn(*args)
     return time.perf_counter() - start
+
+
+def test_real_h200_module_with_output_index_operands():
+    """A real H200 (gpu:local, JAX 0.11) module: operands like `%conv#0` name one output."""
+    text = (FIXTURES / "mnist_cnn_gpu-local-h200_optimized_hlo.txt").read_text()
+    module = parse_module(text)
+    fusion = next(i for _, i in module.all_instructions() if i.name == "loop_multiply_fusion")
+    assert fusion.operands == ("trainable_2_.1", "cudnn-conv-bias-activation.3")
+    conv = next(i for _, i in module.all_instructions() if i.name == "cudnn-conv-bias-activation.3")
+    assert conv.custom_call_target == "__cudnn$convBiasActivationForward"

@@ -43,6 +43,7 @@ _METADATA_ITEM = re.compile(r'\s*([\w.\-]+)=("[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*)'
 # error-reporting) route, so these only decide speed, never what is accepted.
 _FAST_HEAD = re.compile(r"(ROOT[ \t]+)?%?([\w][\w.\-]*)[ \t]*=[ \t]*")
 _FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
+_OUTPUT_INDEX = re.compile(r"#\d+")
 _FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
 _FAST_ATTRIBUTE = re.compile(
     r'[ \t]*,[ \t]*([\w.\-]+)=('
@@ -331,6 +332,11 @@ class _Parser:
             if self.peek() == "(" or _ELEMENT_TYPE.match(self.text, self.pos):
                 self.shape(0)
             names.append(self.token(_NAME, "an operand name").group(1))
+            # Newer XLA names one output of a multi-output instruction as
+            # `%name#0`; the operand is still the instruction `name`.
+            output_index = _OUTPUT_INDEX.match(self.text, self.pos)
+            if output_index:
+                self.pos = output_index.end()
             self.skip()
             c = self.peek()
             self.pos += 1
