@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
 from explorer.bundle import TARGET_LEVELS, Bundle
+from explorer.course.labels import label
 from explorer.errors import TensorwegError
 from explorer.records import CaptureOptions
 
@@ -23,6 +25,9 @@ from screens.commands import ItemCommands
 from screens.items import LEVEL_ORDER, LEVEL_TITLES
 from screens.messages import BundleLoaded, CaptureFailed, LevelCaptured, LevelStarted
 from screens.trace import NEXT_DOWN, ScopeTrace, Trace, build_trace
+
+if TYPE_CHECKING:
+    from explorer.course.tours import Tour
 
 CSS_DIR = Path(__file__).parent
 
@@ -61,6 +66,10 @@ class TensorwegApp(App):
         Binding("c", "capture_missing", "Capture", show=False, id="app.capture",
                 tooltip="Capture the targets not in this bundle (needs a model, not only a bundle)"),
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Help for this screen"),
+        Binding("G", "glossary", "Glossary", id="app.glossary", tooltip="Open the glossary (searchable)"),
+        Binding("L", "toggle_language", "Lang", id="app.language",
+                tooltip="Switch language (English/German): interface labels and explanations"),
+        Binding("T", "tours", "Tours", id="app.tours", tooltip="Choose a built-in guided tour"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit tensorweg"),
     ]
 
@@ -95,6 +104,10 @@ class TensorwegApp(App):
         if self.bundle_path is not None:
             self._open(self.bundle_path)
         self.switch_mode(self.start_level)
+        self.screen_change_signal.subscribe(self, self._relabel_later)
+        self._relabel_later(self.screen)
+        if getattr(self, "start_tour", None) is not None:
+            self.begin_tour(self.start_tour)
         if self.bundle is None and self.model_spec:
             self.run_capture()
 
@@ -219,7 +232,7 @@ class TensorwegApp(App):
         model = self.bundle.model_name if self.has_manifest() else (self.model_spec or "no model")
         number = LEVEL_ORDER.index(level) + 1 if level in LEVEL_ORDER else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
-        return f"{model} | {number} {LEVEL_TITLES[level]} | {self.target}" + (f" | trail: {trail}" if trail else "")
+        return f"{model} | {number} {self.level_title(level)} | {self.target}" + (f" | trail: {trail}" if trail else "")
 
     def progress_line(self) -> str:
         if not self.progress:
@@ -285,6 +298,44 @@ class TensorwegApp(App):
             return
         self.run_capture()
 
+    # --- course: glossary, language, tours --------------------------------------
+
+    def level_title(self, level: str) -> str:
+        # English keeps the short titles the level screens use; German comes from the course labels.
+        return LEVEL_TITLES[level] if self.lang == "en" else label(f"level.{level}", self.lang)
+
+    def _relabel_later(self, screen) -> None:
+        screen.call_after_refresh(self._relabel, screen)
+
+    def _relabel(self, screen) -> None:
+        """Pane titles of a level screen in the current language (screens compose them in English)."""
+        for pane_id, key in (("#memory-box", "pane.memory_layout"), ("#device-box", "pane.device_mapping"),
+                             ("#explain-box", "pane.explanation")):
+            for pane in screen.query(pane_id):
+                pane.border_title = label(key, self.lang)
+
+    def action_toggle_language(self) -> None:
+        self.lang = "de" if self.lang == "en" else "en"
+        for screen in self.screen_stack:  # the level screen under a tour or glossary too
+            self._relabel(screen)
+            if (sync := getattr(screen, "sync", None)) is not None:
+                sync()  # re-selecting re-renders the explanation in the new language
+
+    def action_glossary(self) -> None:
+        from screens.glossary import GlossaryScreen  # noqa: PLC0415
+
+        self.push_screen(GlossaryScreen(self.lang))
+
+    def action_tours(self) -> None:
+        from screens.tour import TourListScreen  # noqa: PLC0415
+
+        self.push_screen(TourListScreen(self.lang), lambda tour: tour and self.begin_tour(tour))
+
+    def begin_tour(self, tour: Tour) -> None:
+        from screens.tour import start_tour  # noqa: PLC0415
+
+        start_tour(self, tour)
+
     def action_help(self) -> None:
         from screens.help import HelpScreen  # noqa: PLC0415
 
@@ -293,7 +344,8 @@ class TensorwegApp(App):
 
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
                options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
-               select: str | None = None, lang: str = "en", size: tuple[int, int] | None = None) -> TensorwegApp:
+               select: str | None = None, lang: str = "en", size: tuple[int, int] | None = None,
+               tour: Tour | None = None) -> TensorwegApp:
     """The app as the CLI and the tests build it.
 
     `size` is recorded for headless runs (`run_test(size=app.requested_size)`);
@@ -301,4 +353,5 @@ def create_app(bundle_path: Path | str | None = None, model_spec: str | None = N
     """
     app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select, lang)
     app.requested_size = size
+    app.start_tour = tour  # an explorer.course.tours.Tour to start in, or None
     return app

@@ -1,0 +1,100 @@
+"""`G`: the glossary, searchable, in the app's language (explorer.course.glossary).
+
+Typing filters the term list with the course's own ranking (term matches first,
+then definitions that mention the query); the highlighted term's definition and
+its "see also" terms show beside the list. Selecting a "see also" term is left
+to the search box: typing its name finds it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from explorer.course.glossary import GlossaryEntry, search_glossary
+from explorer.course.labels import label
+
+_PLACEHOLDER = {"en": "search terms and definitions", "de": "Begriffe und Definitionen durchsuchen"}
+_NOTHING = {"en": "No term matches.", "de": "Kein Begriff passt."}
+
+
+class GlossaryScreen(ModalScreen):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close", id="glossary.close", tooltip="Close the glossary"),
+        Binding("down", "move(1)", "Next term", show=False, id="glossary.next",
+                tooltip="Highlight the next term in the list"),
+        Binding("up", "move(-1)", "Previous term", show=False, id="glossary.previous",
+                tooltip="Highlight the previous term in the list"),
+    ]
+
+    def __init__(self, lang: str, query: str = "") -> None:
+        super().__init__()
+        self.lang = lang
+        self.initial_query = query
+        self.entries: list[GlossaryEntry] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="glossary-box") as box:
+            box.border_title = f"{label('pane.glossary', self.lang)} (Esc)"
+            yield Input(self.initial_query, placeholder=_PLACEHOLDER[self.lang], id="glossary-search")
+            with Horizontal(id="glossary-body"):
+                yield OptionList(id="glossary-terms")
+                with VerticalScroll(id="glossary-definition-box"):
+                    yield Static("", id="glossary-definition")
+
+    def on_mount(self) -> None:
+        self.show_matches(self.initial_query)
+        self.query_one("#glossary-search", Input).focus()
+
+    @property
+    def terms(self) -> list[str]:
+        """The terms now listed, in order (what tests and the reviewer see)."""
+        return [entry.term for entry in self.entries]
+
+    def show_matches(self, query: str) -> None:
+        self.entries = search_glossary(query, self.lang)
+        options = self.query_one("#glossary-terms", OptionList)
+        options.clear_options()
+        options.add_options([Option(entry.term, id=str(number)) for number, entry in enumerate(self.entries)])
+        if self.entries:
+            options.highlighted = 0
+        self.show_definition(self.entries[0] if self.entries else None)
+
+    def show_definition(self, entry: GlossaryEntry | None) -> None:
+        text = self.query_one("#glossary-definition", Static)
+        if entry is None:
+            text.update(_NOTHING[self.lang])
+            return
+        body = f"[b]{_escape(entry.term)}[/b]\n\n{_escape(entry.definition)}"
+        if entry.see_also:
+            body += f"\n\n[i]{label('word.see_also', self.lang)}:[/i] {_escape(', '.join(entry.see_also))}"
+        text.update(body)
+
+    @on(Input.Changed, "#glossary-search")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.show_matches(event.value)
+
+    @on(OptionList.OptionHighlighted, "#glossary-terms")
+    def _term_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.show_definition(self.entries[event.option_index] if event.option_index < len(self.entries) else None)
+
+    def action_move(self, step: int) -> None:
+        """Up/down move through the terms while the cursor stays in the search box."""
+        options = self.query_one("#glossary-terms", OptionList)
+        if not self.entries:
+            return
+        current = options.highlighted if options.highlighted is not None else -step
+        options.highlighted = max(0, min(len(self.entries) - 1, current + step))
+
+
+def _escape(text: str) -> str:
+    # Definitions contain `[...]` (shapes such as f32[8]); Rich markup would eat them.
+    return text.replace("[", r"\[")

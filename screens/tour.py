@@ -1,0 +1,209 @@
+"""Guided tours in the UI: a panel over the level screens, and the list of built-in tours.
+
+A step moves the app the way a learner would (`goto_level`, the target, a
+selection), through the app's own state and methods, so what a tour shows is
+exactly what the level screens show. The tour panel is a modal screen with a
+see-through background docked at the bottom: the level screen stays visible
+above it, and n/p/q reach the tour instead of the item table.
+
+Each mode (level) has its own screen stack, so a step pops the panel from the
+old level, switches, and pushes a fresh panel onto the new one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markdown import Markdown
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from explorer.course.labels import label
+from explorer.course.lookup import explain_topic
+from explorer.course.tours import Candidate, Tour, TourStep, builtin_tours, resolve_selection
+
+from screens.items import LevelItem, items_for_level
+from screens.selection import Selection
+from screens.widgets.explanation_pane import explanation_markdown
+
+if TYPE_CHECKING:
+    from screens.app import TensorwegApp
+
+CSS_PATH = Path(__file__).with_suffix(".tcss")
+_NOTHING_SELECTED = {"en": "(select={} matches nothing in this capture)",
+                     "de": "(select={} passt auf nichts in dieser Aufnahme)"}
+_KEYS = {"en": "n/→ next   p/← back   q/Esc leave the tour",
+         "de": "n/→ weiter   p/← zurück   q/Esc Führung verlassen"}
+
+
+# --- which item a step selects -------------------------------------------------------
+
+
+def step_candidates(app: "TensorwegApp", level: str, target: str) -> list[Candidate]:
+    """The items of `level` as tour selectors see them (docs/tours.md), in display order.
+
+    HLO kinds are opcode, fusion kind and custom-call target; instructions inside
+    fusion computations are left out, as in the check of the built-in tours
+    against real captures (tests/test_tours.py), so `kind:convolution` finds the
+    top-level convolution rather than one buried in a fusion.
+    """
+    bundle = app.bundle
+    if bundle is None or not app.level_ready(level):
+        return []
+    if level in ("hlo", "optimized-hlo"):
+        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+        if module is None:
+            return []
+        return [Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
+                          app.trace.layer_of(level, i.name, target))
+                for computation, i in module.all_instructions() if not computation.is_fusion]
+    if level == "memory":
+        memory = bundle.memory(target)
+        return [Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ())]
+    return [Candidate(item.name, (item.kind,), app.trace.layer_of(level, item.name, target))
+            for item in items_for_level(bundle, level, target)]
+
+
+def resolve_step(app: "TensorwegApp", step: TourStep) -> str | None:
+    """The name of the item the step selects on the app's bundle, or None."""
+    if step.selection is None:
+        return None
+    return resolve_selection(step.selection, step_candidates(app, step.level, step.target))
+
+
+async def show_step(app: "TensorwegApp", tour: Tour, index: int) -> None:
+    """Move the app to step `index` of `tour` and put the tour panel on top of that level.
+
+    Runs on the app's message loop (via `call_later`), never from the panel's own
+    handler, because the panel is popped here.
+    """
+    while isinstance(app.screen, TourScreen):
+        await app.pop_screen()
+    step = tour.steps[index]
+    if step.target != app.target:
+        app.target = step.target
+        app.generation += 1  # screens rebuild their rows for the new target
+    name = resolve_step(app, step)
+    app.goto_level(step.level, name)
+    await app.push_screen(TourScreen(tour, index, name))
+
+
+def start_tour(app: "TensorwegApp", tour: Tour, index: int = 0) -> None:
+    app.call_later(show_step, app, tour, index)
+
+
+# --- the panel -----------------------------------------------------------------------
+
+
+class TourScreen(ModalScreen):
+    CSS_PATH = CSS_PATH
+    BINDINGS = [
+        Binding("n,right", "step(1)", "Next step", id="tour.next", tooltip="Go to the tour's next step"),
+        Binding("p,left", "step(-1)", "Previous step", id="tour.previous",
+                tooltip="Go back to the tour's previous step"),
+        Binding("q,escape", "leave", "Leave tour", id="tour.leave",
+                tooltip="Leave the tour; the level screen stays where the step put it"),
+    ]
+
+    def __init__(self, tour: Tour, index: int, selected: str | None) -> None:
+        super().__init__()
+        self.tour = tour
+        self.index = index
+        self.selected = selected
+
+    @property
+    def step(self) -> TourStep:
+        return self.tour.steps[self.index]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tour-box"):
+            yield Static("", id="tour-heading")
+            with VerticalScroll(id="tour-scroll"):
+                yield Static("", id="tour-text")
+                yield Static("", id="tour-explanation")
+            yield Static("", id="tour-keys")
+
+    def on_mount(self) -> None:
+        self.sync()
+
+    def sync(self) -> None:
+        """Render the step; interface words follow the app's language, texts the tour's."""
+        lang = getattr(self.app, "lang", "en")
+        step = self.step
+        box = self.query_one("#tour-box", Vertical)
+        box.border_title = f"{label('pane.tour', lang)}: {self.tour.title}"
+        box.border_subtitle = (f"{label('word.step', lang)} {self.index + 1} "
+                               f"{label('word.of', lang)} {len(self.tour.steps)}")
+        where = f"{label('level.' + step.level, lang)} · {step.target}"
+        if self.selected:
+            where += f" · {self.selected}"
+        elif step.selection is not None:
+            where += " " + _NOTHING_SELECTED[lang].format(step.selection.text)
+        self.query_one("#tour-heading", Static).update(where)
+        self.query_one("#tour-text", Static).update(Markdown(step.text) if step.text else "")
+        self.query_one("#tour-explanation", Static).update(Markdown(self.explanation()))
+        self.query_one("#tour-keys", Static).update(_KEYS[lang])
+
+    def explanation(self) -> str:
+        """The step's `explain:` text in the tour's language ("" when it has none)."""
+        step, lang = self.step, self.tour.lang
+        if not step.explain:
+            return ""
+        if step.explain != "selected":
+            text = explain_topic(step.explain, lang)
+            return f"**{text.title}**\n\n{text.body}"
+        app = self.app
+        if not self.selected or app.bundle is None:
+            return ""
+        kind = next((c.kinds[0] for c in step_candidates(app, step.level, step.target)
+                     if c.name == self.selected and c.kinds), "")
+        item = LevelItem(step.level, self.selected, (), kind)
+        return explanation_markdown(Selection(app.bundle, app.trace, step.level, step.target, item, lang))
+
+    def action_step(self, delta: int) -> None:
+        index = self.index + delta
+        if 0 <= index < len(self.tour.steps):
+            start_tour(self.app, self.tour, index)  # type: ignore[arg-type]
+
+    def action_leave(self) -> None:
+        self.dismiss()
+
+
+# --- the list of built-in tours (`T`) --------------------------------------------------
+
+
+class TourListScreen(ModalScreen[Tour | None]):
+    """Pick a built-in tour; dismisses with the Tour (or None on Esc)."""
+
+    CSS_PATH = CSS_PATH
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tours.close", tooltip="Close the tour list")]
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+        self.tours = builtin_tours()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tour-list-box") as box:
+            box.border_title = label("pane.tour", self.lang)
+            yield OptionList(*[Option(f"{tour.title}  [{tour.lang}, {tour.model}]", id=name)
+                               for name, tour in self.tours], id="tour-list")
+            yield Static("", id="tour-list-description")
+
+    def on_mount(self) -> None:
+        self.query_one("#tour-list", OptionList).highlighted = 0
+
+    @on(OptionList.OptionHighlighted, "#tour-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        tour = self.tours[event.option_index][1]
+        self.query_one("#tour-list-description", Static).update(tour.description or tour.outcome)
+
+    @on(OptionList.OptionSelected, "#tour-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.tours[event.option_index][1])
