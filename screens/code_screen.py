@@ -27,7 +27,7 @@ class HloCodeScreen(LevelScreen):
     def on_items_loaded(self) -> None:
         app = self.tensorweg
         code = app.bundle.hlo_text(app.target, self.OPTIMIZED) if app.bundle is not None else ""
-        placeholder = app.level_notice(self.LEVEL) or "no HLO text recorded"
+        placeholder = "No HLO text for this target (the line above says why)."
         self.query_one("#code", CodeView).set_code(code, "hlo", placeholder)
 
     def show_extra(self, item: LevelItem | None) -> None:

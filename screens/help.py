@@ -14,7 +14,9 @@ from textual.widgets import Static
 def key_lines(screen: Screen) -> list[str]:
     """Every active binding (screen, then app) as `key  description - tooltip`, once each."""
     lines, seen = [], set()
-    for key, active in screen.active_bindings.items():
+    # tensorweg's own keys (they all have ids) before the widgets' generic navigation keys.
+    ordered = sorted(screen.active_bindings.values(), key=lambda active: active.binding.id is None)
+    for active in ordered:
         binding = active.binding
         ident = binding.id or binding.action
         if ident in seen or not binding.description or binding.system:

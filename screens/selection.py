@@ -3,12 +3,38 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from explorer.bundle import Bundle
 from explorer.hlo.model import HloInstruction
+from explorer.records import MemoryLevel
 
 from screens.items import LevelItem
 from screens.trace import Trace
+
+
+# Bundle.memory() parses memory.json on every call; panes ask on every key press.
+_MEMORY: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def memory_of(bundle: Bundle, target: str) -> MemoryLevel | None:
+    per_bundle = _MEMORY.setdefault(bundle, {})
+    if target not in per_bundle:
+        per_bundle[target] = bundle.memory(target)
+    return per_bundle[target]
+
+
+_INSTRUCTIONS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def instructions_of(bundle: Bundle, target: str, optimized: bool) -> dict[str, HloInstruction]:
+    """name -> instruction over the whole module, built once (lookups on every key press)."""
+    per_bundle = _INSTRUCTIONS.setdefault(bundle, {})
+    key = (target, optimized)
+    if key not in per_bundle:
+        module = bundle.hlo_module(target, optimized)
+        per_bundle[key] = {i.name: i for _, i in module.all_instructions()} if module is not None else {}
+    return per_bundle[key]
 
 
 @dataclass(frozen=True)
@@ -27,10 +53,4 @@ class Selection:
     def instruction(self) -> HloInstruction | None:
         if self.level not in ("hlo", "optimized-hlo"):
             return None
-        module = self.bundle.hlo_module(self.target, self.level == "optimized-hlo")
-        if module is None:
-            return None
-        for _, instruction in module.all_instructions():
-            if instruction.name == self.item.name:
-                return instruction
-        return None
+        return instructions_of(self.bundle, self.target, self.level == "optimized-hlo").get(self.item.name)

@@ -11,7 +11,7 @@ from explorer.hlo.model import Shape
 from explorer.records import MemoryLevel
 
 from screens.items import shape_text
-from screens.selection import Selection
+from screens.selection import Selection, memory_of
 
 
 def _bytes(n: int) -> str:
@@ -95,7 +95,7 @@ def memory_text(selection: Selection) -> Text:
         if instruction is not None:
             lines += shape_lines(instruction.shape)
             if level == "optimized-hlo":
-                lines += buffer_lines(bundle.memory(selection.target), instruction.name)
+                lines += buffer_lines(memory_of(bundle, selection.target), instruction.name)
     elif level == "kernels":
         kernel = next((k for k in bundle.kernels(selection.target) if k.name == item.name), None)
         if kernel is not None:
@@ -106,7 +106,7 @@ def memory_text(selection: Selection) -> Text:
             if kernel.launch is not None:
                 grid, block = kernel.launch.grid, kernel.launch.block
                 lines.append(f"grid {grid}  block {block}  shared {_bytes(kernel.launch.shared_memory_bytes)}")
-            lines += buffer_lines(bundle.memory(selection.target), kernel.hlo[0]) if kernel.hlo else []
+            lines += buffer_lines(memory_of(bundle, selection.target), kernel.hlo[0]) if kernel.hlo else []
     return Text("\n".join(lines) or "nothing recorded for this item")
 
 
