@@ -139,6 +139,8 @@ def test_missing_figures_drop_their_sentence_and_present_ones_are_formatted_per_
     assert fill_placeholders(body, {}, "en") == "Fusion kernel."
     assert fill_placeholders(body, {"grid": (64, 1, 1)}, "en") == "Fusion kernel. Grid 64 × 1 × 1."
     assert fill_placeholders("{bytes} Bytes.", {"bytes": 1234567}, "de") == "1.234.567 Bytes."
+    # A colon does not end a sentence: "Launch:" goes with its figures.
+    assert fill_placeholders("Kernel. Launch: grid {grid}.", {}, "en") == "Kernel."
     assert fill_placeholders("{bytes} bytes.", {"bytes": 1234567}, "en") == "1,234,567 bytes."
     # Braces that are not placeholders (HLO layouts) are left alone.
     assert fill_placeholders("Layout `{1,0}`.", {}, "en") == "Layout `{1,0}`."
@@ -157,7 +159,7 @@ def test_no_text_shows_a_raw_placeholder_with_or_without_figures(lang):
 
 def test_explain_topic_knows_specialised_keys_and_suggests_similar_ones():
     assert explain_topic("hlo:dot@tpu", "en").title == "Dot on the TPU"
-    with pytest.raises(TensorwegError, match=r"unknown topic 'hlo:dott' \(try: .*hlo:"):
+    with pytest.raises(TensorwegError, match=r"unknown topic 'hlo:dott' \(try: hlo:dot, "):
         explain_topic("hlo:dott", "en")
 
 

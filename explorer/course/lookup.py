@@ -8,6 +8,7 @@ close the match was.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from explorer.errors import TensorwegError
 LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
-_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -112,10 +113,11 @@ def has_topic(key: str, lang: str = "en") -> bool:
 
 
 def similar_topics(topic: str, lang: str, limit: int = 5) -> list[str]:
-    """Keys that share the topic's family or contain its name; level keys otherwise."""
+    """Close spellings first, then keys containing the name or sharing its family; else level keys."""
     family, _, name = topic.lower().partition(":")
     keys = topics(lang)
-    hits = [k for k in keys if name and name.split("@")[0] in k.lower()]
+    hits = difflib.get_close_matches(topic, keys, n=limit, cutoff=0.6)
+    hits += [k for k in keys if name and name.split("@")[0] in k.lower() and k not in hits]
     hits += [k for k in keys if k.lower().startswith(family + ":") and k not in hits]
     if not hits:
         hits = [f"level:{level}" for level in LEVELS]
@@ -149,7 +151,7 @@ def fill_placeholders(body: str, figures: Mapping[str, object], lang: str) -> st
     """Put real figures into `{name}` placeholders; drop each sentence whose figure is missing.
 
     Dropping the whole sentence (not just the placeholder) avoids texts like
-    "this buffer holds  bytes"; a sentence ends at `.`, `!`, `?` or `:` plus space.
+    "this buffer holds  bytes"; a sentence ends at `.`, `!` or `?` plus space.
     """
     def sentence_ok(sentence: str) -> bool:
         return all(figures.get(name) is not None for name in PLACEHOLDER.findall(sentence))
