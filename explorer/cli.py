@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--out", type=Path, required=True, help="SVG file to write")
     _common_capture_options(shot, None)
 
+    tour = sub.add_parser("tour", help="open the explorer in a guided tour")
+    tour.add_argument("tour", metavar="FILE", help="a tour file, or the name of a built-in tour")
+    tour.add_argument("model", metavar="MODEL", help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
+    _common_capture_options(tour, defaults)
+    tour.add_argument("--lang", choices=("de", "en"), default=None)
+
     try:
         from explorer.course import commands as course_commands
     except ImportError:

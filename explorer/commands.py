@@ -138,6 +138,37 @@ def cmd_open(args: argparse.Namespace) -> int:
     return int(getattr(app, "return_code", 0) or 0)
 
 
+def load_tour_argument(text: str):
+    """A tour file, else a built-in tour's name; a malformed file raises ParseError (FILE:LINE:COL)."""
+    from explorer.course.tours import builtin_tour, parse_tour
+
+    path = Path(text)
+    if path.is_file():  # errors name the file as the user typed it
+        return parse_tour(path.read_text(encoding="utf-8"), text)
+    if path.suffix == ".tour" or path.parent != Path("."):
+        raise TensorwegError(f"{text}: no such tour file")
+    return builtin_tour(text)
+
+
+def cmd_tour(args: argparse.Namespace) -> int:
+    """Parse the tour first (a bad tour fails before any capture), then open like `open`."""
+    tour = load_tour_argument(args.tour)
+    from screens.app import create_app
+
+    options = capture_options(args)
+    lang = args.lang or _default_language()
+    path = Path(args.model)
+    if path.is_dir() and is_bundle(path):
+        app = create_app(bundle_path=path, lang=lang, tour=tour)
+    else:
+        from explorer.model_source import resolve
+
+        resolve(args.model)
+        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour)
+    app.run()
+    return int(getattr(app, "return_code", 0) or 0)
+
+
 def _default_language() -> str:
     import os
 
@@ -154,6 +185,7 @@ HANDLERS = {
     "inspect": cmd_inspect,
     "screenshot": cmd_screenshot,
     "open": cmd_open,
+    "tour": cmd_tour,
 }
 
 

@@ -109,6 +109,10 @@ class TourScreen(ModalScreen):
                 tooltip="Go back to the tour's previous step"),
         Binding("q,escape", "leave", "Leave tour", id="tour.leave",
                 tooltip="Leave the tour; the level screen stays where the step put it"),
+        # A modal screen hides the app's bindings, so the course keys are repeated here.
+        Binding("L", "app.toggle_language", "Lang", id="tour.language",
+                tooltip="Switch language (English/German) of the interface and the level's explanation"),
+        Binding("G", "app.glossary", "Glossary", id="tour.glossary", tooltip="Open the glossary (searchable)"),
     ]
 
     def __init__(self, tour: Tour, index: int, selected: str | None) -> None:

@@ -1,0 +1,226 @@
+"""The course in the UI: tours, glossary, language switch, and `tensorweg tour`.
+
+Fed the recorded bundle tests/fixtures/bundles/mnist_cnn (real compiler output) and the
+built-in tour `tensor_to_registers`, which was written for (and checked against) mnist_cnn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.course.glossary import glossary_entry, search_glossary
+from explorer.course.lookup import explain
+from explorer.course.tours import builtin_tour
+from screens.app import create_app
+from screens.glossary import GlossaryScreen
+from screens.tour import TourListScreen, TourScreen, resolve_step
+from screens.widgets.item_table import ItemTable
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
+TOUR = "tensor_to_registers"
+pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
+
+
+def sync(test):
+    """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+    return run
+
+
+def level_table(app) -> ItemTable | None:
+    """The item table of the level screen under the tour panel (memory has none)."""
+    found = app.screen_stack[0].query("#items")
+    return found.first(ItemTable) if found else None
+
+
+async def settle(pilot) -> None:
+    for _ in range(3):  # a step pops the panel, switches level, pushes a new panel
+        await pilot.pause()
+
+
+@sync
+async def test_tour_steps_forward_and_back_move_level_target_and_selection_as_written():
+    tour = builtin_tour(TOUR)
+    app = create_app(BUNDLE, tour=tour)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        seen = []
+        for index, step in enumerate(tour.steps):
+            assert isinstance(app.screen, TourScreen) and app.screen.index == index
+            assert (app.current_mode, app.target) == (step.level, step.target)
+            wanted = resolve_step(app, step)
+            assert wanted is not None, f"line {step.line} selects nothing in the recorded bundle"
+            assert app.screen.selected == wanted
+            table = level_table(app)
+            if table is not None:
+                assert table.current is not None and table.current.name == wanted
+            seen.append((app.current_mode, wanted))
+            await pilot.press("n" if index % 2 else "right")
+            await settle(pilot)
+        assert app.screen.index == len(tour.steps) - 1  # `n` on the last step stays there
+        for index in range(len(tour.steps) - 2, -1, -1):
+            await pilot.press("p" if index % 2 else "left")
+            await settle(pilot)
+            assert (app.current_mode, app.screen.selected) == seen[index]
+        # The selectors mean what they say on the real bundle.
+        assert seen[0] == ("layers", "conv2d")
+        assert app.trace.layer_of("hlo", seen[2][1], "cpu") == "conv2d"
+        module = app.bundle.hlo_module("cpu", optimized=True)
+        fused = next(i for _, i in module.all_instructions() if i.name == seen[3][1])
+        assert fused.fusion_kind == "kLoop"
+        await pilot.press("q")
+        await pilot.pause()
+        assert not isinstance(app.screen, TourScreen) and app.current_mode == "layers"
+
+
+@sync
+async def test_tour_panel_shows_step_count_text_and_explanation():
+    tour = builtin_tour(TOUR)
+    app = create_app(BUNDLE, tour=tour, lang="de")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        panel = app.screen
+        assert panel.query_one("#tour-box").border_subtitle == f"Schritt 1 von {len(tour.steps)}"
+        assert "Conv2D" in panel.explanation()  # explain: layer:Conv2D, in the tour's language
+        await pilot.press("L")
+        await pilot.pause()
+        assert app.screen.query_one("#tour-box").border_subtitle == f"Step 1 of {len(tour.steps)}"
+
+
+@sync
+async def test_tour_list_starts_the_chosen_builtin_tour():
+    app = create_app(BUNDLE, level="hlo")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("T")
+        await pilot.pause()
+        listing = app.screen
+        assert isinstance(listing, TourListScreen)
+        position = [name for name, _ in listing.tours].index(TOUR)
+        await pilot.press(*["down"] * position, "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TourScreen) and app.screen.tour.title == builtin_tour(TOUR).title
+        assert app.current_mode == "layers"
+
+
+@sync
+async def test_glossary_search_filters_terms_and_shows_the_definition():
+    app = create_app(BUNDLE, level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("G")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GlossaryScreen)
+        everything = len(screen.terms)
+        await pilot.press(*"fusion")
+        await pilot.pause()
+        assert 0 < len(screen.terms) < everything
+        assert screen.terms == [e.term for e in search_glossary("fusion", "en")]
+        assert screen.terms[0] == "Fusion"
+        shown = str(screen.query_one("#glossary-definition").render())
+        assert glossary_entry("Fusion", "en").definition[:40] in shown.replace("\n", " ")
+        await pilot.press("down")
+        await pilot.pause()
+        shown = str(screen.query_one("#glossary-definition").render())
+        assert screen.terms[1] in shown
+        await pilot.press(*"zzzq")
+        await pilot.pause()
+        assert screen.terms == []
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.current_mode == "layers" and not isinstance(app.screen, GlossaryScreen)
+
+
+@sync
+async def test_language_switch_changes_labels_and_explanation_text():
+    app = create_app(BUNDLE, level="layers", select="conv2d", lang="en")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+
+        def explanation_text() -> str:
+            return screen.query_one("#explanation").content.markup  # the Markdown source shown
+
+        english = explanation_text()
+        assert screen.query_one("#explain-box").border_title == "Explanation"
+        await pilot.press("L")
+        await pilot.pause()
+        assert app.lang == "de"
+        assert screen.query_one("#explain-box").border_title == "Erklärung"
+        assert screen.query_one("#memory-box").border_title == "Speicherlayout"
+        assert "Keras-Schichten" in str(screen.query_one("#title").render())
+        german = explanation_text()
+        assert german != english
+        # Both are the course's Conv2D text, each in its language.
+        assert explain("layers", ["layer:Conv2D"], "cpu", "de").title in german
+        assert explain("layers", ["layer:Conv2D"], "cpu", "en").title in english
+        await pilot.press("L")
+        await pilot.pause()
+        assert explanation_text() == english
+        await pilot.press("G")
+        await pilot.pause()
+        assert app.screen.lang == "en"
+
+
+@sync
+async def test_screens_opened_after_the_switch_are_labelled_in_the_new_language():
+    app = create_app(BUNDLE, level="layers", lang="de")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("3")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one("#device-box").border_title == "Gerätezuordnung"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer.cli", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_malformed_tour_is_one_error_line_with_file_line_and_column(tmp_path):
+    bad = tmp_path / "bad.tour"
+    bad.write_text("# title: T\n# model: mnist_cnn\n# lang: en\n\nstep: level=hlo2\ntext: x\n", encoding="utf-8")
+    result = run_cli("tour", str(bad), str(BUNDLE))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"error: {bad}:5:13: unknown level 'hlo2' "
+                                          "(known: layers, graph, hlo, optimized-hlo, kernels, memory)"]
+    assert result.stdout == ""
+
+
+def test_cli_unknown_tour_name_lists_the_builtin_ones():
+    result = run_cli("tour", "no_such_tour", str(BUNDLE))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: unknown tour 'no_such_tour' (try: ")
+    assert TOUR in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+# --- snapshots (80x24): what the learner sees -------------------------------------------
+
+
+def test_snapshot_tour_step_on_optimized_hlo(snap_compare):
+    """Step 4 of 7 of 'A tensor's way down to the registers' at 80x24: the optimized HLO
+    list above with broadcast_maximum_fusion (the conv's kLoop fusion) selected; the tour
+    panel below titled with the tour, 'Step 4 of 7' in its bottom border, the step's text
+    about bias and ReLU being fused, the kLoop fusion explanation, and the n/p/q keys."""
+    app = create_app(BUNDLE, tour=builtin_tour(TOUR))
+    assert snap_compare(app, press=["n", "n", "n"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_snapshot_glossary(snap_compare, lang):
+    """Glossary over the layers screen at 80x24, searched for 'fusion': the term list on the
+    left (Fusion first), Fusion's definition and 'See also' (German: 'Siehe auch') on the
+    right; the box is titled 'Glossary' / 'Glossar'."""
+    app = create_app(BUNDLE, level="layers", lang=lang)
+    assert snap_compare(app, press=["G", *"fusion"], terminal_size=(80, 24))
