@@ -8,7 +8,9 @@ hash for the cache key. Loading happens later, in the TensorFlow worker.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib.machinery
+import os
+import sys
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,11 +92,26 @@ def _hash_sample(name: str) -> str:
 def _hash_module(spec: str) -> str:
     module_name = spec.split(":", 1)[0]
     digest = hashlib.sha256(spec.encode())
-    try:
-        found = importlib.util.find_spec(module_name)
-    except (ImportError, ValueError):
-        found = None
-    if found is None or not found.origin or not Path(found.origin).is_file():
+    origin = _module_file(module_name)
+    if origin is None:
         raise TensorwegError(f"{spec}: module '{module_name}' not found")
-    digest.update(Path(found.origin).read_bytes())
+    digest.update(origin.read_bytes())
     return digest.hexdigest()
+
+
+def _module_file(dotted: str) -> Path | None:
+    """The file of a module, searched like the worker will (current directory first),
+    without importing it or its packages (that would run the user's code here)."""
+    search = [os.getcwd(), *sys.path]
+    found = None
+    for part in dotted.split("."):
+        try:
+            found = importlib.machinery.PathFinder.find_spec(part, search)
+        except (ImportError, ValueError):
+            return None
+        if found is None:
+            return None
+        search = list(found.submodule_search_locations or [])
+    if found is None or not found.origin or not Path(found.origin).is_file():
+        return None
+    return Path(found.origin)
