@@ -52,7 +52,9 @@ class GlossaryScreen(ModalScreen):
 
     def on_mount(self) -> None:
         self.show_matches(self.initial_query)
-        self.query_one("#glossary-search", Input).focus()
+        search = self.query_one("#glossary-search", Input)
+        search.cursor_blink = False  # snapshots must not depend on the blink phase
+        search.focus()
 
     @property
     def terms(self) -> list[str]:
