@@ -24,7 +24,7 @@ from explorer.records import CaptureOptions
 from screens.commands import ItemCommands
 from screens.items import LEVEL_ORDER, LEVEL_TITLES
 from screens.messages import BundleLoaded, CaptureFailed, LevelCaptured, LevelStarted
-from screens.trace import NEXT_DOWN, ScopeTrace, Trace, build_trace
+from screens.trace import NEXT_DOWN, Trace, build_trace
 
 if TYPE_CHECKING:
     from explorer.course.tours import Tour
@@ -88,7 +88,7 @@ class TensorwegApp(App):
         self.target = target
         self.lang = lang
         self.bundle: Bundle | None = None
-        self.trace: Trace = ScopeTrace(Bundle(Path(".")))
+        self.trace: Trace = build_trace(None)
         self.generation = 0
         self.selections: dict[str, str] = {}
         self.trail: list[tuple[str, str]] = []
@@ -160,7 +160,7 @@ class TensorwegApp(App):
             # A fresh reader: the old one cached "not captured yet" for missing files.
             staging = Bundle(event.staging_dir)
             self.bundle = staging
-            self.trace = ScopeTrace(staging)
+            self.trace = build_trace(staging)
             self.generation += 1
         self._sync_screen()
 

@@ -184,3 +184,19 @@ def test_unknown_bundle_schema_is_refused(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"schema_version": 999}))
     with pytest.raises(TensorwegError, match="schema"):
         Bundle.open(tmp_path)
+
+
+def test_staging_is_a_readable_bundle_while_levels_arrive(tmp_path):
+    """Each level_done event can be read right away from the staging directory (the UI does)."""
+    seen = {}
+
+    def read_staging(event):
+        if event.kind == "level_done":
+            staging = Bundle.open(Path(event.staging_dir))
+            seen[(event.level, event.target)] = staging.status(event.level, event.target).status
+            if event.level == "layers":
+                seen["layers_count"] = len(staging.layers)
+
+    capture("mlp", CPU, out_dir=tmp_path / "b", on_event=read_staging)
+    assert seen[("layers", "")] == "ok" and seen["layers_count"] > 0
+    assert seen[("optimized-hlo", "cpu")] == "ok"

@@ -239,6 +239,10 @@ class _CaptureRun:
             self._set(target, level, LevelStatus(status, error, round(seconds, 3)))
         elif kind != "level_started":
             return
+        if kind != "level_started":
+            # The staging directory stays a readable bundle while it grows, so
+            # the UI can show each level as soon as it is captured.
+            _write_manifest(self.staging, self.source, self.options, self._identity(), self.statuses)
         self.emit(CaptureEvent(kind, level, target, error, seconds, str(self.staging)))
 
     def _set(self, target: str, level: str, status: LevelStatus) -> None:
