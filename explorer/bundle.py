@@ -144,8 +144,7 @@ class Bundle:
         return self._load_module(target, optimized)
 
     def memory(self, target: str) -> MemoryLevel | None:
-        path = self.target_dir(target) / "memory.json"
-        return load_json(MemoryLevel, path) if path.is_file() else None
+        return self._load_memory(target)
 
     def kernels(self, target: str) -> tuple[KernelRecord, ...]:
         return self._load_kernels(target)
@@ -167,6 +166,12 @@ class Bundle:
         if json_path.is_file():
             return load_json(HloModule, json_path)
         return None
+
+    @lru_cache(maxsize=16)
+    def _load_memory(self, target: str) -> MemoryLevel | None:
+        # The UI asks on every key press; a ResNet's memory.json takes a while to parse.
+        path = self.target_dir(target) / "memory.json"
+        return load_json(MemoryLevel, path) if path.is_file() else None
 
     @lru_cache(maxsize=16)
     def _load_kernels(self, target: str) -> tuple[KernelRecord, ...]:
