@@ -15,7 +15,7 @@ from explorer.errors import TensorwegError
 
 EXIT_USAGE = 2
 DEFAULT_MODEL = "mnist_cnn"
-SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour")
+SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare")
 
 
 def _common_capture_options(parser: argparse.ArgumentParser, default_targets: str | None) -> None:
@@ -65,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--target", default="cpu")
     inspect.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
     _common_capture_options(inspect, None)
+
+    compare = sub.add_parser("compare", help="one layer (or the whole model) side by side on every target")
+    compare.add_argument("model", help="MODEL or BUNDLE")
+    compare.add_argument("--layer", default=None, metavar="NAME", help="the layer to compare (default: summary only)")
+    compare.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
+    _common_capture_options(compare, defaults)
 
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
     shot.add_argument("model", help="MODEL or BUNDLE")

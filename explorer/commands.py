@@ -102,6 +102,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from explorer import comparison_view
+
+    bundle = open_or_capture(args.model, capture_options(args))
+    render = comparison_view.as_json if args.json else comparison_view.as_text
+    print(render(bundle, args.layer))
+    return 0
+
+
 def _size(text: str) -> tuple[int, int]:
     match = re.fullmatch(r"(\d+)x(\d+)", text)
     if not match or int(match.group(1)) < 40 or int(match.group(2)) < 12:
@@ -186,6 +195,7 @@ HANDLERS = {
     "screenshot": cmd_screenshot,
     "open": cmd_open,
     "tour": cmd_tour,
+    "compare": cmd_compare,
 }
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,59 @@ def test_comparisons_round_trip_through_json(bundle, conv):
     assert from_jsonable(LayerComparison, json.loads(json.dumps(to_jsonable(conv)))) == conv
     summary = target_summary(bundle, "tpu:v5e")
     assert from_jsonable(TargetSummary, json.loads(json.dumps(to_jsonable(summary)))) == summary
+
+
+# --- `tensorweg compare` -------------------------------------------------------------------------
+
+
+def run_compare(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer.cli", "compare", str(BUNDLE), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_compare_json_carries_the_documented_fields(bundle):
+    result = run_compare("--layer", "conv2d", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["schema_version"] == 1 and data["model"] == "mnist_cnn"
+    assert data["targets"] == ["cpu", "gpu:h100", "tpu:v5e"]
+    assert [s["target"] for s in data["summaries"]] == data["targets"]
+    for summary in data["summaries"]:
+        for key in ("kernel_count", "fusion_count", "peak_memory_bytes", "flops", "flops_source",
+                    "bytes_accessed", "estimated_seconds", "estimate_note", "captured", "status"):
+            assert key in summary
+    layer = data["layer"]
+    assert layer["layer"] == "conv2d"
+    gpu = next(t for t in layer["targets"] if t["target"] == "gpu:h100")
+    assert any(c["family"] == "cuDNN" for c in gpu["library_calls"])
+    cuda = next(i for i in gpu["instructions"] if i["opcode"] == "custom-call")
+    for key in ("name", "opcode", "fusion_kind", "custom_call_target", "also_layers", "outputs",
+                "kernels", "flops", "bytes_accessed", "estimate"):
+        assert key in cuda
+    assert set(cuda["outputs"][0]) >= {"shape", "minor_to_major", "tiles", "memory_space", "bytes",
+                                       "padded_bytes"}
+    assert cuda["estimate"]["note"].startswith("ESTIMATE")
+    assert from_jsonable(LayerComparison, layer) == layer_comparison(bundle, "conv2d")
+
+
+def test_compare_text_puts_targets_side_by_side_and_names_its_figures():
+    result = run_compare("--layer", "conv2d")
+    assert result.returncode == 0, result.stderr
+    header = result.stdout.splitlines()[1].split()
+    assert header == ["cpu", "gpu:h100", "tpu:v5e"]
+    assert "__cudnn$convBiasActivationForward" in result.stdout
+    assert "T(8,128)S(1)" in result.stdout
+    assert "ESTIMATE from published peaks, not a measurement" in result.stdout
+
+
+def test_compare_without_layer_prints_the_summary_only():
+    result = run_compare()
+    assert result.returncode == 0, result.stderr
+    assert "peak memory" in result.stdout and "conv2d" not in result.stdout
+
+
+def test_compare_unknown_layer_is_a_one_line_error():
+    result = run_compare("--layer", "nope")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: no layer 'nope' in mnist_cnn (layers: image, conv2d, max_pooling2d, flatten, dense)"]

@@ -1,0 +1,175 @@
+"""`tensorweg compare`: the cross-target comparison as a text table or JSON.
+
+The data is `explorer.comparison`'s; this module only words and formats it, and
+the compare screen uses the same cell texts so the CLI and the UI agree.
+JSON fields are documented in docs/inspect-json.md ("tensorweg compare --json").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from explorer.bundle import Bundle
+from explorer.comparison import (
+    InstructionComparison,
+    TargetLayer,
+    TargetSummary,
+    comparison_targets,
+    layer_comparison,
+    target_summary,
+)
+from explorer.serial import to_jsonable
+
+JSON_SCHEMA_VERSION = 1
+MISSING = "-"
+
+
+def format_bytes(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{int(value)} B"
+
+
+def format_count(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= size:
+            return f"{value / size:.1f}{unit}"
+    return f"{value:g}"
+
+
+def format_seconds(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+# --- cell texts shared with the compare screen ----------------------------------------------------
+
+
+def summary_rows(summaries: list[TargetSummary]) -> list[tuple[str, list[str]]]:
+    """(row label, one cell per target) for the per-target summary table."""
+    def cells(get) -> list[str]:
+        return [get(s) if s.captured else ("not captured" if s.status == "not captured" else s.status)
+                for s in summaries]
+
+    def kernels(s: TargetSummary) -> str:
+        text = MISSING if s.kernel_count is None else str(s.kernel_count)
+        return text + (" steps" if s.kernel_count is not None and "no inspectable" in s.kernels_note else "")
+
+    def source(text: str) -> str:
+        return "cost analysis" if text.startswith("XLA cost") else "shapes"
+
+    return [
+        ("kernels", cells(kernels)),
+        ("fusions", cells(lambda s: MISSING if s.fusion_count is None else str(s.fusion_count))),
+        ("peak memory", cells(lambda s: format_bytes(s.peak_memory_bytes))),
+        ("FLOPs", cells(lambda s: f"{format_count(s.flops)} ({source(s.flops_source)})"
+                        if s.flops is not None else MISSING)),
+        ("bytes accessed", cells(lambda s: f"{format_bytes(s.bytes_accessed)} ({source(s.bytes_accessed_source)})"
+                                 if s.bytes_accessed is not None else MISSING)),
+        ("est. time", cells(lambda s: f"{format_seconds(s.estimated_seconds)} "
+                            f"({s.memory_bound} mem, {s.compute_bound} comp)"
+                            if s.estimated_seconds is not None else "no peak figures")),
+        ("XLA optimal time", cells(lambda s: format_seconds(s.xla_optimal_seconds))),
+    ]
+
+
+def library_text(column: TargetLayer) -> str:
+    names = [f"{c.family} {c.name}" if c.name else f"{c.family} (symbol not recorded)"
+             for c in column.library_calls]
+    return ", ".join(dict.fromkeys(names)) or "none"
+
+
+def instruction_kind(instruction: InstructionComparison) -> str:
+    if instruction.fusion_kind:
+        return f"fusion {instruction.fusion_kind}"
+    if instruction.custom_call_target:
+        return f"custom-call {instruction.custom_call_target}"
+    return instruction.opcode
+
+
+def layout_text(instruction: InstructionComparison) -> str:
+    return "; ".join(o.shape for o in instruction.outputs) or MISSING
+
+
+def layer_rows(column: TargetLayer) -> list[tuple[str, ...]]:
+    """One row per instruction of the layer on one target."""
+    rows = []
+    for i in column.instructions:
+        bytes_ = sum(o.bytes or 0 for o in i.outputs)
+        padded = sum(o.padded_bytes or 0 for o in i.outputs)
+        est = i.estimate
+        rows.append((
+            i.name + (f" (+{','.join(i.also_layers)})" if i.also_layers else ""),
+            instruction_kind(i), ",".join(i.kernels) or MISSING, layout_text(i),
+            format_bytes(bytes_), format_bytes(padded), format_count(i.flops) if i.flops else MISSING,
+            f"{format_seconds(est.seconds)} {est.bound}" if est else MISSING,
+        ))
+    return rows
+
+
+LAYER_HEADER = ("instruction", "kind", "kernels", "output layout", "bytes", "padded", "FLOPs", "est. time")
+
+
+# --- the command's output ---------------------------------------------------------------------
+
+
+def compare_data(bundle: Bundle, layer: str | None) -> dict[str, Any]:
+    targets = comparison_targets(bundle)
+    data: dict[str, Any] = {
+        "schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "targets": list(targets),
+        "summaries": [to_jsonable(target_summary(bundle, t)) for t in targets],
+        "layer": to_jsonable(layer_comparison(bundle, layer)) if layer else None,
+    }
+    return data
+
+
+def as_json(bundle: Bundle, layer: str | None) -> str:
+    return json.dumps(compare_data(bundle, layer), indent=1)
+
+
+def as_text(bundle: Bundle, layer: str | None) -> str:
+    summaries = [target_summary(bundle, t) for t in comparison_targets(bundle)]
+    header = ("", *(s.target for s in summaries))
+    lines = [f"{bundle.model_name} on {len(summaries)} targets",
+             _table(header, [(label, *cells) for label, cells in summary_rows(summaries)]), ""]
+    notes = [f"{s.target}: {s.estimate_note}" for s in summaries if s.estimate_note]
+    notes += [f"{s.target} kernels: {s.kernels_note}" for s in summaries if s.kernels_note]
+    notes += [f"{s.target} not captured: {s.capture_hint}" for s in summaries if s.capture_hint]
+    if layer:
+        comparison = layer_comparison(bundle, layer)
+        for column in comparison.targets:
+            lines.append(f"{comparison.layer} ({comparison.class_name}) on {column.target}"
+                         f" ({column.display_name})")
+            if not column.captured:
+                lines += [f"  {column.status}" + (f": {column.capture_hint}" if column.capture_hint else ""), ""]
+                continue
+            if not column.instructions:
+                lines += ["  no optimized-HLO instruction carries this layer's ops", ""]
+                continue
+            lines.append(_indent(_table(LAYER_HEADER, layer_rows(column))))
+            lines += [f"  library calls: {library_text(column)}",
+                      f"  bytes {format_bytes(column.bytes)}, with tile padding {format_bytes(column.padded_bytes)};"
+                      f" est. time {format_seconds(column.estimated_seconds)}", ""]
+    lines += ["Figures:", *(f"  {n}" for n in notes)]
+    return "\n".join(lines)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
