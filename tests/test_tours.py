@@ -9,6 +9,7 @@ from explorer.course.tours import (
     Candidate, Condition, builtin_tour, builtin_tours, load_tour, parse_selection, parse_tour,
     resolve_selection,
 )
+from explorer.course.content_files import LANGUAGES
 from explorer.errors import ParseError, TensorwegError
 
 EXAMPLE = """\
@@ -122,6 +123,27 @@ def test_builtin_lessons_cover_every_learning_outcome_in_german_with_5_to_12_ste
         for step in tour.steps:
             if step.explain == "selected":
                 assert step.selection is not None, (name, step.line)
+
+
+def _route(tour) -> tuple:
+    """What a tour shows, apart from its words: model and each step's level, target and selector."""
+    return tour.model, tuple((s.level, s.target, s.selection.text if s.selection else None, s.explain)
+                             for s in tour.steps)
+
+
+def test_every_german_lesson_has_an_english_twin_that_visits_the_same_items():
+    english = {_route(tour): name for name, tour in builtin_tours("en")}
+    missing = [name for name, tour in builtin_tours("de") if _route(tour) not in english]
+    assert not missing, f"no English tour with the same steps as {missing}"
+
+
+def test_the_lstm_lesson_follows_the_while_loop_through_every_compiled_level():
+    for lang in LANGUAGES:
+        tours = [tour for _, tour in builtin_tours(lang) if tour.model == "lstm"]
+        assert tours, lang
+        visited = {(s.level, s.target.partition(":")[0]) for s in tours[0].steps
+                   if s.selection and "kind:while" in s.selection.text}
+        assert {("hlo", "cpu"), ("optimized-hlo", "cpu"), ("optimized-hlo", "tpu")} <= visited, lang
 
 
 def test_builtin_tour_by_name_and_unknown_name():
