@@ -200,3 +200,14 @@ def test_staging_is_a_readable_bundle_while_levels_arrive(tmp_path):
     capture("mlp", CPU, out_dir=tmp_path / "b", on_event=read_staging)
     assert seen[("layers", "")] == "ok" and seen["layers_count"] > 0
     assert seen[("optimized-hlo", "cpu")] == "ok"
+
+
+def test_a_killed_capture_is_cleaned_up_by_the_next(tmp_path):
+    """A capture killed outright (terminal gone) leaves a staging folder; the next capture removes it."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    abandoned = tmp_path / f".staging-{dead.stdout.strip()}-abc123"
+    abandoned.mkdir()
+    (abandoned / "layers.json").write_text("[]")
+    capture("mlp", CPU, out_dir=tmp_path / "b")
+    assert not abandoned.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]

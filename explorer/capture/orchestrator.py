@@ -82,7 +82,8 @@ def capture(
         return final
     _check_output_dir(final)
     final.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=final.parent))
+    _remove_abandoned_staging(final.parent)
+    staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=final.parent))
     try:
         run = _CaptureRun(source, options, staging, emit, cancel or threading.Event())
         identity = run.execute()
@@ -94,6 +95,25 @@ def capture(
         raise
     emit(CaptureEvent("finished", staging_dir=str(final)))
     return final
+
+
+def _remove_abandoned_staging(folder: Path) -> None:
+    """A capture killed outright (the terminal closed) cannot clean up after
+    itself; its staging directory names its process, so the next capture can."""
+    for staging in folder.glob(".staging-*-*"):
+        pid_text = staging.name.split("-")[1]
+        if pid_text.isdigit() and not _process_alive(int(pid_text)):
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
 
 
 def _check_output_dir(final: Path) -> None:
