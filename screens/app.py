@@ -71,7 +71,15 @@ class TensorwegApp(App):
                 tooltip="Switch language (English/German): interface labels and explanations"),
         Binding("T", "tours", "Tours", id="app.tours", tooltip="Choose a built-in guided tour"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit tensorweg"),
+        Binding("x", "compare_targets", "Compare targets", id="app.compare",
+                tooltip="The selected layer on every target side by side: fusions, kernels, layouts, est. time"),
     ]
+
+    def action_compare_targets(self) -> None:
+        from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415
+
+        if not isinstance(self.screen, CompareScreen):
+            self.push_screen(CompareScreen(layer_for_selection(self)))
 
     def __init__(self, bundle_path: Path | None = None, model_spec: str | None = None,
                  options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
