@@ -213,6 +213,15 @@ def test_allocation_and_kernel_keys():
     assert keys.allocation_keys(on_tpu, "tpu:v5e") == ["allocation:preallocated-temp", "memory:vmem"]
 
 
+def test_a_title_naming_another_chip_family_is_caught():
+    from test_course import other_family_named
+    assert other_family_named("Copy step (TPU)", "gpu:h100")
+    assert other_family_named("Dot on the CPU", "tpu:v5e")
+    assert not other_family_named("Copy step (TPU)", "tpu:v5e")
+    assert not other_family_named("Memory space S(6)", "tpu:v5e")
+    assert not other_family_named("Dense (fully connected)", "")
+
+
 # --- command-line handlers ------------------------------------------------------------
 
 
@@ -313,6 +322,17 @@ def test_every_item_kind_in_real_captures_has_its_own_text_in_both_languages(sam
     gaps = []
     for level, target, kind_keys in sorted(needed_keys(bundle)):
         for lang in LANGUAGES:
-            if explain(level, list(kind_keys), target, lang).fallback == "level":
+            text = explain(level, list(kind_keys), target, lang)
+            if text.fallback == "level":
                 gaps.append(f"{lang} {level} {target or '-'}: {' / '.join(kind_keys)}")
+            elif other_family_named(text.title, target):
+                gaps.append(f"{lang} {level} {target}: {text.key} is titled for another chip: {text.title!r}")
     assert not gaps, "no text for:\n" + "\n".join(gaps)
+
+
+def other_family_named(title: str, target: str) -> bool:
+    """A title that names CPU, GPU or TPU, shown for an item of a different target family
+    (e.g. a TPU-only copy text under a GPU kernel)."""
+    family = target.partition(":")[0].upper()
+    return bool(family) and any(name in title.split(" ") or f"({name})" in title
+                                for name in ("CPU", "GPU", "TPU") if name != family)
