@@ -33,12 +33,15 @@ from explorer.targets import DEFAULT_TARGETS, TARGETS, get_target
 __all__ = [
     "OutputLayout", "LibraryCall", "KernelBrief", "InstructionComparison", "TargetLayer",
     "LayerComparison", "TargetSummary", "layer_comparison", "target_summary",
-    "comparison_targets", "capture_hint", "tile_text", "layout_shape_text",
+    "comparison_targets", "PLUMBING", "capture_hint", "tile_text", "layout_shape_text",
 ]
 
-# Entry-computation plumbing that does no work of its own (as estimate_entry skips it).
-_PLUMBING = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-done"})
-_TRITON_FUSION = re.compile(r'"kind"\s*:\s*"__triton')
+# Entry-computation plumbing that does no work of its own (as estimate_entry skips it):
+# views of another buffer (bitcast, get-tuple-element), inputs and constants.
+PLUMBING = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-done"})
+# A fusion XLA:GPU hands to Triton names it in backend_config: "kind":"__triton" (e.g. softmax),
+# "__triton_gemm", "__triton_nested_gemm_fusion" (matmuls), ...
+_TRITON_FUSION = re.compile(r'"kind"\s*:\s*"(__triton[^"]*)"')
 NOT_CAPTURED = "not captured"
 
 
@@ -99,6 +102,7 @@ class InstructionComparison:
         as the roofline does; 0 for pure plumbing.
     estimate: the roofline ESTIMATE (None for plumbing or a target without
         published peak figures, e.g. `cpu`).
+    plumbing: a view, input or constant (`PLUMBING`): no work, no new buffer.
     """
 
     name: str
@@ -111,6 +115,7 @@ class InstructionComparison:
     flops: float
     bytes_accessed: int
     estimate: RooflineEstimate | None
+    plumbing: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,12 +137,18 @@ class TargetLayer:
         return tuple(i for i in self.instructions if i.opcode == "fusion")
 
     @property
+    def working(self) -> tuple[InstructionComparison, ...]:
+        """The instructions that compute or move data (plumbing left out)."""
+        return tuple(i for i in self.instructions if not i.plumbing)
+
+    @property
     def bytes(self) -> int | None:
-        return _sum_or_none(o.bytes for i in self.instructions for o in i.outputs)
+        """Bytes the working instructions write (views and constants would count a buffer twice)."""
+        return _sum_or_none(o.bytes for i in self.working for o in i.outputs)
 
     @property
     def padded_bytes(self) -> int | None:
-        return _sum_or_none(o.padded_bytes for i in self.instructions for o in i.outputs)
+        return _sum_or_none(o.padded_bytes for i in self.working for o in i.outputs)
 
     @property
     def flops(self) -> float:
@@ -266,8 +277,9 @@ def _library_calls(instruction: HloInstruction, kernels: list[KernelRecord]) -> 
     if instruction.custom_call_target:
         target = instruction.custom_call_target
         calls.append(LibraryCall(target, _library_family(target), instruction.name, "custom-call target"))
-    if instruction.opcode == "fusion" and _TRITON_FUSION.search(instruction.backend_config):
-        calls.append(LibraryCall("__triton", "Triton", instruction.name, "fusion backend_config"))
+    triton = _TRITON_FUSION.search(instruction.backend_config) if instruction.opcode == "fusion" else None
+    if triton:
+        calls.append(LibraryCall(triton.group(1), "Triton", instruction.name, "fusion backend_config"))
     for kernel in kernels:
         for symbol in kernel.library_calls:
             if all(c.name != symbol for c in calls):
@@ -337,7 +349,7 @@ def _target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
         entry = index.entry("optimized-hlo", name, target)
         also = tuple(l for l in ((entry.layer,) + entry.also_layers if entry else ()) if l and l != layer)
         kernels = kernels_by_hlo.get(name, [])
-        plumbing = inst.opcode in _PLUMBING
+        plumbing = inst.opcode in PLUMBING
         est = None if plumbing else estimate(module, computation, inst, spec)
         if est is not None:
             note = est.note
@@ -347,7 +359,7 @@ def _target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
             outputs=_output_layouts(inst.shape), kernels=tuple(k.name for k in kernels),
             flops=0.0 if plumbing else instruction_flops(module, computation, inst),
             bytes_accessed=0 if plumbing else instruction_bytes(computation, inst),
-            estimate=est))
+            estimate=est, plumbing=plumbing))
         for kernel in kernels:
             briefs.setdefault(kernel.name, KernelBrief(
                 kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, kernel.launch,
@@ -410,7 +422,7 @@ def _module_figures(bundle: Bundle, target: str, module: HloModule, from_shapes:
     fusions = sum(1 for e in index.entries if e.target == target and e.level == "optimized-hlo"
                   and not e.nested and e.opcode == "fusion")
     figures: dict = {"fusion_count": fusions}
-    work = [i for i in entry.instructions if i.opcode not in _PLUMBING]
+    work = [i for i in entry.instructions if i.opcode not in PLUMBING]
     if from_shapes:
         figures.update(
             flops=sum(instruction_flops(module, entry, i) for i in work),

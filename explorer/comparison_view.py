@@ -84,9 +84,12 @@ def summary_rows(summaries: list[TargetSummary]) -> list[tuple[str, list[str]]]:
 
 
 def library_text(column: TargetLayer) -> str:
-    names = [f"{c.family} {c.name}" if c.name else f"{c.family} (symbol not recorded)"
-             for c in column.library_calls]
-    return ", ".join(dict.fromkeys(names)) or "none"
+    """Each distinct call once, with how many of the layer's instructions make it when more than one."""
+    counts: dict[str, int] = {}
+    for c in column.library_calls:
+        name = f"{c.family} {c.name}" if c.name else f"{c.family} (symbol not recorded)"
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items()) or "none"
 
 
 def instruction_kind(instruction: InstructionComparison) -> str:

@@ -69,14 +69,20 @@ def column_cells(column: TargetLayer) -> list[str]:
     if not column.instructions:
         return ["no instruction carries this layer's ops"] + [MISSING] * (len(LAYER_ROWS) - 1)
     # The custom-call target is on the library-calls row; here the opcode (and fusion kind) is enough.
+    # Views and constants are counted, not listed: they do no work and own no new buffer.
+    working = column.working
     instructions = [f"{i.name}: {i.opcode}" + (f" {i.fusion_kind}" if i.fusion_kind else "")
-                    + (f" (also {','.join(i.also_layers)})" if i.also_layers else "") for i in column.instructions]
+                    + (f" (also {','.join(i.also_layers)})" if i.also_layers else "") for i in working]
+    plumbing = sorted({i.opcode for i in column.instructions if i.plumbing})
+    if plumbing:
+        count = len(column.instructions) - len(working)
+        instructions.append(f"+{count} {'/'.join(plumbing)}")
     kernels = []
     for k in column.kernels:
         launch = (f" grid {'x'.join(map(str, k.launch.grid))} block {'x'.join(map(str, k.launch.block))}"
                   if k.launch else "")
         kernels.append(f"{k.name} ({k.kind}){launch}")
-    layouts = [o.shape for i in column.instructions for o in i.outputs]
+    layouts = [o.shape for i in working for o in i.outputs]
     seconds = column.estimated_seconds
     bound = [i.estimate.bound for i in column.instructions if i.estimate is not None]
     bound_text = ", ".join(f"{bound.count(b)} {b}-bound" for b in ("memory", "compute") if b in bound)

@@ -89,6 +89,14 @@ def test_output_shapes_are_written_as_in_the_optimized_hlo_text(bundle, conv):
                 assert output.shape in text, (target.target, output.shape)
 
 
+def test_views_and_constants_are_listed_but_not_counted_as_new_bytes(conv):
+    gpu = conv.target("gpu:h100")
+    views = [i for i in gpu.instructions if i.opcode == "get-tuple-element"]
+    assert views and all(i.plumbing and i.estimate is None for i in views)
+    assert gpu.bytes == 1 * 26 * 26 * 8 * 4  # cuDNN's f32[1,26,26,8] output (+ its u8[0] scratch)
+    assert [i.name for i in gpu.working] == ["cudnn-conv-bias-activation.3"]
+
+
 def test_triton_and_launch_shapes_for_the_dense_layer_on_h100(bundle):
     gpu = layer_comparison(bundle, "dense").target("gpu:h100")
     assert any(c.family == "Triton" and c.source == "fusion backend_config" for c in gpu.library_calls)
@@ -223,3 +231,21 @@ def test_compare_unknown_layer_is_a_one_line_error():
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "error: no layer 'nope' in mnist_cnn (layers: image, conv2d, max_pooling2d, flatten, dense)"]
+
+
+@pytest.mark.e2e
+def test_a_freshly_captured_transformer_compares_its_matmuls(tmp_path):
+    """Real compilers: tiny_transformer's ffn_up Dense on every default target."""
+    out = tmp_path / "tt"
+    result = subprocess.run([sys.executable, "-m", "explorer.cli", "capture", "tiny_transformer", "-o", str(out)],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    ffn = layer_comparison(Bundle.open(out), "ffn_up")
+    assert all(column.captured for column in ffn.targets)
+    assert any(i.opcode == "dot" for i in ffn.target("cpu").instructions)
+    gpu = ffn.target("gpu:h100")
+    # XLA:GPU hands the matmul to a library or to Triton; whichever, the comparison names it.
+    assert any(c.family in ("Triton", "cuBLAS", "cuBLASLt") for c in gpu.library_calls)
+    tpu = ffn.target("tpu:v5e")
+    assert any(o.tiles for i in tpu.instructions for o in i.outputs)
+    assert tpu.padded_bytes >= tpu.bytes

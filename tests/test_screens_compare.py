@@ -150,10 +150,11 @@ async def test_help_lists_the_compare_keys():
 def test_compare_conv2d_snapshot(snap_compare, size):
     """conv2d side by side: columns cpu | gpu:h100 | tpu:v5e. cpu: convolution.1 and
     broadcast_maximum_fusion (kLoop), library 'runtime library (symbol not recorded)', est. time
-    'no peak figures'; gpu:h100: cudnn-conv-bias-activation.3 custom-call, library cuDNN
-    __cudnn$convBiasActivationForward; tpu:v5e: copy/slice/fusion.11/fusion with T(8,128)S(1) layouts
-    and padded bytes far above bytes. At 80x24 the table wraps and the rest scrolls; at 120x40 the
-    'Whole model per target' table starts below."""
+    'no peak figures'; gpu:h100: cudnn-conv-bias-activation.3 custom-call and '+1 get-tuple-element',
+    library cuDNN __cudnn$convBiasActivationForward, 21.1 KiB / 21.1 KiB; tpu:v5e: copy.13, slice,
+    fusion.11, fusion (also max_pooling2d) and '+1 constant', T(8,128)S(1) layouts, padded bytes far
+    above bytes. At 80x24 the table wraps and the rest scrolls; at 120x40 the 'Whole model per
+    target' table starts below."""
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
 
     async def press_x(pilot):
