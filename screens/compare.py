@@ -39,6 +39,7 @@ from explorer.errors import TensorwegError
 
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
+WIDE = 100  # columns from which the target headers also name the board
 LAYER_ROWS = ("fusions/ops", "kernels", "library calls", "layouts", "bytes / padded", "FLOPs", "est. time")
 
 
@@ -143,6 +144,9 @@ class CompareScreen(Screen):
         self.sync()
         self.query_one("#compare-body").focus()
 
+    def on_resize(self) -> None:
+        self.sync()
+
     def help_text(self) -> str:
         return __doc__.split("\n\n", 1)[1].strip()
 
@@ -171,7 +175,10 @@ class CompareScreen(Screen):
             columns = self.comparison.targets
             cells = [column_cells(c) for c in columns]
             rows = [(label, [col[row] for col in cells]) for row, label in enumerate(LAYER_ROWS)]
-            headers = [(c.target, c.display_name if c.captured else "not captured") for c in columns]
+            # Board names only where there is room: at 80 columns they would wrap into three lines.
+            wide = self.app.size.width >= WIDE
+            headers = [(c.target, (c.display_name if wide else "") if c.captured else "not captured")
+                       for c in columns]
             layer_view.update(target_table(f"Layer {self.layer_name} per target", headers, rows))
         self.query_one("#compare-summary", TargetSummaryTable).show(summaries)
         self.query_one("#compare-figures", Static).update(figure_notes(bundle, self.comparison, summaries))

@@ -134,6 +134,21 @@ async def test_targets_not_captured_say_so_and_name_key_and_command(tmp_path):
 
 
 @sync
+async def test_before_anything_is_captured_the_screen_says_so():
+    app = create_app(None, model_spec=None, level="layers", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and screen.comparison is None
+        assert "Nothing to compare yet" in text_of(screen, "#compare-layer")
+        await pilot.press("x")  # x closes the comparison as it opened it
+        await pilot.pause()
+        assert not isinstance(app.screen, CompareScreen)
+
+
+@sync
 async def test_help_lists_the_compare_keys():
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
     async with app.run_test(size=(120, 40)) as pilot:
