@@ -25,7 +25,7 @@ from explorer.bundle import Bundle
 from explorer.errors import TensorwegError
 from explorer.hlo import layout_math
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
-from explorer.hlo.text import shape_text
+from explorer.hlo.text import format_shape, shape_text, tiles_text
 from explorer.records import KernelRecord, LaunchShape
 from explorer.roofline import RooflineEstimate, estimate, instruction_bytes, instruction_flops
 from explorer.targets import DEFAULT_TARGETS, TARGETS, get_target
@@ -217,25 +217,13 @@ def _sum_or_none(values) -> int | None:
 
 
 def tile_text(shape: Shape) -> str:
-    """`T(8,128)(2,1)` as XLA writes a layout's tiles; `*` for a combine dimension (-1)."""
-    if shape.layout is None or not shape.layout.tiles:
-        return ""
-    return "T" + "".join(
-        "(" + ",".join("*" if d < 0 else str(d) for d in tile.dims) + ")" for tile in shape.layout.tiles)
+    """`T(8,128)(2,1)` as XLA writes a layout's tiles."""
+    return tiles_text(shape.layout)
 
 
 def layout_shape_text(shape: Shape) -> str:
-    """An array shape with its layout as XLA writes it: `bf16[2,13]{1,0:T(8,128)(2,1)S(1)}`.
-
-    (Written here because the tiles must read `T(8,128)(2,1)`, one `T` for the whole tiling.)
-    """
-    text = shape_text(shape, with_layout=False)
-    layout = shape.layout
-    if layout is None:
-        return text
-    extras = tile_text(shape) + (f"S({layout.memory_space})" if layout.memory_space else "")
-    extras += "".join(layout.extras)
-    return text + "{" + ",".join(map(str, layout.minor_to_major)) + (":" + extras if extras else "") + "}"
+    """An array shape with its layout as XLA writes it: `bf16[2,13]{1,0:T(8,128)(2,1)S(1)}`."""
+    return format_shape(shape)
 
 
 def _array_parts(shape: Shape):

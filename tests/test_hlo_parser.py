@@ -300,3 +300,9 @@ def test_real_h200_module_with_output_index_operands():
     assert fusion.operands == ("trainable_2_.1", "cudnn-conv-bias-activation.3")
     conv = next(i for _, i in module.all_instructions() if i.name == "cudnn-conv-bias-activation.3")
     assert conv.custom_call_target == "__cudnn$convBiasActivationForward"
+
+
+def test_multi_level_tiles_print_as_xla_writes_them():
+    """One `T` for the whole tiling: `T(8,128)(2,1)`, never `T(8,128)T(2,1)`."""
+    text = "bf16[16,256]{0,1:T(8,128)(2,1)S(1)}"
+    assert format_shape(parse_shape(text)) == text

@@ -19,6 +19,7 @@ from bisect import bisect_right
 
 from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
+from explorer.hlo.text import format_layout, format_shape  # re-exported: printing lives in text.py
 
 __all__ = ["parse_module", "parse_shape", "format_shape", "format_layout"]
 
@@ -103,32 +104,6 @@ def parse_shape(text: str) -> Shape:
         raise
     except Exception as exc:  # noqa: BLE001
         raise parser.error(f"internal parser error ({type(exc).__name__}: {exc})") from exc
-
-
-def format_layout(layout: Layout) -> str:
-    """Print a layout the way XLA does: `{1,0:T(8,128)(2,1)S(1)}`."""
-    text = ",".join(str(d) for d in layout.minor_to_major)
-    suffix = ""
-    if layout.tiles:
-        suffix += "T" + "".join(
-            "(" + ",".join("*" if d < 0 else str(d) for d in tile.dims) + ")" for tile in layout.tiles
-        )
-    suffix += "".join(layout.extras)
-    if layout.memory_space:
-        suffix += f"S({layout.memory_space})"
-    return "{" + text + (":" + suffix if suffix else "") + "}"
-
-
-def format_shape(shape: Shape) -> str:
-    """Print a shape the way XLA does: `f32[<=4,8]{1,0}`, `(f32[], s32[2]{0})`."""
-    if shape.is_tuple:
-        return "(" + ", ".join(format_shape(s) for s in shape.tuple_shapes) + ")"
-    dims = []
-    for i, d in enumerate(shape.dims):
-        dynamic = i < len(shape.dynamic) and shape.dynamic[i]
-        dims.append(("<=" if dynamic and d >= 0 else "") + ("?" if d < 0 else str(d)))
-    text = f"{shape.element_type}[{','.join(dims)}]"
-    return text + (format_layout(shape.layout) if shape.layout is not None else "")
 
 
 def unescape(text: str) -> str:
