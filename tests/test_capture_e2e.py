@@ -197,8 +197,9 @@ def test_staging_is_a_readable_bundle_while_levels_arrive(tmp_path):
             if event.level == "layers":
                 seen["layers_count"] = len(staging.layers)
 
-    capture("mlp", CPU, out_dir=tmp_path / "b", on_event=read_staging)
+    path = capture("mlp", CPU, out_dir=tmp_path / "b", on_event=read_staging)
     assert seen[("layers", "")] == "ok" and seen["layers_count"] > 0
+    assert not (path / "model.keras").exists(), "a cpu-only capture has no use for the .keras copy"
     assert seen[("optimized-hlo", "cpu")] == "ok"
 
 

@@ -147,6 +147,7 @@ class _CaptureRun:
                 "input_shapes": {name: list(dims) for name, dims in self.options.input_shapes},
                 "staging_dir": str(self.staging),
                 "targets": ["cpu"] if "cpu" in self.options.targets else [],
+                "keras_copy": bool(accelerator_targets),
             })
             pending = list(accelerator_targets)
             while self._running() or not self.events.empty():

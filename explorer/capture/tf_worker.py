@@ -2,7 +2,7 @@
 
 Run as `python -m explorer.capture.tf_worker` with one JSON request on stdin:
     {"model": "mnist_cnn", "unsafe": false, "batch": 1, "input_shapes": {"tokens": [16]},
-     "staging_dir": "/.../.staging-x", "targets": ["cpu"]}
+     "staging_dir": "/.../.staging-x", "targets": ["cpu"], "keras_copy": true}
 It writes identity.json, signature.json, model.keras (not for a SavedModel),
 layers.json, graph.json, scopes.json and, for `cpu`, targets/cpu/hlo.txt and
 optimized_hlo.txt, then runs the jit function once so XLA dumps its kernels
@@ -108,7 +108,8 @@ def run(request: dict, protocol: Protocol) -> int:
     staging.mkdir(parents=True, exist_ok=True)
     dump_json(identity, staging / "identity.json")
     dump_json([[name, list(shape), dtype] for name, shape, dtype in signature], staging / "signature.json")
-    _save_keras_copy(model, identity.kind, staging)
+    if request.get("keras_copy", True):  # only the GPU/TPU workers read it
+        _save_keras_copy(model, identity.kind, staging)
 
     traced = _layers_and_graph(model, signature, staging, protocol)
     if "cpu" in targets:
