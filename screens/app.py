@@ -3,12 +3,17 @@
 The app owns all state (bundle, target, selections per level, the trail of
 descents); screens read it and call `descend` / `go_back` / `goto_level`.
 Captures run in a thread worker that only posts `screens.messages` events,
-so the first frame never waits for a compiler.
+so the first frame never waits for a compiler; opening a bundle (reading its
+JSON, building the cross-level index) runs in a thread worker too, started
+after the first frame, so the screen paints before any data is read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from functools import partial
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,35 +21,53 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
-from explorer.bundle import TARGET_LEVELS, Bundle
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
-from explorer.records import CaptureOptions
 
 from screens.commands import ItemCommands
-from screens.items import LEVEL_ORDER, LEVEL_TITLES
-from screens.messages import BundleLoaded, CaptureFailed, LevelCaptured, LevelStarted
-from screens.trace import NEXT_DOWN, Trace, build_trace
+from screens.items import LEVEL_ORDER
+from screens.messages import (
+    BundleLoaded,
+    BundleOpened,
+    BundleOpenFailed,
+    CaptureFailed,
+    LevelCaptured,
+    LevelStarted,
+)
 
 if TYPE_CHECKING:
+    from explorer.bundle import Bundle
     from explorer.course.tours import Tour
+    from explorer.records import CaptureOptions
+    from screens.trace import Trace
+
+# Levels whose data belongs to one target: explorer.bundle.TARGET_LEVELS (a test keeps them
+# equal), not imported because the data model's imports would delay the first frame.
+TARGET_LEVELS = ("hlo", "optimized-hlo", "kernels", "memory")
 
 CSS_DIR = Path(__file__).parent
 
 
-def _screen_factories() -> dict:
-    # Imported here so `import screens.app` stays cheap until a screen is shown.
-    from screens.graph import GraphScreen
-    from screens.hlo import HloScreen
-    from screens.kernels import KernelsScreen
-    from screens.layers import LayersScreen
-    from screens.memory_map import MemoryMapScreen
-    from screens.optimized_hlo import OptimizedHloScreen
+# mode -> (module, class) of its screen; a screen's module is imported when it is first shown.
+SCREENS = {
+    "layers": ("screens.layers", "LayersScreen"), "graph": ("screens.graph", "GraphScreen"),
+    "hlo": ("screens.hlo", "HloScreen"), "optimized-hlo": ("screens.optimized_hlo", "OptimizedHloScreen"),
+    "kernels": ("screens.kernels", "KernelsScreen"), "memory": ("screens.memory_map", "MemoryMapScreen"),
+}
 
-    return {
-        "layers": LayersScreen, "graph": GraphScreen, "hlo": HloScreen,
-        "optimized-hlo": OptimizedHloScreen, "kernels": KernelsScreen, "memory": MemoryMapScreen,
-    }
+
+def _screen_class(mode: str) -> type:
+    module, name = SCREENS[mode]
+    return getattr(import_module(module), name)
+
+
+def _make_screen(mode: str):
+    return _screen_class(mode)()
+
+
+def _screen_factories() -> dict:
+    """mode -> screen class, every one imported (for tests that look at all screens)."""
+    return {mode: _screen_class(mode) for mode in SCREENS}
 
 
 class TensorwegApp(App):
@@ -85,23 +108,26 @@ class TensorwegApp(App):
                  options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
                  select: str | None = None, lang: str = "en") -> None:
         super().__init__()
-        for mode, factory in _screen_factories().items():
-            self.add_mode(mode, factory)
+        for mode in SCREENS:  # lazily: only the first screen's module is imported before the first frame
+            self.add_mode(mode, partial(_make_screen, mode))
         self.animation_level = "none"
         self.theme = "textual-dark"
         self.bundle_path = Path(bundle_path) if bundle_path else None
         self.model_spec = model_spec
-        self.options = options or CaptureOptions(targets=(target,))
+        self._options = options  # None: capture just `target` (built when first asked for)
+        self._requested_target = target
         self.start_level = level
         self.target = target
         self.lang = lang
         self.bundle: Bundle | None = None
-        self.trace: Trace = build_trace(None)
+        self._trace: Trace | None = None
         self.generation = 0
         self.selections: dict[str, str] = {}
         self.trail: list[tuple[str, str]] = []
         self.progress: dict[tuple[str, str], str] = {}  # (level, target) -> running/ok/failed: msg
         self.load_error = ""
+        self.opening: Path | None = None  # a bundle being read in the background
+        self.opened = asyncio.Event()  # set whenever no bundle is being read (tests wait on it)
         self._cancel = threading.Event()
         if select:
             self.selections[level] = select
@@ -109,31 +135,64 @@ class TensorwegApp(App):
     # --- start and data -------------------------------------------------------
 
     def on_mount(self) -> None:
-        if self.bundle_path is not None:
-            self._open(self.bundle_path)
+        if self.bundle_path is None:
+            self.opened.set()
+        else:
+            self.opening = self.bundle_path
+            # Paint first: the bundle is read once the first frame is on screen.
+            self.call_after_refresh(self.open_bundle, self.bundle_path)
         self.switch_mode(self.start_level)
-        self.screen_change_signal.subscribe(self, self._relabel_later)
-        self._relabel_later(self.screen)
-        if getattr(self, "start_tour", None) is not None:
-            self.begin_tour(self.start_tour)
-        if self.bundle is None and self.model_spec:
+        if self.bundle_path is None:
+            self._start_tour_once()
+        if self.bundle_path is None and self.model_spec:
             self.run_capture()
 
     def on_unmount(self) -> None:
         self._cancel.set()
 
-    def _open(self, path: Path) -> None:
+    def _start_tour_once(self) -> None:
+        tour = getattr(self, "start_tour", None)
+        if tour is not None:
+            self.start_tour = None
+            self.begin_tour(tour)
+
+    @work(thread=True, exclusive=True, group="open")
+    def open_bundle(self, path: Path) -> None:
+        """Read a bundle and index it off the UI thread; only posts messages."""
+        from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
+        from screens.items import items_for_level  # noqa: PLC0415
+        from screens.trace import build_trace  # noqa: PLC0415
+
         try:
             bundle = Bundle.open(path)
+            trace = build_trace(bundle)  # parses every target's modules once
+            target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
+            items_for_level(bundle, self.start_level, target)  # the first screen's rows, cached
         except TensorwegError as exc:
-            self.load_error = str(exc)
+            self.post_message(BundleOpenFailed(path, str(exc)))
             return
+        self.post_message(BundleOpened(path, bundle, trace))
+
+    @on(BundleOpened)
+    def _bundle_opened(self, event: BundleOpened) -> None:
+        self.opening = None
+        self.opened.set()
         self.load_error = ""
-        self.bundle = bundle
-        if self.target not in bundle.targets and bundle.targets:
-            self.target = bundle.targets[0]
-        self.trace = build_trace(bundle)
+        self.progress.clear()  # a finished capture's marks give way to the bundle's own statuses
+        self.bundle = event.bundle
+        if self.target not in event.bundle.targets and event.bundle.targets:
+            self.target = event.bundle.targets[0]
+        self.trace = event.trace
         self.generation += 1
+        self._sync_screen()
+        self._start_tour_once()
+
+    @on(BundleOpenFailed)
+    def _bundle_open_failed(self, event: BundleOpenFailed) -> None:
+        self.opening = None
+        self.opened.set()
+        self.load_error = event.error
+        self._sync_screen()
 
     @work(thread=True, exclusive=True, group="capture")
     def run_capture(self) -> None:
@@ -165,6 +224,9 @@ class TensorwegApp(App):
     def _level_captured(self, event: LevelCaptured) -> None:
         self.progress[(event.level, event.target)] = "ok"
         if event.staging_dir is not None and event.staging_dir.is_dir():
+            from explorer.bundle import Bundle  # noqa: PLC0415
+            from screens.trace import build_trace  # noqa: PLC0415
+
             # A fresh reader: the old one cached "not captured yet" for missing files.
             staging = Bundle(event.staging_dir)
             self.bundle = staging
@@ -182,9 +244,10 @@ class TensorwegApp(App):
 
     @on(BundleLoaded)
     def _bundle_loaded(self, event: BundleLoaded) -> None:
-        self.progress.clear()
-        self._open(event.path)
-        self._sync_screen()
+        # The staging reader stays on screen until the finished bundle is read and indexed.
+        self.opening = event.path
+        self.opened.clear()
+        self.open_bundle(event.path)
 
     def _sync_screen(self) -> None:
         sync = getattr(self.screen, "sync", None)
@@ -192,6 +255,31 @@ class TensorwegApp(App):
             sync()
 
     # --- what screens ask ------------------------------------------------------
+
+    @property
+    def options(self) -> CaptureOptions:
+        if self._options is None:
+            from explorer.records import CaptureOptions  # noqa: PLC0415 (not needed for the first frame)
+
+            self._options = CaptureOptions(targets=(self._requested_target,))
+        return self._options
+
+    @options.setter
+    def options(self, options: CaptureOptions) -> None:
+        self._options = options
+
+    @property
+    def trace(self) -> Trace:
+        """The vertical trace of the bundle on screen (an empty one before any is read)."""
+        if self._trace is None:
+            from screens.trace import build_trace  # noqa: PLC0415
+
+            self._trace = build_trace(None)
+        return self._trace
+
+    @trace.setter
+    def trace(self, trace: Trace) -> None:
+        self._trace = trace
 
     @property
     def can_capture(self) -> bool:
@@ -203,7 +291,9 @@ class TensorwegApp(App):
 
     def captured_targets(self) -> tuple[str, ...]:
         """Targets of the bundle; while capturing, the ones requested."""
-        return self.bundle.targets if self.has_manifest() else self.options.targets
+        if self.has_manifest():
+            return self.bundle.targets
+        return self._options.targets if self._options is not None else (self._requested_target,)
 
     def level_status(self, level: str) -> tuple[str, str]:
         """(status, error) for `level` on the current target, from the capture or the manifest."""
@@ -212,6 +302,8 @@ class TensorwegApp(App):
             state = self.progress[(level, key_target)]
             return ("failed", state[8:]) if state.startswith("failed: ") else (state, "")
         if self.bundle is None:
+            if self.opening is not None:
+                return ("opening", "")
             return ("failed", self.load_error) if self.load_error else ("pending", "")
         if not self.has_manifest():
             return ("pending", "")  # a staging directory: only what was reported is known
@@ -226,21 +318,26 @@ class TensorwegApp(App):
         status, error = self.level_status(level)
         if status == "ok":
             return ""
-        usable = [LEVEL_TITLES[lvl] for lvl in LEVEL_ORDER if lvl != level and self.level_status(lvl)[0] == "ok"]
-        still = f" Still usable: {', '.join(usable)} (keys 1-5)." if usable else ""
-        if status == "failed":
-            return f"{LEVEL_TITLES[level]} failed for {self.target}: {error}.{still}"
-        if status == "running":
-            return f"Capturing {LEVEL_TITLES[level]} for {self.target}...{still}"
-        if status == "unavailable":
-            return f"{LEVEL_TITLES[level]} is unavailable for {self.target}: {error}.{still}"
-        return f"{LEVEL_TITLES[level]} not captured yet for {self.target}.{still}"
+        lang = self.lang
+        if status == "opening":
+            return label("notice.opening", lang).format(bundle=self.opening.name if self.opening else "")
+        usable = [self.level_title(lvl) for lvl in LEVEL_ORDER if lvl != level and self.level_status(lvl)[0] == "ok"]
+        still = " " + label("notice.still_usable", lang).format(levels=", ".join(usable)) if usable else ""
+        key = {"failed": "notice.failed", "running": "notice.running",
+               "unavailable": "notice.unavailable"}.get(status, "notice.not_captured")
+        return label(key, lang).format(level=self.level_title(level), target=self.target, error=error) + still
 
     def title_line(self, level: str) -> str:
-        model = self.bundle.model_name if self.has_manifest() else (self.model_spec or "no model")
+        if self.has_manifest():
+            model = self.bundle.model_name
+        elif self.opening is not None and self.bundle is None:
+            model = self.opening.name
+        else:
+            model = self.model_spec or label("title.no_model", self.lang)
         number = LEVEL_ORDER.index(level) + 1 if level in LEVEL_ORDER else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
-        return f"{model} | {number} {self.level_title(level)} | {self.target}" + (f" | trail: {trail}" if trail else "")
+        line = f"{model} | {number} {self.level_title(level)} | {self.target}"
+        return line + (f" | {label('word.trail', self.lang)}: {trail}" if trail else "")
 
     def progress_line(self) -> str:
         if not self.progress:
@@ -265,18 +362,20 @@ class TensorwegApp(App):
 
     def descend(self, level: str, name: str) -> None:
         """Enter: from `name` to the first item one level down that implements it."""
+        from screens.trace import NEXT_DOWN  # noqa: PLC0415 (loaded with the bundle)
+
         below = NEXT_DOWN.get(level)
         if below is None:
-            self.notify("This is the lowest level.", severity="information")
+            self.notify(label("notify.lowest_level", self.lang), severity="information")
             return
         found = self.trace.down(level, name, self.target)
         if not found:
-            self.notify(f"Nothing one level down implements {name} (compiler-created or removed).",
-                        severity="warning")
+            self.notify(label("notify.nothing_below", self.lang).format(name=name), severity="warning")
             return
         self.trail.append((level, name))
         if len(found) > 1:
-            self.notify(f"{len(found)} items implement {name}: {', '.join(found[:4])}")
+            self.notify(label("notify.several_below", self.lang).format(
+                count=len(found), name=name, first=", ".join(found[:4])))
         # Land on the first item that itself leads further down (the Conv2D op, not the
         # ReadVariableOp feeding it), so repeated Enter follows the computation.
         first = found[0]
@@ -294,7 +393,7 @@ class TensorwegApp(App):
     def action_next_target(self) -> None:
         targets = self.captured_targets()
         if len(targets) < 2:
-            self.notify("Only one target captured.")
+            self.notify(label("notify.one_target", self.lang))
             return
         self.target = targets[(targets.index(self.target) + 1) % len(targets)] if self.target in targets else targets[0]
         self.generation += 1
@@ -302,32 +401,21 @@ class TensorwegApp(App):
 
     def action_capture_missing(self) -> None:
         if not self.can_capture:
-            self.notify("Opened from a bundle: run a capture with the extra targets to add them.")
+            self.notify(label("notify.capture_needs_model", self.lang))
             return
         self.run_capture()
 
     # --- course: glossary, language, tours --------------------------------------
 
     def level_title(self, level: str) -> str:
-        # English keeps the short titles the level screens use; German comes from the course labels.
-        return LEVEL_TITLES[level] if self.lang == "en" else label(f"level.{level}", self.lang)
-
-    def _relabel_later(self, screen) -> None:
-        screen.call_after_refresh(self._relabel, screen)
-
-    def _relabel(self, screen) -> None:
-        """Pane titles of a level screen in the current language (screens compose them in English)."""
-        for pane_id, key in (("#memory-box", "pane.memory_layout"), ("#device-box", "pane.device_mapping"),
-                             ("#explain-box", "pane.explanation")):
-            for pane in screen.query(pane_id):
-                pane.border_title = label(key, self.lang)
+        return label(f"level.{level}", self.lang)
 
     def action_toggle_language(self) -> None:
+        """`L`: every screen labels itself from explorer.course.labels when it syncs."""
         self.lang = "de" if self.lang == "en" else "en"
         for screen in self.screen_stack:  # the level screen under a tour or glossary too
-            self._relabel(screen)
             if (sync := getattr(screen, "sync", None)) is not None:
-                sync()  # re-selecting re-renders the explanation in the new language
+                sync()  # titles, notices, and re-selecting re-renders the panes in the new language
 
     def action_glossary(self) -> None:
         from screens.glossary import GlossaryScreen  # noqa: PLC0415

@@ -9,8 +9,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 
+from explorer.course.labels import label
+
 from screens.items import LevelItem
 from screens.level_screen import LevelScreen
+from screens.selection import instructions_of
 from screens.widgets.code_view import CodeView
 
 
@@ -42,14 +45,14 @@ class HloCodeScreen(LevelScreen):
         item = self.items_table.current
         if item is None or app.bundle is None:
             return
-        module = app.bundle.hlo_module(app.target, self.OPTIMIZED)
-        instruction = next((i for _, i in module.all_instructions() if i.name == item.name), None) if module else None
+        instruction = instructions_of(app.bundle, app.target, self.OPTIMIZED).get(item.name)
         if instruction is None or not instruction.operands:
-            self.notify(f"{item.name} has no operands.")
+            self.notify(label("notify.no_operands", app.lang).format(name=item.name))
             return
         # Walk up the data flow: the first operand; Backspace comes back here.
         operand = instruction.operands[0]
         if len(instruction.operands) > 1:
-            self.notify(f"operands of {item.name}: {', '.join(instruction.operands)}")
+            self.notify(label("notify.operands", app.lang).format(name=item.name,
+                                                                  operands=", ".join(instruction.operands)))
         app.trail.append((self.LEVEL, item.name))
         self.items_table.select(operand)

@@ -6,7 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from screens.items import LEVEL_ORDER, LEVEL_TITLES, LevelItem, items_for_level
+from screens.items import LEVEL_ORDER, LevelItem, items_for_level
 
 
 class ItemCommands(Provider):
@@ -26,13 +26,14 @@ class ItemCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
+        title = self.app.level_title
         for item in self._items:
-            text = f"{item.name} ({LEVEL_TITLES[item.level]}, {item.kind})"
+            text = f"{item.name} ({title(item.level)}, {item.kind})"
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._jump, item),
-                          help=f"jump to this {item.kind} on the {LEVEL_TITLES[item.level]} level")
+                          help=f"jump to this {item.kind} on the {title(item.level)} level")
 
     async def discover(self) -> Hits:
         for item in self._items[:40]:
-            yield DiscoveryHit(f"{item.name} ({LEVEL_TITLES[item.level]})", partial(self._jump, item))
+            yield DiscoveryHit(f"{item.name} ({self.app.level_title(item.level)})", partial(self._jump, item))

@@ -15,11 +15,6 @@ def _producer(input_name: str) -> str:
 class GraphScreen(DrawnGraphScreen):
     LEVEL = "graph"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    HELP = (
-        "Level 2, TF graph: the ops TensorFlow traced from one call of the model (before Grappler). "
-        "The layer column says which Keras layer an op came from. Enter goes down to the HLO "
-        "instructions XLA made of the op; g draws the op's neighbourhood."
-    )
 
     def graph_edges(self) -> list[tuple[str, str]]:
         bundle = self.tensorweg.bundle

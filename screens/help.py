@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from explorer.course.labels import label
+
 
 def key_lines(screen: Screen) -> list[str]:
     """Every active binding (screen, then app) as `key  description - tooltip`, once each."""
@@ -40,9 +42,9 @@ class HelpScreen(ModalScreen):
         helper = getattr(self.for_screen, "help_text", None)
         text = helper() if helper else ""
         keys = "\n".join(key_lines(self.for_screen))
+        lang = getattr(self.app, "lang", "en")
         with VerticalScroll(id="help-box") as box:
-            box.border_title = "Help (Esc closes)"
+            box.border_title = label("pane.help", lang)
             yield Static(text, id="help-text")
-            yield Static("Keys\n" + keys, id="help-keys")
-            yield Static("ctrl+p opens the command palette: type any layer, op, instruction or kernel name.",
-                         id="help-palette")
+            yield Static(label("word.keys", lang) + "\n" + keys, id="help-keys")
+            yield Static(label("help.palette", lang), id="help-palette")

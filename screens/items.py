@@ -8,9 +8,12 @@ match, so filtering ~3,000 HLO instructions stays instant).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
-from explorer.bundle import Bundle
-from explorer.hlo.model import HloInstruction, HloModule, Shape
+if TYPE_CHECKING:  # types only: the first frame must not wait for the data model's imports
+    from explorer.bundle import Bundle
+    from explorer.hlo.model import HloInstruction, HloModule, Shape
 
 LEVEL_ORDER = ("layers", "graph", "hlo", "optimized-hlo", "kernels")
 LEVEL_TITLES = {
@@ -136,6 +139,19 @@ def kernel_items(bundle: Bundle, target: str) -> tuple[LevelItem, ...]:
 
 
 def items_for_level(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
+    """The rows of `level`, built once per bundle and target (screens, palette and tours share them)."""
+    per_bundle = _ITEMS.setdefault(bundle, {})
+    key = (level, target if level not in ("layers", "graph") else "")
+    if key not in per_bundle:
+        per_bundle[key] = _build_items(bundle, level, target)
+    return per_bundle[key]
+
+
+# Rows of a ResNet-sized module take a noticeable moment to build; a bundle's rows never change.
+_ITEMS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _build_items(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
     if level == "layers":
         return layer_items(bundle)
     if level == "graph":

@@ -28,11 +28,6 @@ def recorded_views(kernel: KernelRecord) -> list[tuple[str, str, str]]:
 class KernelsScreen(LevelScreen):
     LEVEL = "kernels"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    HELP = (
-        "Level 5, kernels: what the target's backend emitted for each fusion or library call. "
-        "v switches between assembly, LLVM IR and PTX where recorded; the memory pane shows vector "
-        "width and registers (CPU) or the launch grid and block (GPU)."
-    )
     BINDINGS = [
         Binding("v", "next_view", "Code view", id="kernels.view",
                 tooltip="Cycle assembly / LLVM IR / optimized LLVM IR / PTX"),

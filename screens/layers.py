@@ -10,11 +10,6 @@ from screens.drawn_graph_screen import DrawnGraphScreen
 class LayersScreen(DrawnGraphScreen):
     LEVEL = "layers"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    HELP = (
-        "Level 1, Keras layers: the model as you wrote it. Each row is one layer with its output "
-        "shape and parameter count. Enter goes down to the TensorFlow ops the layer was traced into; "
-        "g draws the layer's neighbours (+/- changes how far)."
-    )
 
     def graph_edges(self) -> list[tuple[str, str]]:
         bundle = self.tensorweg.bundle

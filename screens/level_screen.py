@@ -14,10 +14,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from screens.items import COLUMNS, LEVEL_TITLES, LevelItem, items_for_level
+from explorer.course.labels import label
+
+from screens.items import COLUMNS, LevelItem, items_for_level
 from screens.selection import Selection
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
@@ -30,7 +33,9 @@ if TYPE_CHECKING:
 
 class LevelScreen(Screen):
     LEVEL = "layers"
-    HELP = ""  # what this level shows, for `?`
+    # Side pane -> its title's label key (titles follow the app's language on every sync).
+    PANE_TITLES = (("#memory-box", "pane.memory_layout"), ("#device-box", "pane.device_mapping"),
+                   ("#explain-box", "pane.explanation"))
 
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="level.filter", tooltip="Filter the list by a substring (Esc closes)"),
@@ -43,6 +48,7 @@ class LevelScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._generation = -1
+        self._shown_selection: Selection | None = None
 
     @property
     def tensorweg(self) -> "TensorwegApp":
@@ -51,24 +57,24 @@ class LevelScreen(Screen):
     # --- layout ------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        lang = self.tensorweg.lang
         yield Static("", id="title")
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Static("", id="notice")
                 yield ItemTable(COLUMNS[self.LEVEL], id="items")
                 yield from self.compose_extra()
-            with VerticalScroll(id="side"):
-                with Vertical(classes="pane", id="memory-box") as box:
-                    box.border_title = "Memory layout"
-                    yield MemoryPane(id="memory")
-                with Vertical(classes="pane", id="device-box") as box:
-                    box.border_title = "Device mapping"
-                    yield DevicePane(id="devices")
-                with Vertical(classes="pane", id="explain-box") as box:
-                    box.border_title = "Explanation"
-                    yield ExplanationPane(id="explanation")
+            # The side panes and the footer (some 40 widgets) mount just after the first
+            # frame: until a bundle is read they have nothing to show anyway.
+            with Lazy(VerticalScroll(id="side")):
+                for box_id, key, pane in (("memory-box", "pane.memory_layout", MemoryPane(id="memory")),
+                                          ("device-box", "pane.device_mapping", DevicePane(id="devices")),
+                                          ("explain-box", "pane.explanation", ExplanationPane(id="explanation"))):
+                    with Vertical(classes="pane", id=box_id) as box:
+                        box.border_title = label(key, lang)
+                        yield pane
         yield Static("", id="progress")
-        yield Footer()
+        yield Lazy(Footer())
 
     def compose_extra(self) -> ComposeResult:
         yield from ()
@@ -88,6 +94,9 @@ class LevelScreen(Screen):
     def sync(self) -> None:
         """Bring the screen up to date with the app: rows, selection, status lines."""
         app = self.tensorweg
+        for pane_id, key in self.PANE_TITLES:
+            for pane in self.query(pane_id):  # none before the lazy side panes are mounted
+                pane.border_title = label(key, app.lang)
         self.query_one("#title", Static).update(app.title_line(self.LEVEL))
         self.query_one("#progress", Static).update(app.progress_line())
         notice = app.level_notice(self.LEVEL)
@@ -121,10 +130,19 @@ class LevelScreen(Screen):
         if event.item is not None:
             app.selections[self.LEVEL] = event.item.name
         selection = self.selection(event.item)
+        self._shown_selection = selection
+        self._show_panes()
+        self.show_extra(event.item)
+
+    def _show_panes(self) -> None:
+        """The side panes for the last highlighted item (again once the lazy panes are mounted)."""
+        if not self.query("#explanation"):
+            self.call_after_refresh(self._show_panes)  # the lazy side panes mount after the first frame
+            return
+        app, selection = self.tensorweg, self._shown_selection
         self.query_one("#memory", MemoryPane).show(selection)
         self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture)
         self.query_one("#explanation", ExplanationPane).show(selection)
-        self.show_extra(event.item)
 
     def show_extra(self, item: LevelItem | None) -> None:
         """Hook: update the level-specific view for the highlighted item."""
@@ -150,4 +168,5 @@ class LevelScreen(Screen):
         self.tensorweg.go_back()
 
     def help_text(self) -> str:
-        return self.HELP or LEVEL_TITLES[self.LEVEL]
+        """What this level shows, for `?`, in the app's language."""
+        return label(f"help.{self.LEVEL}", self.tensorweg.lang)

@@ -11,18 +11,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from explorer.course.labels import label
+
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows
 
 
 class MemoryMapScreen(Screen):
     LEVEL = "memory"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    HELP = (
-        "Memory map: XLA's buffer assignment for the optimized module. Top: each allocation as a bar "
-        "as long as its size, the values placed in it at their offsets. Below: the largest values' "
-        "live ranges over program order (instruction positions, not time); ^ marks where the most "
-        "bytes are live at once. XLA reuses an allocation for values whose ranges do not overlap."
-    )
     BINDINGS = [
         Binding("backspace,escape", "back", "Back", id="memory.back", tooltip="Back to the optimized HLO"),
     ]
@@ -48,11 +44,11 @@ class MemoryMapScreen(Screen):
         self.query_one("#title", Static).update(app.title_line("memory"))
         allocations = self.query_one("#allocations", Static)
         live = self.query_one("#live-ranges", Static)
-        allocations.border_title = "Allocations (by size; values at their offsets)"
-        live.border_title = "Live ranges over program order"
+        allocations.border_title = label("pane.allocations", app.lang)
+        live.border_title = label("pane.live_ranges", app.lang)
         memory = app.bundle.memory(app.target) if app.bundle is not None else None
         if memory is None:
-            notice = app.level_notice("memory") or "memory level not captured for this target"
+            notice = app.level_notice("memory") or label("notice.memory_not_captured", app.lang)
             allocations.update(notice)
             live.update("")
             return
@@ -65,4 +61,4 @@ class MemoryMapScreen(Screen):
         self.app.goto_level("optimized-hlo")
 
     def help_text(self) -> str:
-        return self.HELP
+        return label("help.memory", self.app.lang)

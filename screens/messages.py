@@ -44,3 +44,22 @@ class BundleLoaded(Message):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
+
+
+class BundleOpened(Message):
+    """The bundle at `path` was read and indexed off the UI thread; `trace` links its levels."""
+
+    def __init__(self, path: Path, bundle, trace) -> None:
+        super().__init__()
+        self.path = path
+        self.bundle = bundle
+        self.trace = trace
+
+
+class BundleOpenFailed(Message):
+    """The bundle at `path` could not be read; `error` is one line."""
+
+    def __init__(self, path: Path, error: str) -> None:
+        super().__init__()
+        self.path = path
+        self.error = error

@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from explorer.bundle import Bundle
-from explorer.hlo.model import HloInstruction
-from explorer.records import MemoryLevel
-
 from screens.items import LevelItem
-from screens.trace import Trace
 
-
-# Bundle.memory() parses memory.json on every call; panes ask on every key press.
-_MEMORY: WeakKeyDictionary = WeakKeyDictionary()
+if TYPE_CHECKING:  # types only: screens import this before any bundle is read
+    from explorer.bundle import Bundle
+    from explorer.hlo.model import HloInstruction
+    from explorer.records import MemoryLevel
+    from screens.trace import Trace
 
 
 def memory_of(bundle: Bundle, target: str) -> MemoryLevel | None:
-    per_bundle = _MEMORY.setdefault(bundle, {})
-    if target not in per_bundle:
-        per_bundle[target] = bundle.memory(target)
-    return per_bundle[target]
+    """The memory level of `target` (Bundle caches the parsed JSON)."""
+    return bundle.memory(target)
 
 
 _INSTRUCTIONS: WeakKeyDictionary = WeakKeyDictionary()

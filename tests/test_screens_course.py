@@ -43,6 +43,7 @@ def level_table(app) -> ItemTable | None:
 
 
 async def settle(pilot) -> None:
+    await pilot.app.opened.wait()  # the bundle is read in a worker after the first frame
     for _ in range(3):  # a step pops the panel, switches level, pushes a new panel
         await pilot.pause()
 
@@ -100,6 +101,7 @@ async def test_tour_panel_shows_step_count_text_and_explanation():
 async def test_tour_list_starts_the_chosen_builtin_tour():
     app = create_app(BUNDLE, level="hlo")
     async with app.run_test(size=(120, 40)) as pilot:
+        await app.opened.wait()
         await pilot.pause()
         await pilot.press("T")
         await pilot.pause()
@@ -116,6 +118,7 @@ async def test_tour_list_starts_the_chosen_builtin_tour():
 async def test_glossary_search_filters_terms_and_shows_the_definition():
     app = create_app(BUNDLE, level="layers")
     async with app.run_test(size=(120, 40)) as pilot:
+        await app.opened.wait()
         await pilot.pause()
         await pilot.press("G")
         await pilot.pause()
@@ -145,6 +148,7 @@ async def test_glossary_search_filters_terms_and_shows_the_definition():
 async def test_language_switch_changes_labels_and_explanation_text():
     app = create_app(BUNDLE, level="layers", select="conv2d", lang="en")
     async with app.run_test(size=(120, 40)) as pilot:
+        await app.opened.wait()
         await pilot.pause()
         screen = app.screen
 
@@ -176,6 +180,7 @@ async def test_language_switch_changes_labels_and_explanation_text():
 async def test_screens_opened_after_the_switch_are_labelled_in_the_new_language():
     app = create_app(BUNDLE, level="layers", lang="de")
     async with app.run_test(size=(120, 40)) as pilot:
+        await app.opened.wait()
         await pilot.pause()
         await pilot.press("3")
         await pilot.pause()
@@ -214,7 +219,7 @@ def test_snapshot_tour_step_on_optimized_hlo(snap_compare):
     panel below titled with the tour, 'Step 4 of 7' in its bottom border, the step's text
     about bias and ReLU being fused, the kLoop fusion explanation, and the n/p/q keys."""
     app = create_app(BUNDLE, tour=builtin_tour(TOUR))
-    assert snap_compare(app, press=["n", "n", "n"], terminal_size=(80, 24))
+    assert snap_compare(app, press=["n", "n", "n"], run_before=settle, terminal_size=(80, 24))
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -223,4 +228,4 @@ def test_snapshot_glossary(snap_compare, lang):
     left (Fusion first), Fusion's definition and 'See also' (German: 'Siehe auch') on the
     right; the box is titled 'Glossary' / 'Glossar'."""
     app = create_app(BUNDLE, level="layers", lang=lang)
-    assert snap_compare(app, press=["G", *"fusion"], terminal_size=(80, 24))
+    assert snap_compare(app, press=["G", *"fusion"], run_before=settle, terminal_size=(80, 24))

@@ -10,9 +10,10 @@ import sys
 PROBE = r"""
 import json, sys
 import screens
-from screens.app import create_app
+from screens.app import _screen_factories, create_app
 from screens.screenshot import render_screenshot
-app = create_app()  # builds the mode table, importing every level screen
+app = create_app()
+_screen_factories()  # imports every level screen (the app imports each when first shown)
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 """
 

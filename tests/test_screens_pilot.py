@@ -30,6 +30,12 @@ def sync(test):
     return run
 
 
+async def opened(pilot) -> None:
+    """The bundle is read in a worker after the first frame: wait for it, not for a clock."""
+    await pilot.app.opened.wait()
+    await pilot.pause()
+
+
 def table(app) -> ItemTable:
     return app.screen.query_one("#items", ItemTable)
 
@@ -39,7 +45,7 @@ async def test_vertical_trace_from_conv_layer_to_cpu_kernel_and_back():
     """Enter four times follows conv2d down to its kernel; Backspace restores each selection."""
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         path = [(app.current_mode, table(app).current.name)]
         for _ in range(4):
             await pilot.press("enter")
@@ -67,7 +73,7 @@ async def test_jax_target_links_graph_ops_to_hlo_through_their_layer():
     """On tpu:v5e the HLO came from Keras-on-JAX: Enter from a conv op lands on the conv layer's HLO."""
     app = create_app(BUNDLE, level="graph", target="tpu:v5e", select="mnist_cnn_1/conv2d_1/convolution")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         await pilot.press("enter")
         await pilot.pause()
         assert app.current_mode == "hlo"
@@ -79,7 +85,7 @@ async def test_jax_target_links_graph_ops_to_hlo_through_their_layer():
 async def test_filter_keeps_only_matching_rows_and_selection_follows():
     app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         everything = len(table(app).shown)
         await pilot.press("slash", *"fusion", "enter")
         await pilot.pause()
@@ -93,7 +99,7 @@ async def test_filter_keeps_only_matching_rows_and_selection_follows():
 async def test_code_view_marks_the_selected_instruction_line():
     app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="convolution.1")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         view = app.screen.query_one("#code", CodeView)
         line = table(app).current.line
         assert view._marked == {line}
@@ -106,7 +112,7 @@ async def test_code_view_marks_the_selected_instruction_line():
 async def test_operand_key_walks_up_the_data_flow_and_back():
     app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="broadcast_maximum_fusion")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         module = app.bundle.hlo_module("cpu", optimized=True)
         fusion = next(i for _, i in module.all_instructions() if i.name == "broadcast_maximum_fusion")
         await pilot.press("o")
@@ -121,7 +127,7 @@ async def test_operand_key_walks_up_the_data_flow_and_back():
 async def test_target_key_switches_rows_to_the_next_target():
     app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         await pilot.press("t")
         await pilot.pause()
         assert app.target == "gpu:h100"
@@ -137,7 +143,7 @@ async def test_level_usable_as_soon_as_captured_and_failure_says_what_still_work
     staging.mkdir()
     app = create_app(None, level="layers", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         assert len(table(app).items) == 0
         app.post_message(LevelStarted("layers", ""))
         await pilot.pause()
@@ -157,7 +163,7 @@ async def test_level_usable_as_soon_as_captured_and_failure_says_what_still_work
 async def test_help_lists_every_key_of_the_screen():
     app = create_app(BUNDLE, level="hlo", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await opened(pilot)
         level_screen = app.screen
         await pilot.press("question_mark")
         await pilot.pause()

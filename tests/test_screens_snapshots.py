@@ -23,20 +23,26 @@ SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "12
 pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
 
 
+async def opened(pilot) -> None:
+    """The bundle is read in a worker after the first frame: wait for it, not for a clock."""
+    await pilot.app.opened.wait()
+    await pilot.pause()
+
+
 @SIZES
 def test_layers_with_drawn_neighbourhood(snap_compare, size):
     """Layers list with conv2d selected; below it the drawn graph (image -> conv2d -> max_pooling2d,
     conv2d double-lined); side panes: conv2d's shapes and bytes, CPU mapping (convolution.1, fusion),
     the Conv2D explanation."""
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
-    assert snap_compare(app, press=["g"], terminal_size=size)
+    assert snap_compare(app, press=["g"], run_before=opened, terminal_size=size)
 
 
 @SIZES
 def test_graph_ops(snap_compare, size):
     """TF graph ops with mnist_cnn_1/conv2d_1/convolution (Conv2D) selected; layer column says conv2d."""
     app = create_app(BUNDLE, level="graph", target="cpu", select="mnist_cnn_1/conv2d_1/convolution")
-    assert snap_compare(app, terminal_size=size)
+    assert snap_compare(app, run_before=opened, terminal_size=size)
 
 
 @SIZES
@@ -44,7 +50,7 @@ def test_hlo(snap_compare, size):
     """HLO before optimisation on cpu: convolution.1 selected in the list and highlighted in the
     module text; memory pane shows f32[1,26,26,8] with byte strides and no padding."""
     app = create_app(BUNDLE, level="hlo", target="cpu", select="convolution.1")
-    assert snap_compare(app, terminal_size=size)
+    assert snap_compare(app, run_before=opened, terminal_size=size)
 
 
 @SIZES
@@ -52,7 +58,7 @@ def test_optimized_hlo_on_tpu(snap_compare, size):
     """Optimized HLO for tpu:v5e: fusion.11 (the conv's kOutput fusion) selected; its line is
     highlighted; memory pane shows the T(8,128) tiling with padded bytes; the TPU tab is open."""
     app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e", select="fusion.11")
-    assert snap_compare(app, terminal_size=size)
+    assert snap_compare(app, run_before=opened, terminal_size=size)
 
 
 @SIZES
@@ -60,7 +66,7 @@ def test_kernels(snap_compare, size):
     """CPU kernels: broadcast_maximum_fusion selected, its code (assembly when recorded) below with
     line numbers; memory pane shows vector width and the buffer it writes."""
     app = create_app(BUNDLE, level="kernels", target="cpu", select="broadcast_maximum_fusion")
-    assert snap_compare(app, terminal_size=size)
+    assert snap_compare(app, run_before=opened, terminal_size=size)
 
 
 @SIZES
@@ -68,14 +74,14 @@ def test_memory_map(snap_compare, size):
     """Memory map for cpu: 18 allocations as bars by size (parameter #0 longest), then live ranges
     over program order ending in the '^ peak' marker (scroll at 80x24)."""
     app = create_app(BUNDLE, level="memory", target="cpu")
-    assert snap_compare(app, terminal_size=size)
+    assert snap_compare(app, run_before=opened, terminal_size=size)
 
 
 @SIZES
 def test_help(snap_compare, size):
     """Help over the HLO screen: what level 3 is, then every key with its description and tooltip."""
     app = create_app(BUNDLE, level="hlo", target="cpu")
-    assert snap_compare(app, press=["question_mark"], terminal_size=size)
+    assert snap_compare(app, press=["question_mark"], run_before=opened, terminal_size=size)
 
 
 @SIZES

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
 from explorer.hlo.parser import parse_module
-from screens.widgets.code_view import highlight_lines
+from screens.widgets.code_view import highlight_line, highlight_lines
 from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
@@ -94,3 +94,21 @@ def test_memory_map_draws_every_allocation_and_marks_the_peak(memory):
     assert (peak_bytes, position) == peak_from_live_ranges(memory.live_ranges, value_sizes(memory))
     live = live_range_rows(memory, 60)
     assert live[-1].strip().startswith(f"^ peak at position {position}")
+
+
+def test_app_knows_the_bundle_target_levels_without_importing_the_bundle_reader():
+    from explorer.bundle import TARGET_LEVELS
+    from screens.app import TARGET_LEVELS as APP_TARGET_LEVELS
+
+    assert APP_TARGET_LEVELS == TARGET_LEVELS
+
+
+def test_highlighting_hlo_one_line_at_a_time_matches_lexing_the_whole_module():
+    """The code view lexes HLO lines lazily as they scroll into view; same colours as lexing it whole."""
+    code = CPU_OPTIMIZED.read_text()
+    whole = highlight_lines(code, "hlo")
+    for number, line in enumerate(code.rstrip().split("\n")):
+        single = highlight_line(line, "hlo")
+        assert single.plain == whole[number].plain
+        assert [(s.start, s.end, s.style) for s in single.spans] == \
+               [(s.start, s.end, s.style) for s in whole[number].spans], number

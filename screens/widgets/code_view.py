@@ -1,25 +1,62 @@
-"""A read-only code view: highlighted once, drawn as a window around the selection.
+"""A read-only code view: highlighted lazily, drawn as a window around the selection.
 
 Rich's `Syntax` would re-lex a 3,000-line module on every selection change;
-here the text is lexed once into lines and each refresh only slices the
-visible window, so moving through instructions stays instant.
+here HLO (a line-oriented lexer) is lexed one line at a time as lines come
+into view, and each refresh only slices the visible window, so opening a
+ResNet-sized module and moving through its instructions stay instant.
+Pygments is imported on the first highlighted line, not with the app.
 """
 
 from __future__ import annotations
 
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+from functools import lru_cache
+
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from screens.widgets.hlo_lexer import HloLexer
-
 # Pygments lexer names per kind of code (issue 3: llvm for IR, nasm for assembly).
 LEXERS = {"hlo": "hlo", "llvm": "llvm", "asm": "nasm", "ptx": "text", "text": "text"}
+
+
+@lru_cache(maxsize=8)
+def _lexer(language: str):
+    from pygments.lexers import get_lexer_by_name  # noqa: PLC0415 (lexers load on first use)
+    from pygments.util import ClassNotFound  # noqa: PLC0415
+
+    if language == "hlo":
+        from screens.widgets.hlo_lexer import HloLexer  # noqa: PLC0415
+
+        return HloLexer()
+    try:
+        return get_lexer_by_name(LEXERS.get(language, "text"))
+    except ClassNotFound:
+        return get_lexer_by_name("text")
+
+
+@lru_cache(maxsize=1)
+def _token_styles() -> dict:
+    return {}
+
+
+def _style(token_type) -> Style:
+    styles = _token_styles()
+    style = styles.get(token_type)
+    if style is None:
+        from rich.syntax import Syntax  # noqa: PLC0415
+
+        full = Syntax.get_theme("ansi_dark").get_style_for_token(token_type)
+        style = styles[token_type] = Style(color=full.color, bold=full.bold, italic=full.italic)
+    return style
+
+
+def _highlighted(code: str, language: str) -> Text:
+    text = Text(no_wrap=True, end="")
+    for token_type, value in _lexer(language).get_tokens(code):
+        text.append(value, _style(token_type))
+    return text
 
 
 def highlight_lines(code: str, language: str) -> list[Text]:
@@ -29,24 +66,16 @@ def highlight_lines(code: str, language: str) -> list[Text]:
     terminal's own palette, work in 256 colours and vanish under NO_COLOR;
     token backgrounds are dropped so the widget's theme background shows.
     """
-    if language == "hlo":
-        lexer = HloLexer()
-    else:
-        try:
-            lexer = get_lexer_by_name(LEXERS.get(language, "text"))
-        except ClassNotFound:
-            lexer = get_lexer_by_name("text")
-    theme = Syntax.get_theme("ansi_dark")
-    styles: dict = {}
-    text = Text(no_wrap=True, end="")
-    for token_type, value in lexer.get_tokens(code):
-        style = styles.get(token_type)
-        if style is None:
-            full = theme.get_style_for_token(token_type)
-            style = styles[token_type] = Style(color=full.color, bold=full.bold, italic=full.italic)
-        text.append(value, style)
+    text = _highlighted(code, language)
     text.rstrip()
     return text.split("\n", allow_blank=True)
+
+
+def highlight_line(line: str, language: str) -> Text:
+    """One line on its own (HLO's lexer never carries state across lines)."""
+    text = _highlighted(line, language)
+    text.right_crop(len(text.plain) - len(line))  # the newline Pygments adds
+    return text
 
 
 class CodeView(Widget, can_focus=True):
@@ -71,13 +100,19 @@ class CodeView(Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._lines: list[Text] = []
+        self._source: list[str] = []  # plain lines
+        self._language = "text"
+        self._lines: dict[int, Text] = {}  # 0-based line -> highlighted, filled as lines are shown
         self._marked: set[int] = set()
         self._placeholder = ""
         self._focus = 0
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
-        self._lines = highlight_lines(code, language) if code else []
+        code = code.rstrip()
+        self._source = code.split("\n") if code else []
+        self._language = language
+        # Kernel code is small and its lexers (nasm, llvm) may span lines: lex it whole, once.
+        self._lines = dict(enumerate(highlight_lines(code, language))) if code and language != "hlo" else {}
         self._placeholder = placeholder
         self._marked = set()
         self.top = 0
@@ -85,7 +120,13 @@ class CodeView(Widget, can_focus=True):
 
     @property
     def line_count(self) -> int:
-        return len(self._lines)
+        return len(self._source)
+
+    def _line(self, index: int) -> Text:
+        line = self._lines.get(index)
+        if line is None:
+            line = self._lines[index] = highlight_line(self._source[index], self._language)
+        return line
 
     def mark(self, lines: set[int], focus: int = 0) -> None:
         """Highlight 1-based `lines` and scroll so `focus` sits a third down the view."""
@@ -97,7 +138,7 @@ class CodeView(Widget, can_focus=True):
     def _scroll_to_focus(self) -> None:
         height = self.size.height
         if self._focus and height:
-            self.top = max(0, min(self._focus - 1 - height // 3, max(0, len(self._lines) - height)))
+            self.top = max(0, min(self._focus - 1 - height // 3, max(0, len(self._source) - height)))
 
     def on_resize(self) -> None:
         # A screen marks its selection before layout gives this widget a height.
@@ -105,21 +146,21 @@ class CodeView(Widget, can_focus=True):
 
     def action_scroll_lines(self, delta: int) -> None:
         self._focus = 0  # the reader scrolls now; a resize must not jump back
-        self.top = max(0, min(self.top + delta, max(0, len(self._lines) - 1)))
+        self.top = max(0, min(self.top + delta, max(0, len(self._source) - 1)))
 
     def watch_top(self) -> None:
         self.refresh()
 
     def render(self) -> Text:
-        if not self._lines:
+        if not self._source:
             return Text(self._placeholder)
         height = max(1, self.size.height)
-        width = len(str(len(self._lines)))
+        width = len(str(len(self._source)))
         gutter = self.get_component_rich_style("code-view--gutter", partial=True)
         marked = self.get_component_rich_style("code-view--marked", partial=True)
         out = Text(no_wrap=True, overflow="ellipsis", end="")
-        for number in range(self.top + 1, min(len(self._lines), self.top + height) + 1):
-            line = self._lines[number - 1].copy()
+        for number in range(self.top + 1, min(len(self._source), self.top + height) + 1):
+            line = self._line(number - 1).copy()
             prefix = Text(f"{number:>{width}} ", style=gutter)
             row = prefix + line
             if number in self._marked:

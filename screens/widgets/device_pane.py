@@ -6,14 +6,16 @@ says so and names the key that captures it, instead of an empty tab.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TabbedContent, TabPane
 
 from explorer.errors import TensorwegError
-from explorer.records import LevelStatus
 
-from screens.selection import Selection
+if TYPE_CHECKING:
+    from screens.selection import Selection
 
 FAMILIES = (("cpu", "CPU"), ("gpu", "GPU"), ("tpu", "TPU"))
 CAPTURE_KEY = "c"
@@ -30,6 +32,8 @@ def target_summary(selection: Selection, target: str) -> list[str]:
     try:
         status = bundle.status("optimized-hlo", target)
     except TensorwegError:  # still capturing: the staging directory has no manifest yet
+        from explorer.records import LevelStatus  # noqa: PLC0415 (the data model loads with the data)
+
         status = LevelStatus("pending")
     if status.status == "failed":
         return [f"{target}: capture failed: {status.error}"]

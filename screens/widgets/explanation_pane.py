@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rich.markdown import Markdown
+from functools import lru_cache
+
 from textual.widgets import Static
 
 from screens.selection import Selection
@@ -18,13 +19,18 @@ def kind_keys(level: str, kind: str) -> list[str]:
 
 
 def explanation_markdown(selection: Selection) -> str:
+    return _explanation(selection.level, selection.item.kind, selection.target, selection.lang)
+
+
+@lru_cache(maxsize=512)
+def _explanation(level: str, kind: str, target: str, lang: str) -> str:
+    # The text depends only on these four; a cursor move within one opcode must not look it up again.
     try:
         from explorer.course.lookup import explain  # noqa: PLC0415 (optional, in progress)
     except ImportError:
         return NOT_AVAILABLE
     try:
-        explanation = explain(selection.level, kind_keys(selection.level, selection.item.kind),
-                              selection.target, selection.lang, {})
+        explanation = explain(level, kind_keys(level, kind), target, lang, {})
     except Exception as exc:  # noqa: BLE001 (course data must never crash the UI)
         return f"No course text yet for this level ({exc})."
     body = f"**{explanation.title}**\n\n{explanation.body}"
@@ -33,12 +39,24 @@ def explanation_markdown(selection: Selection) -> str:
     return body
 
 
+@lru_cache(maxsize=256)
+def _markdown(text: str):
+    # Rich's Markdown (and markdown-it) load lazily: the first frame has no explanation yet.
+    from rich.markdown import Markdown  # noqa: PLC0415
+
+    return Markdown(text)
+
+
 class ExplanationPane(Static):
     DEFAULT_CSS = "ExplanationPane { height: auto; }"
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: str | None = ""  # "" never equals a shown text: the first show() always renders
+
     def show(self, selection: Selection | None) -> None:
-        if selection is None:
-            self.update("select an item")
-            return
-        text = explanation_markdown(selection)
-        self.update(Markdown(text))
+        text = explanation_markdown(selection) if selection is not None else None
+        if text == self._shown:
+            return  # same kind, same text: a re-render would only cost a layout pass
+        self._shown = text
+        self.update("select an item" if text is None else _markdown(text))

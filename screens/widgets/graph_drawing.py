@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from collections import deque
 
-from grandalf.graphs import Edge, Graph, Vertex
-from grandalf.layouts import SugiyamaLayout
-
 BOX_HEIGHT = 3
 LAYER_GAP = 3  # grandalf spacing between box rows: leaves two rows for the edges
 
@@ -52,6 +49,10 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
     if not nodes:
         return []
     labels = {n: _label(n, max_label) for n in nodes}
+    # grandalf pulls in numpy (half a second): only pay for it when a drawing is asked for.
+    from grandalf.graphs import Edge, Graph, Vertex  # noqa: PLC0415
+    from grandalf.layouts import SugiyamaLayout  # noqa: PLC0415
+
     vertices = {n: Vertex(n) for n in nodes}
     for n, v in vertices.items():
         v.view = _View(len(labels[n]) + 4, BOX_HEIGHT)

@@ -7,6 +7,7 @@ keeps ResNet-sized modules (~3,000 instructions) responsive.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -51,6 +52,7 @@ class ItemTable(Vertical):
         self._items: tuple[LevelItem, ...] = ()
         self._shown: list[LevelItem] = []
         self._created: set[str] = set()
+        self._jumped_to = -1  # the row `select` put a third down the view
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
@@ -62,6 +64,25 @@ class ItemTable(Vertical):
     def on_mount(self) -> None:
         self.table.add_columns(*self._columns)
         self.query_one("#filter", Input).cursor_blink = False
+
+    def _set_columns(self, rows: list[tuple]) -> None:
+        """Columns as wide as their widest cell, measured here rather than by the DataTable.
+
+        The DataTable sizes auto-width columns on its next idle, but rows arrive
+        after the first frame (the bundle is read in a worker) and a header
+        rendered in between would stay cached at its old width; fixed widths
+        leave nothing to catch up on.
+        """
+        widths = [cell_len(title) for title in self._columns]
+        for row in rows:
+            for index, cell in enumerate(row):
+                width = cell_len(cell.plain if isinstance(cell, Text) else cell)
+                if width > widths[index]:
+                    widths[index] = width
+        table = self.table
+        table.clear(columns=True)
+        for title, width in zip(self._columns, widths):
+            table.add_column(title, width=width)
 
     @property
     def table(self) -> DataTable:
@@ -88,9 +109,9 @@ class ItemTable(Vertical):
     def _fill(self) -> None:
         needle = self.filter_text.lower()
         self._shown = [i for i in self._items if needle in i.search_text] if needle else list(self._items)
-        table = self.table
-        table.clear()
-        table.add_rows([self._row(i) for i in self._shown])
+        rows = [self._row(i) for i in self._shown]
+        self._set_columns(rows)
+        self.table.add_rows(rows)
         self.post_message(self.Highlighted(self, self.current))
 
     @property
@@ -103,12 +124,27 @@ class ItemTable(Vertical):
         for attempt in range(2):
             for row, item in enumerate(self._shown):
                 if item.name == name:
-                    self.table.move_cursor(row=row, scroll=True)
+                    self.table.move_cursor(row=row, scroll=False)
+                    # After the table has measured new rows: a jump lands a third down the view.
+                    self._jumped_to = row
+                    self.table.call_after_refresh(self._scroll_to_row, row)
                     self.post_message(self.Highlighted(self, item))
                     return True
             if attempt == 0 and self.filter_text:
                 self.apply_filter("")
         return False
+
+    def on_resize(self) -> None:
+        # The lazy side panes and the narrow layout change the height after a jump:
+        # keep the jumped-to row a third down until the reader moves the cursor.
+        if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
+            self.table.call_after_refresh(self._scroll_to_row, self._jumped_to)
+
+    def _scroll_to_row(self, row: int) -> None:
+        table = self.table
+        visible = max(1, table.scrollable_content_region.height - 1)  # less the header row
+        table.scroll_to(y=max(0, row - visible // 3), animate=False, immediate=True)
+        table.refresh()  # a scroll from inside a refresh callback is not repainted on its own
 
     def apply_filter(self, text: str) -> None:
         self.filter_text = text

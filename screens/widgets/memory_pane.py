@@ -3,15 +3,18 @@ tiles and padding; at the optimized level also the buffer it lives in."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
-from explorer.hlo import layout_math
-from explorer.hlo.model import Shape
-from explorer.records import MemoryLevel
-
 from screens.items import shape_text
-from screens.selection import Selection, memory_of
+from screens.selection import memory_of
+
+if TYPE_CHECKING:  # the data model loads with the data, after the first frame
+    from explorer.hlo.model import Shape
+    from explorer.records import MemoryLevel
+    from screens.selection import Selection
 
 
 def _bytes(n: int) -> str:
@@ -20,6 +23,8 @@ def _bytes(n: int) -> str:
 
 def shape_lines(shape: Shape) -> list[str]:
     """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (from explorer's layout math)."""
+    from explorer.hlo import layout_math  # noqa: PLC0415
+
     if shape.is_tuple:
         lines = [f"tuple of {len(shape.tuple_shapes)}: {_bytes(shape.byte_size)} without padding"]
         for index, part in enumerate(shape.tuple_shapes[:6]):
