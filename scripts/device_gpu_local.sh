@@ -2,7 +2,9 @@
 # Real-GPU check (run on a machine with an NVIDIA GPU and JAX, via the device tool):
 # captures the recorded mnist_cnn model for `gpu:local` with the JAX worker and
 # copies what it wrote to $OUT, to compare with the compile-only `gpu:h100` capture.
-# Needs keras and its two small deps as wheels in .device/wheels (no network there).
+# Needs keras and its two small deps as wheels in .device/wheels (no network there):
+#   pip download --no-deps keras==3.15.1 namex optree --python-version 3.12 --only-binary=:all: \
+#     --platform manylinux2014_x86_64 -d .device/wheels
 set -u
 OUT="${OUT:-/tmp/gpu-local-out}"; mkdir -p "$OUT"
 python3 -m pip install -q --no-deps --no-index --target /tmp/pydeps .device/wheels/*.whl 2>&1 | tail -2
@@ -13,7 +15,7 @@ bundle=tests/fixtures/bundles/mnist_cnn
 python3 - "$bundle" > /tmp/request.json <<'PY'
 import json, sys
 bundle = sys.argv[1]
-print(json.dumps({"model_file": f"{bundle}/model.keras", "unsafe": False,
+print(json.dumps({"model_file": f"{bundle}/model.json", "unsafe": False,
                   "signature": json.load(open(f"{bundle}/signature.json")),
                   "target": "gpu:local", "out_dir": "/tmp/out-local"}))
 PY

@@ -353,7 +353,7 @@ def test_worker_captures_mnist_and_links_conv_ops_to_their_layer(tmp_path):
     assert [e["event"] for e in events if e.get("level") == "layers"] == ["level_started", "level_done"]
     done = {(e["level"], e.get("target", "")) for e in events if e["event"] == "level_done"}
     assert {("layers", ""), ("graph", ""), ("hlo", "cpu"), ("optimized-hlo", "cpu")} <= done
-    for name in ("identity.json", "signature.json", "model.keras", "layers.json", "graph.json", "scopes.json",
+    for name in ("identity.json", "signature.json", "model.json", "layers.json", "graph.json", "scopes.json",
                  "targets/cpu/hlo.txt", "targets/cpu/optimized_hlo.txt"):
         assert (staging / name).is_file(), name
     assert not (staging / "xla_dump_cpu").exists(), "the raw dump (run-specific names) must not stay"

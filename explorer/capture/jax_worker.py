@@ -1,7 +1,7 @@
 """The JAX capture worker: one GPU or TPU target per process, compile only.
 
 Run as `python -m explorer.capture.jax_worker` with one JSON request on stdin:
-    {"model_file": ".../model.keras", "unsafe": false,
+    {"model_file": ".../model.json (Keras config) or .keras", "unsafe": false,
      "signature": [["image", [1, 28, 28, 1], "float32"]],
      "target": "tpu:v5e", "out_dir": ".../targets/tpu-v5e"}
 It writes hlo.txt, optimized_hlo.txt, the raw buffer assignment / live range /

@@ -147,7 +147,7 @@ class _CaptureRun:
                 "input_shapes": {name: list(dims) for name, dims in self.options.input_shapes},
                 "staging_dir": str(self.staging),
                 "targets": ["cpu"] if "cpu" in self.options.targets else [],
-                "keras_copy": bool(accelerator_targets),
+                "architecture": bool(accelerator_targets),
             })
             pending = list(accelerator_targets)
             while self._running() or not self.events.empty():
@@ -165,7 +165,7 @@ class _CaptureRun:
             if tf_worker.returncode not in (0, None) and not self._captured_anything():
                 raise TensorwegError(f"capture worker stopped unexpectedly (exit {tf_worker.returncode}); see --debug")
             for target in pending:
-                reason = "GPU and TPU targets need a Keras model; this model could not be saved as .keras"
+                reason = "GPU and TPU targets need a Keras model; this model's Keras config could not be written"
                 for level in TARGET_LEVELS:
                     self._set(target, level, LevelStatus("failed", reason))
         finally:
@@ -205,7 +205,7 @@ class _CaptureRun:
         out_dir.mkdir(parents=True, exist_ok=True)
         signature = json.loads((self.staging / "signature.json").read_text())
         self._start("explorer.capture.jax_worker", {
-            "model_file": str(self.staging / "model.keras"),
+            "model_file": str(self.staging / "model.json"),
             "unsafe": self.options.unsafe,
             "signature": signature,
             "target": target,
@@ -229,7 +229,7 @@ class _CaptureRun:
         return any(p.poll() is None for p in self.processes)
 
     def _model_ready(self) -> bool:
-        return (self.staging / "model.keras").is_file() and (self.staging / "signature.json").is_file()
+        return (self.staging / "model.json").is_file() and (self.staging / "signature.json").is_file()
 
     def _check_cancel(self) -> None:
         if self.cancel.is_set():

@@ -2,8 +2,8 @@
 
 Run as `python -m explorer.capture.tf_worker` with one JSON request on stdin:
     {"model": "mnist_cnn", "unsafe": false, "batch": 1, "input_shapes": {"tokens": [16]},
-     "staging_dir": "/.../.staging-x", "targets": ["cpu"], "keras_copy": true}
-It writes identity.json, signature.json, model.keras (not for a SavedModel),
+     "staging_dir": "/.../.staging-x", "targets": ["cpu"], "architecture": true}
+It writes identity.json, signature.json, model.json (the Keras config; not for a SavedModel),
 layers.json, graph.json, scopes.json and, for `cpu`, targets/cpu/hlo.txt and
 optimized_hlo.txt, then runs the jit function once so XLA dumps its kernels
 and buffer assignment into <staging>/xla_dump_cpu for
@@ -108,8 +108,8 @@ def run(request: dict, protocol: Protocol) -> int:
     staging.mkdir(parents=True, exist_ok=True)
     dump_json(identity, staging / "identity.json")
     dump_json([[name, list(shape), dtype] for name, shape, dtype in signature], staging / "signature.json")
-    if request.get("keras_copy", True):  # only the GPU/TPU workers read it
-        _save_keras_copy(model, identity.kind, staging)
+    if request.get("architecture", True):  # only the GPU/TPU workers read it
+        _save_architecture(model, identity.kind, staging)
 
     traced = _layers_and_graph(model, signature, staging, protocol)
     if "cpu" in targets:
@@ -118,18 +118,23 @@ def run(request: dict, protocol: Protocol) -> int:
     return 0
 
 
-def _save_keras_copy(model: Any, kind: str, staging: Path) -> None:
-    """model.keras for the JAX workers; written under a temporary name and renamed so they never read half a file."""
+def _save_architecture(model: Any, kind: str, staging: Path) -> None:
+    """model.json (the Keras config, no weights) for the JAX workers, which only compile.
+
+    Written under a temporary name and renamed so they never read half a file.
+    """
     if kind == "savedmodel":
         print("tensorweg: a SavedModel has no Keras layers; GPU/TPU targets need a Keras model "
-              "(.keras, .h5, sample or module:function), so no model.keras is written", file=sys.stderr)
+              "(.keras, .h5, sample or module:function), so no model.json is written", file=sys.stderr)
         return
-    partial = staging / ".model-partial.keras"
+    import keras
+
+    partial = staging / ".model-partial.json"
     try:
-        model.save(partial)
-        os.replace(partial, staging / "model.keras")
+        partial.write_text(json.dumps(keras.saving.serialize_keras_object(model)), encoding="utf-8")
+        os.replace(partial, staging / "model.json")
     except Exception:
-        print("tensorweg: could not save the model as .keras (GPU/TPU targets need it):", file=sys.stderr)
+        print("tensorweg: could not write the model's Keras config (GPU/TPU targets need it):", file=sys.stderr)
         traceback.print_exc()
         partial.unlink(missing_ok=True)
 
