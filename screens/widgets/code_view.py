@@ -15,6 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 # Pygments lexer names per kind of code (issue 3: llvm for IR, nasm for assembly).
@@ -106,6 +107,7 @@ class CodeView(Widget, can_focus=True):
         self._marked: set[int] = set()
         self._placeholder = ""
         self._focus = 0
+        self._strips: dict[tuple[int, bool, int], Strip] = {}  # (line, marked, width) -> drawn row
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
         code = code.rstrip()
@@ -115,6 +117,7 @@ class CodeView(Widget, can_focus=True):
         self._lines = dict(enumerate(highlight_lines(code, language))) if code and language != "hlo" else {}
         self._placeholder = placeholder
         self._marked = set()
+        self._strips.clear()
         self.top = 0
         self.refresh()
 
@@ -151,21 +154,33 @@ class CodeView(Widget, can_focus=True):
     def watch_top(self) -> None:
         self.refresh()
 
-    def render(self) -> Text:
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # theme or class change: the cached rows carry the old colours
+
+    def render_line(self, y: int) -> Strip:
+        """One row of the view, cached: moving the mark redraws two rows, not the window."""
+        width = self.size.width
+        number = self.top + y + 1
         if not self._source:
-            return Text(self._placeholder)
-        height = max(1, self.size.height)
-        width = len(str(len(self._source)))
-        gutter = self.get_component_rich_style("code-view--gutter", partial=True)
-        marked = self.get_component_rich_style("code-view--marked", partial=True)
-        out = Text(no_wrap=True, overflow="ellipsis", end="")
-        for number in range(self.top + 1, min(len(self._source), self.top + height) + 1):
-            line = self._line(number - 1).copy()
-            prefix = Text(f"{number:>{width}} ", style=gutter)
-            row = prefix + line
-            if number in self._marked:
-                row.stylize(marked)
-            out.append_text(row)
-            out.append("\n")
-        out.rstrip()
-        return out
+            text = Text(self._placeholder if y == 0 else "")
+            return self._strip(text, width)
+        if number > len(self._source):
+            return Strip.blank(width, self.rich_style)
+        marked = number in self._marked
+        key = (number, marked, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            digits = len(str(len(self._source)))
+            gutter = self.get_component_rich_style("code-view--gutter", partial=True)
+            row = Text.assemble((f"{number:>{digits}} ", gutter), self._line(number - 1))
+            if marked:
+                row.stylize(self.get_component_rich_style("code-view--marked", partial=True))
+            strip = self._strips[key] = self._strip(row, width)
+        return strip
+
+    def _strip(self, row: Text, width: int) -> Strip:
+        if row.cell_len > width:
+            row.truncate(width, overflow="ellipsis")
+        strip = Strip(list(row.render(self.app.console)), row.cell_len)
+        return strip.extend_cell_length(width).apply_style(self.rich_style)

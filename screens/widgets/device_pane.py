@@ -14,6 +14,8 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from explorer.errors import TensorwegError
 
+from screens.widgets.pane_text import show_text
+
 if TYPE_CHECKING:
     from screens.selection import Selection
 
@@ -91,8 +93,10 @@ class DevicePane(Vertical):
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool) -> None:
         if selection is not None:
             # Open the tab of the target being shown; the learner can still switch tabs.
-            self.query_one("#device-tabs", TabbedContent).active = f"device-{family_of(selection.target)}"
+            tabs = self.query_one("#device-tabs", TabbedContent)
+            wanted = f"device-{family_of(selection.target)}"
+            if tabs.active != wanted:
+                tabs.active = wanted
         for family, _ in FAMILIES:
-            self.query_one(f"#device-{family}-text", Static).update(
-                family_text(selection, family, captured, can_capture)
-            )
+            show_text(self.query_one(f"#device-{family}-text", Static),
+                      family_text(selection, family, captured, can_capture))

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from screens.items import shape_text
 from screens.selection import memory_of
+from screens.widgets.pane_text import show_text
 
 if TYPE_CHECKING:  # the data model loads with the data, after the first frame
     from explorer.hlo.model import Shape
@@ -120,5 +121,5 @@ class MemoryPane(Static):
 
     DEFAULT_CSS = "MemoryPane { height: auto; }"
 
-    def show(self, selection: Selection | None) -> None:
-        self.update(memory_text(selection) if selection is not None else "select an item")
+    def show(self, selection: Selection | None, placeholder: str = "select an item") -> None:
+        show_text(self, memory_text(selection) if selection is not None else placeholder)
