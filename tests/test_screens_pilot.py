@@ -186,3 +186,34 @@ def test_every_binding_has_an_id_description_and_tooltip():
         for cls in (c for c in owner.__mro__ if c.__module__.startswith("screens")):
             for binding in cls.__dict__.get("BINDINGS", []):
                 assert binding.id and binding.description and binding.tooltip, (owner, binding)
+
+
+@sync
+async def test_command_palette_jumps_to_an_instruction_by_name():
+    """ctrl+p, type an optimized-HLO instruction's name, Enter: that level, that row, its code line marked."""
+    from textual.command import CommandList, CommandPalette
+
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        wanted = "broadcast_maximum_fusion"
+        assert wanted in {i.name for _, i in app.bundle.hlo_module("cpu", optimized=True).all_instructions()}
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*wanted)
+        palette = app.screen
+        for _ in range(50):  # the palette searches in a worker: wait until our provider's hits are listed
+            await pilot.pause(0.05)
+            hits = palette.query_one(CommandList)
+            if hits.option_count and "Optimized HLO" in str(hits.get_option_at_index(0).prompt):
+                break
+        first = str(palette.query_one(CommandList).get_option_at_index(0).prompt)
+        assert first.startswith(wanted) and "Optimized HLO" in first
+        await pilot.press("enter")
+        await opened(pilot)
+        await pilot.pause()
+        assert app.current_mode == "optimized-hlo"
+        assert table(app).current.name == wanted
+        view = app.screen.query_one("#code", CodeView)
+        assert view._marked == {table(app).current.line}
