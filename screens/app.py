@@ -65,13 +65,24 @@ def _make_screen(mode: str):
     return _screen_class(mode)()
 
 
+def _warm_up_renderers() -> None:
+    """Import what the first selection renders with (Markdown, Pygments) off the UI thread."""
+    import rich.markdown  # noqa: F401, PLC0415
+
+    from screens.widgets.code_view import highlight_line  # noqa: PLC0415
+
+    highlight_line("", "hlo")
+
+
 def _screen_factories() -> dict:
     """mode -> screen class, every one imported (for tests that look at all screens)."""
     return {mode: _screen_class(mode) for mode in SCREENS}
 
 
 class TensorwegApp(App):
-    CSS_PATH = CSS_DIR / "app.tcss"
+    # The level screens' own sheets are read with the app's: a screen whose CSS is new
+    # to the app makes Textual re-parse every sheet when it is first shown.
+    CSS_PATH = [CSS_DIR / "app.tcss", *(CSS_DIR / f"{module.rsplit('.', 1)[1]}.tcss" for module, _ in SCREENS.values())]
     TITLE = "tensorweg"
     COMMANDS = App.COMMANDS | {ItemCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
@@ -168,6 +179,7 @@ class TensorwegApp(App):
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
             items_for_level(bundle, self.start_level, target)  # the first screen's rows, cached
+            _warm_up_renderers()
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
             return
