@@ -140,9 +140,9 @@ class LevelScreen(Screen):
             self.call_after_refresh(self._show_panes)  # the lazy side panes mount after the first frame
             return
         app, selection = self.tensorweg, self._shown_selection
-        self.query_one("#memory", MemoryPane).show(selection)
+        self.query_one("#memory", MemoryPane).show_selection(selection)
         self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture)
-        self.query_one("#explanation", ExplanationPane).show(selection)
+        self.query_one("#explanation", ExplanationPane).show_selection(selection)
 
     def show_extra(self, item: LevelItem | None) -> None:
         """Hook: update the level-specific view for the highlighted item."""

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from explorer.errors import TensorwegError
 
-from screens.widgets.pane_text import show_text
+from screens.widgets.pane_text import PaneText
 
 if TYPE_CHECKING:
     from screens.selection import Selection
@@ -78,17 +78,19 @@ def family_text(selection: Selection | None, family: str, captured: tuple[str, .
 
 
 class DevicePane(Vertical):
+    # Every part fills the pane's box, so new text repaints its tab instead of resizing it.
     DEFAULT_CSS = """
-    DevicePane { height: auto; }
-    DevicePane TabbedContent { height: auto; }
-    DevicePane TabPane { padding: 0 1; height: auto; }
+    DevicePane { height: 1fr; }
+    DevicePane TabbedContent { height: 1fr; }
+    DevicePane ContentSwitcher { height: 1fr; }
+    DevicePane TabPane { padding: 0 1; height: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="device-tabs"):
             for family, title in FAMILIES:
                 with TabPane(title, id=f"device-{family}"):
-                    yield Static("", id=f"device-{family}-text")
+                    yield PaneText(id=f"device-{family}-text")
 
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool) -> None:
         if selection is not None:
@@ -98,5 +100,5 @@ class DevicePane(Vertical):
             if tabs.active != wanted:
                 tabs.active = wanted
         for family, _ in FAMILIES:
-            show_text(self.query_one(f"#device-{family}-text", Static),
-                      family_text(selection, family, captured, can_capture))
+            self.query_one(f"#device-{family}-text", PaneText).show(
+                family_text(selection, family, captured, can_capture))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from textual.widgets import Static
-
 from screens.selection import Selection
+from screens.widgets.pane_text import PaneText
 
 NOT_AVAILABLE = "Explanations are not available yet (explorer.course.lookup is missing)."
 # Key families of the course texts per level (`hlo:dot`, `layer:Conv2D`, ...).
@@ -47,16 +46,8 @@ def _markdown(text: str):
     return Markdown(text)
 
 
-class ExplanationPane(Static):
-    DEFAULT_CSS = "ExplanationPane { height: auto; }"
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._shown: str | None = ""  # "" never equals a shown text: the first show() always renders
-
-    def show(self, selection: Selection | None) -> None:
+class ExplanationPane(PaneText):
+    def show_selection(self, selection: Selection | None) -> None:
         text = explanation_markdown(selection) if selection is not None else None
-        if text == self._shown:
-            return  # same kind, same text: a re-render would only cost a layout pass
-        self._shown = text
-        self.update("select an item" if text is None else _markdown(text))
+        # The same text gives the same (cached) Markdown, which the pane knows it shows already.
+        self.show("select an item" if text is None else _markdown(text))

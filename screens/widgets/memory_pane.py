@@ -6,11 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.widgets import Static
-
 from screens.items import shape_text
 from screens.selection import memory_of
-from screens.widgets.pane_text import show_text
+from screens.widgets.pane_text import PaneText
 
 if TYPE_CHECKING:  # the data model loads with the data, after the first frame
     from explorer.hlo.model import Shape
@@ -116,10 +114,8 @@ def memory_text(selection: Selection) -> Text:
     return Text("\n".join(lines) or "nothing recorded for this item")
 
 
-class MemoryPane(Static):
-    """Static pane; the screen calls `show(selection)` on every cursor move."""
+class MemoryPane(PaneText):
+    """The screen calls `show_selection(selection)` on every cursor move."""
 
-    DEFAULT_CSS = "MemoryPane { height: auto; }"
-
-    def show(self, selection: Selection | None, placeholder: str = "select an item") -> None:
-        show_text(self, memory_text(selection) if selection is not None else placeholder)
+    def show_selection(self, selection: Selection | None, placeholder: str = "select an item") -> None:
+        self.show(memory_text(selection) if selection is not None else placeholder)

@@ -1,37 +1,163 @@
-"""Updating a side pane's text without a layout pass when its height stays the same.
+"""The text of a side pane: a fixed-size box that repaints new text without a layout pass.
 
-A `Static.update` re-lays out the whole screen (the pane might have grown),
-and on a ResNet-sized module that layout and the repaint it causes were most
-of a key press. The side panes change on every cursor move, but usually to
-text of the same height (another instruction of the same shape, the same
-layer's device mapping): those updates only repaint the pane.
+A `Static.update` re-lays out the whole screen (the text might have grown), and
+a scrolling box around it shows or hides its scrollbar, another layout pass.
+On a ResNet-sized module those passes and the repaints they cause were most of
+a key press, while the side panes change on nearly every cursor move. This
+widget keeps its size whatever it shows: it wraps the text to its width itself,
+draws the visible window line by line, scrolls with the mouse wheel and draws
+its own scrollbar in the columns Textual's would take, so new text only
+repaints the pane.
 """
 
 from __future__ import annotations
 
+from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual.widgets import Static
+from textual import events
+from textual.strip import Strip
+from textual.widget import Widget
 
 
-def wrapped_height(static: Static, text: Text) -> int:
-    """Lines `text` takes in `static` at its current width (0 before the first layout)."""
-    width = static.content_region.width
-    if width <= 0:
-        return 0
-    return len(text.wrap(static.app.console, width))
+def _same(a: RenderableType, b: RenderableType) -> bool:
+    """Equal content, not just equal objects: a rebuilt Text of the same lines and styles is the same."""
+    if isinstance(a, Text) and isinstance(b, Text):
+        return a.plain == b.plain and a.spans == b.spans and a.style == b.style
+    return a is b
 
 
-def show_text(static: Static, text: Text | str) -> None:
-    """`static.update(text)`, skipped when nothing changed, without layout when the height stays.
+class PaneText(Widget):
+    """Shows one Rich renderable (Text, Markdown); `show(content)` only repaints.
 
-    Plain strings become `Text`, so brackets in compiler output (`[fusion]`,
-    shapes such as `f32[8]`) are never read as markup.
+    Strings become `Text`, so brackets in compiler output (`[fusion]`, shapes
+    such as `f32[8]`) are never read as markup.
     """
-    if isinstance(text, str):
-        text = Text(text)
-    previous = getattr(static, "_pane_text", None)
-    if previous is not None and previous.plain == text.plain and previous.spans == text.spans:
-        return
-    same_height = previous is not None and 0 < wrapped_height(static, previous) == wrapped_height(static, text)
-    static._pane_text = text  # type: ignore[attr-defined]
-    static.update(text, layout=not same_height)
+
+    COMPONENT_CLASSES = {"pane-text--scrollbar", "pane-text--scrollbar-thumb"}
+    DEFAULT_CSS = """
+    PaneText { height: 1fr; }
+    PaneText > .pane-text--scrollbar { background: $scrollbar-background; }
+    PaneText > .pane-text--scrollbar-thumb { background: $scrollbar; }
+    """
+
+    def __init__(self, content: RenderableType | str = "", *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._content: RenderableType = Text(content) if isinstance(content, str) else content
+        self._top = 0  # first shown line
+        self._wrapped: tuple[tuple[int, int], list[Strip]] | None = None  # (width, height) -> lines
+        # Wrapped lines of recent contents by identity: explanations are cached Markdown
+        # objects, and wrapping Markdown again on every return to an opcode costs a frame.
+        self._recent: dict[tuple[int, int, int], tuple[RenderableType, list[Strip]]] = {}
+        self._base_style: Style | None = None  # the widget's style, looked up once per theme
+
+    @property
+    def content(self) -> RenderableType:
+        """What the pane shows (Markdown keeps its source in `.markup`)."""
+        return self._content
+
+    @property
+    def plain(self) -> str:
+        """The shown text without styles, one line per drawn row (what a reader sees, unscrolled)."""
+        return "\n".join(strip.text.rstrip() for strip in self._lines())
+
+    def show(self, content: RenderableType | str) -> None:
+        """Show `content` from its first line; nothing happens when it is what the pane shows."""
+        if isinstance(content, str):
+            content = Text(content)
+        if _same(content, self._content):
+            return
+        self._content = content
+        self._top = 0
+        self._wrapped = None
+        self.refresh()
+
+    # --- drawing --------------------------------------------------------------
+
+    @property
+    def _scrollbar_width(self) -> int:
+        return self.styles.scrollbar_size_vertical
+
+    @property
+    def _style(self) -> Style:
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
+
+    def _render(self, width: int) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update(width=max(1, width), height=None, highlight=False)
+        lines = console.render_lines(self._content, options, style=self._style, pad=False)
+        return [Strip(line) for line in lines]
+
+    def _lines(self) -> list[Strip]:
+        """The content wrapped to the width left beside the scrollbar, when it needs one."""
+        width, height = self.size
+        if self._wrapped is None or self._wrapped[0] != (width, height):
+            key = (id(self._content), width, height)
+            recent = self._recent.get(key)
+            if recent is not None and recent[0] is self._content:
+                lines = recent[1]
+            else:
+                lines = self._render(width)
+                if len(lines) > height > 0:
+                    lines = self._render(width - self._scrollbar_width)
+                if len(self._recent) >= 32:
+                    self._recent.pop(next(iter(self._recent)))
+                self._recent[key] = (self._content, lines)
+            self._wrapped = ((width, height), lines)
+        return self._wrapped[1]
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        lines = self._lines()
+        overflows = len(lines) > height > 0
+        text_width = width - self._scrollbar_width if overflows else width
+        index = self._top + y
+        line = lines[index] if index < len(lines) else Strip.blank(0)
+        line = line.crop_extend(0, text_width, self._style)
+        if not overflows:
+            return line
+        return Strip.join([line, self._scrollbar_cell(y, height, len(lines))])
+
+    def _scrollbar_cell(self, y: int, height: int, total: int) -> Strip:
+        """Row `y` of a scrollbar for `height` of `total` lines: track, or thumb where the view is."""
+        thumb_size = max(1, round(height * height / total))
+        thumb_start = min(height - thumb_size, round(self._top * height / total))
+        component = "pane-text--scrollbar-thumb" if thumb_start <= y < thumb_start + thumb_size \
+            else "pane-text--scrollbar"
+        style: Style = self.get_component_rich_style(component)
+        return Strip([Segment(" " * self._scrollbar_width, style)], self._scrollbar_width)
+
+    # --- scrolling ----------------------------------------------------------
+
+    def scroll_lines(self, delta: int) -> bool:
+        """Move the view `delta` lines; False when it is already at that end."""
+        top = max(0, min(self._top + delta, len(self._lines()) - self.size.height))
+        if top == self._top:
+            return False
+        self._top = top
+        self.refresh()
+        return True
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        if self.scroll_lines(1):
+            event.stop()
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if self.scroll_lines(-1):
+            event.stop()
+
+    # --- cached lines follow size and theme ------------------------------------
+
+    def on_resize(self) -> None:
+        self._wrapped = None
+        self._top = max(0, min(self._top, len(self._lines()) - self.size.height))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        # Theme or class change: the wrapped lines carry the old colours.
+        self._wrapped = self._base_style = None
+        self._recent.clear()
