@@ -16,14 +16,6 @@ if TYPE_CHECKING:  # types only: the first frame must not wait for the data mode
     from explorer.hlo.model import HloInstruction, HloModule, Shape
 
 LEVEL_ORDER = ("layers", "graph", "hlo", "optimized-hlo", "kernels")
-LEVEL_TITLES = {
-    "layers": "Keras layers",
-    "graph": "TF graph ops",
-    "hlo": "HLO",
-    "optimized-hlo": "Optimized HLO",
-    "kernels": "Kernels",
-    "memory": "Memory map",
-}
 
 
 @dataclass(frozen=True)
