@@ -62,7 +62,7 @@ class LevelScreen(Screen):
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Static("", id="notice")
-                yield ItemTable(COLUMNS[self.LEVEL], id="items")
+                yield ItemTable(COLUMNS[self.LEVEL], id="items", on_highlighted=self._highlighted)
                 yield from self.compose_extra()
             # The side panes and the footer (some 40 widgets) mount just after the first
             # frame: until a bundle is read they have nothing to show anyway.
@@ -102,13 +102,14 @@ class LevelScreen(Screen):
         notice = app.level_notice(self.LEVEL)
         self.query_one("#notice", Static).update(notice)
         self.query_one("#notice", Static).display = bool(notice)
+        # Read before the rows are refilled: the refill announces its first row as highlighted.
+        wanted = app.selections.get(self.LEVEL)
         if self._generation != app.generation:
             self._generation = app.generation
             items = items_for_level(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
             created = app.trace.created_by_compiler(self.LEVEL, app.target) if items else set()
             self.items_table.set_items(items, created)
             self.on_items_loaded()
-        wanted = app.selections.get(self.LEVEL)
         if wanted:
             self.items_table.select(wanted)
         self.items_table.table.focus()
@@ -124,15 +125,14 @@ class LevelScreen(Screen):
             return None
         return Selection(app.bundle, app.trace, self.LEVEL, app.target, item, app.lang)
 
-    @on(ItemTable.Highlighted)
-    def _highlighted(self, event: ItemTable.Highlighted) -> None:
+    def _highlighted(self, item: LevelItem | None) -> None:
+        """The list's cursor moved to `item` (called while the key is handled: one frame draws it all)."""
         app = self.tensorweg
-        if event.item is not None:
-            app.selections[self.LEVEL] = event.item.name
-        selection = self.selection(event.item)
-        self._shown_selection = selection
+        if item is not None:
+            app.selections[self.LEVEL] = item.name
+        self._shown_selection = self.selection(item)
         self._show_panes()
-        self.show_extra(event.item)
+        self.show_extra(item)
 
     def _show_panes(self) -> None:
         """The side panes for the last highlighted item (again once the lazy panes are mounted)."""

@@ -7,17 +7,36 @@ keeps ResNet-sized modules (~3,000 instructions) responsive.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input
 
 from screens.items import LevelItem
 
 CREATED_BY_XLA = "created by XLA"
+
+
+class _Rows(DataTable):
+    """The DataTable of an ItemTable; tells it about a cursor move at once.
+
+    DataTable announces a move with a message, which reaches the screen only
+    after Textual has painted the moved cursor: the panes and code view then
+    followed in a second frame, a full frame later on a ResNet-sized module.
+    Told while the key is handled, the screen draws the move and all it
+    changes in one frame.
+    """
+
+    def watch_cursor_coordinate(self, old_coordinate: Coordinate, new_coordinate: Coordinate) -> None:
+        super().watch_cursor_coordinate(old_coordinate, new_coordinate)
+        if old_coordinate.row != new_coordinate.row and isinstance(self.parent, ItemTable):
+            self.parent._cursor_moved(new_coordinate.row)
 
 
 class ItemTable(Vertical):
@@ -46,8 +65,14 @@ class ItemTable(Vertical):
             self.table = table
             self.item = item
 
-    def __init__(self, columns: tuple[str, ...], *, id: str | None = None) -> None:
+    def __init__(self, columns: tuple[str, ...], *, id: str | None = None,
+                 on_highlighted: Callable[[LevelItem | None], None] | None = None) -> None:
+        """`on_highlighted(item)`, when given, is called directly on every cursor move instead
+        of posting `Highlighted`, so its changes are drawn in the same frame as the cursor."""
         super().__init__(id=id)
+        self._on_highlighted = on_highlighted
+        self._announced_row = -1  # the row a cursor move was last announced for
+        self._filling = False  # rows being replaced: the table's cursor moves are not the reader's
         self._columns = columns
         self._items: tuple[LevelItem, ...] = ()
         self._shown: list[LevelItem] = []
@@ -58,7 +83,7 @@ class ItemTable(Vertical):
     def compose(self) -> ComposeResult:
         # No blinking cursor: snapshots and screen readers both prefer a steady one.
         yield Input(placeholder="filter (substring of name, opcode, shape, op_name) - Esc closes", id="filter")
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=False, id="rows")
+        table: DataTable = _Rows(cursor_type="row", zebra_stripes=False, id="rows")
         yield table
 
     def on_mount(self) -> None:
@@ -110,9 +135,13 @@ class ItemTable(Vertical):
         needle = self.filter_text.lower()
         self._shown = [i for i in self._items if needle in i.search_text] if needle else list(self._items)
         rows = [self._row(i) for i in self._shown]
-        self._set_columns(rows)
-        self.table.add_rows(rows)
-        self.post_message(self.Highlighted(self, self.current))
+        self._filling = True
+        try:
+            self._set_columns(rows)
+            self.table.add_rows(rows)
+        finally:
+            self._filling = False
+        self._announce(self.current)
 
     @property
     def current(self) -> LevelItem | None:
@@ -128,7 +157,7 @@ class ItemTable(Vertical):
                     # After the table has measured new rows: a jump lands a third down the view.
                     self._jumped_to = row
                     self.table.call_after_refresh(self._scroll_to_row, row)
-                    self.post_message(self.Highlighted(self, item))
+                    self._announce(item)
                     return True
             if attempt == 0 and self.filter_text:
                 self.apply_filter("")
@@ -172,10 +201,23 @@ class ItemTable(Vertical):
         event.stop()
         self.close_filter()
 
+    def _announce(self, item: LevelItem | None) -> None:
+        if self._on_highlighted is not None:
+            self._on_highlighted(item)
+        else:
+            self.post_message(self.Highlighted(self, item))
+
+    def _cursor_moved(self, row: int) -> None:
+        if self._filling:
+            return
+        self._announced_row = row
+        self._announce(self.current)
+
     @on(DataTable.RowHighlighted, "#rows")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        self.post_message(self.Highlighted(self, self.current))
+        if event.cursor_row != self._announced_row:  # a highlight without a cursor move (rows refilled)
+            self._announce(self.current)
 
     @on(DataTable.RowSelected, "#rows")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
