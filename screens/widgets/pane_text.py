@@ -60,7 +60,7 @@ class PaneText(Widget):
 
     @property
     def plain(self) -> str:
-        """The shown text without styles, one line per drawn row (what a reader sees, unscrolled)."""
+        """The text without styles as wrapped to the pane, every line (scrolled out of view or not)."""
         return "\n".join(strip.text.rstrip() for strip in self._lines())
 
     def show(self, content: RenderableType | str) -> None:
