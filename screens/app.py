@@ -10,6 +10,8 @@ after the first frame, so the screen paints before any data is read.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import asyncio
 import threading
 from functools import partial
@@ -412,9 +414,14 @@ class TensorwegApp(App):
         self._sync_screen()
 
     def action_capture_missing(self) -> None:
+        """`c`: capture again, adding the default targets this capture lacks (the panes name this key)."""
         if not self.can_capture:
             self.notify(label("notify.capture_needs_model", self.lang))
             return
+        from explorer.targets import DEFAULT_TARGETS  # noqa: PLC0415 (a plain registry, no compiler)
+
+        missing = tuple(t for t in DEFAULT_TARGETS if t not in self.options.targets)
+        self.options = replace(self.options, targets=self.options.targets + missing)
         self.run_capture()
 
     # --- course: glossary, language, tours --------------------------------------

@@ -217,3 +217,19 @@ async def test_command_palette_jumps_to_an_instruction_by_name():
         assert table(app).current.name == wanted
         view = app.screen.query_one("#code", CodeView)
         assert view._marked == {table(app).current.line}
+
+
+@sync
+async def test_capture_key_adds_the_default_targets_that_are_missing():
+    """Opened for cpu only, the GPU and TPU tabs name `c`; pressing it captures again with them."""
+    from explorer.records import CaptureOptions
+
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
+    runs = []
+    app.run_capture = lambda: runs.append(app.options.targets)  # no compiler in pilot tests
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+    assert runs[0] == ("cpu",)
+    assert runs[-1] == ("cpu", "gpu:h100", "tpu:v5e")
