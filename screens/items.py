@@ -41,7 +41,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "graph": ("op", "type", "output", "layer"),
     "hlo": ("instruction", "opcode", "shape", "op_name"),
     "optimized-hlo": ("instruction", "opcode", "shape", "op_name"),
-    "kernels": ("kernel", "kind", "implements", "vector"),
+    "kernels": ("kernel", "kind", "vector", "implements"),
 }
 
 
@@ -126,7 +126,7 @@ def kernel_items(bundle: Bundle, target: str) -> tuple[LevelItem, ...]:
     rows = []
     for kernel in bundle.kernels(target):
         vector = f"{kernel.vector_width_bits}-bit" if kernel.vector_width_bits else ""
-        rows.append(_item("kernels", kernel.name, (kernel.name, kernel.kind, ", ".join(kernel.hlo), vector), kernel.kind))
+        rows.append(_item("kernels", kernel.name, (kernel.name, kernel.kind, vector, ", ".join(kernel.hlo)), kernel.kind))
     return tuple(rows)
 
 
