@@ -233,3 +233,18 @@ async def test_capture_key_adds_the_default_targets_that_are_missing():
         await pilot.pause()
     assert runs[0] == ("cpu",)
     assert runs[-1] == ("cpu", "gpu:h100", "tpu:v5e")
+
+
+@sync
+async def test_no_color_renders_every_level(monkeypatch):
+    """NO_COLOR (honoured by Textual) must not break any pane: each level is drawn in monochrome."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
+    async with app.run_test(size=(80, 24)) as pilot:
+        # A render crash stops the app before the bundle is shown: fail instead of waiting forever.
+        await asyncio.wait_for(opened(pilot), timeout=60)
+        assert app.no_color
+        for key in ("2", "3", "4", "5", "m", "1"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert "Traceback" not in app.export_screenshot()

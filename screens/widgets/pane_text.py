@@ -117,7 +117,8 @@ class PaneText(Widget):
         text_width = width - self._scrollbar_width if overflows else width
         index = self._top + y
         line = lines[index] if index < len(lines) else Strip.blank(0)
-        line = line.crop_extend(0, text_width, self._style)
+        # Every segment needs a style: Textual's NO_COLOR filter reads each one.
+        line = line.crop_extend(0, text_width, self._style).apply_style(self._style)
         if not overflows:
             return line
         return Strip.join([line, self._scrollbar_cell(y, height, len(lines))])
