@@ -224,12 +224,14 @@ def _write(path: Path, text: str) -> None:
 def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
              protocol: Protocol) -> None:
     from explorer.capture import jax_compile
+    from explorer.capture.artifacts import write_parsed
 
     protocol.started_level("hlo")
     try:
         model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
         lowering = jax_compile.lower(model, request["signature"], spec)
         _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
+        write_parsed(out_dir / "hlo.txt")
     except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
         for level in LEVELS:
             protocol.failed(level, f"{type(exc).__name__}: {exc}")
@@ -248,6 +250,7 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     optimized = (optimized_path.read_text(encoding="utf-8") if optimized_path
                  else compiled.as_text())
     _write(out_dir / "optimized_hlo.txt", optimized)
+    write_parsed(out_dir / "optimized_hlo.txt")
     protocol.done("optimized-hlo")
 
     _level(protocol, "memory", lambda: _capture_memory(out_dir, optimized_path, compiled))
@@ -324,4 +327,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from explorer.capture.exit import exit_now
+
+    exit_now(main())

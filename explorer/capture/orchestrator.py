@@ -26,6 +26,7 @@ from typing import Callable
 
 from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, is_bundle, target_dirname
 from explorer.cache import cached_bundle_path, tool_versions
+from explorer.capture.artifacts import normalise_log
 from explorer.errors import TensorwegError
 from explorer.model_source import ModelSource, resolve
 from explorer.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
@@ -87,7 +88,7 @@ def capture(
     try:
         run = _CaptureRun(source, options, staging, emit, cancel or threading.Event())
         identity = run.execute()
-        _postprocess(staging)
+        normalise_log(staging)
         _write_manifest(staging, source, options, identity, run.statuses)
         _move_into_place(staging, final)
     except BaseException:
@@ -295,18 +296,6 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except OSError:
         pass
-
-
-def _postprocess(staging: Path) -> None:
-    """Parse HLO text into JSON and build the cross-level index, in a worker process."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "explorer.capture.postprocess", str(staging)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-    )
-    if completed.returncode != 0:
-        with (staging / "capture.log").open("ab") as log:
-            log.write(completed.stderr)
 
 
 def _write_manifest(staging: Path, source: ModelSource, options: CaptureOptions,

@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -40,10 +41,13 @@ class Protocol:
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.started: dict[tuple[str, str], float] = {}
+        self.trace_error: BaseException | None = None
+        self._lock = threading.Lock()  # the graph level reports from its own thread
 
     def send(self, event: dict) -> None:
-        self.stream.write(json.dumps(event) + "\n")
-        self.stream.flush()
+        with self._lock:
+            self.stream.write(json.dumps(event) + "\n")
+            self.stream.flush()
 
     def level_started(self, level: str, target: str = "") -> None:
         self.started[(level, target)] = time.perf_counter()
@@ -111,9 +115,14 @@ def run(request: dict, protocol: Protocol) -> int:
     if request.get("architecture", True):  # only the GPU/TPU workers read it
         _save_architecture(model, identity.kind, staging)
 
-    traced = _layers_and_graph(model, signature, staging, protocol)
+    traced = _layers(model, signature, staging, protocol)
+    # Grappler and XLA:CPU both spend their time in C++ without the GIL: on two
+    # cores the graph level runs beside the cpu target instead of before it.
+    graph = threading.Thread(target=_graph, args=(traced, staging, protocol), name="graph-level")
+    graph.start()
     if "cpu" in targets:
         _cpu_target(traced, staging, dump_dir, protocol)
+    graph.join()
     shutil.rmtree(dump_dir, ignore_errors=True)
     return 0
 
@@ -139,17 +148,17 @@ def _save_architecture(model: Any, kind: str, staging: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def _layers_and_graph(model: Any, signature: list, staging: Path, protocol: Protocol) -> Any:
-    """Trace once (recording layer scopes), write layers.json, graph.json, scopes.json; return the trace or None."""
-    from explorer.capture.tf_graph import graph_level, trace_model
+def _layers(model: Any, signature: list, staging: Path, protocol: Protocol) -> Any:
+    """Trace once (recording layer scopes) and write layers.json; return the trace, or None."""
+    from explorer.capture.tf_graph import trace_model
     from explorer.capture.tf_layers import layer_records
 
     protocol.level_started("layers")
-    traced, trace_error = None, None
+    traced = None
     try:
         traced = trace_model(model, signature)
     except Exception as error:  # the model does not even trace: layers without shapes, no graph
-        trace_error = error
+        protocol.trace_error = error
         traceback.print_exc()
     try:
         records = layer_records(model, signature, traced.calls if traced else {})
@@ -158,11 +167,17 @@ def _layers_and_graph(model: Any, signature: list, staging: Path, protocol: Prot
     except Exception as error:
         traceback.print_exc()
         protocol.level_failed("layers", error)
+    return traced
+
+
+def _graph(traced: Any, staging: Path, protocol: Protocol) -> None:
+    """graph.json (traced and Grappler-optimised ops) and scopes.json."""
+    from explorer.capture.tf_graph import graph_level
 
     protocol.level_started("graph")
     if traced is None:
-        protocol.level_failed("graph", f"tracing the model failed: {one_line(trace_error)}")
-        return None
+        protocol.level_failed("graph", f"tracing the model failed: {one_line(protocol.trace_error)}")
+        return
     try:
         dump_json(graph_level(traced.concrete, traced.scope_map), staging / "graph.json")
         # TF's HLO op_name metadata is the graph op name, so one map serves both.
@@ -171,10 +186,10 @@ def _layers_and_graph(model: Any, signature: list, staging: Path, protocol: Prot
     except Exception as error:
         traceback.print_exc()
         protocol.level_failed("graph", error)
-    return traced
 
 
 def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) -> None:
+    from explorer.capture.artifacts import write_parsed
     from explorer.normalise import normalise_text
 
     out_dir = staging / "targets" / "cpu"
@@ -193,6 +208,7 @@ def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) 
         try:
             text = traced.function.experimental_get_compiler_ir(*traced.specs)(stage=stage)
             (out_dir / file_name).write_text(normalise_text(text), encoding="utf-8")
+            write_parsed(out_dir / file_name)
             protocol.level_done(level, "cpu")
         except Exception as error:  # XLA's own message, e.g. an op without an XLA kernel
             compiled = False
@@ -214,8 +230,12 @@ def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) 
         for level in ("kernels", "memory"):
             protocol.level_failed(level, error, "cpu")
         return
+    written = {name: (out_dir / name).read_text(encoding="utf-8") for _, _, name in stages}
     try:
         read_cpu_dump(dump_dir, out_dir)
+        for name, text in written.items():  # the dump's copy of a module wins; parse it if it differs
+            if (out_dir / name).read_text(encoding="utf-8") != text:
+                write_parsed(out_dir / name)
     except Exception as error:
         traceback.print_exc()
         for level in ("kernels", "memory"):
@@ -251,4 +271,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from explorer.capture.exit import exit_now
+
+    exit_now(main())

@@ -1,0 +1,39 @@
+"""What every capture worker does with the HLO text it writes: parse it once, store it as JSON.
+
+The workers call `write_parsed` right after writing `hlo.txt` or
+`optimized_hlo.txt`, so each level's parsed form is ready when the level is
+reported done (the UI reads it from the staging directory). A module that
+does not parse is reported on stderr (the bundle's log) and keeps its raw
+text: the UI then shows the text without structure.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from explorer.errors import ParseError
+from explorer.serial import dump_json
+
+
+def write_parsed(text_path: Path) -> bool:
+    """Parse `<stem>.txt` into `<stem>.json` beside it; False (and a note on stderr) if it does not parse."""
+    from explorer.hlo.parser import parse_module
+
+    try:
+        module = parse_module(text_path.read_text(encoding="utf-8"), source=text_path.name)
+    except (OSError, ParseError) as exc:
+        print(f"tensorweg: {text_path.parent.name}/{text_path.name} not parsed: {exc}", file=sys.stderr)
+        text_path.with_suffix(".json").unlink(missing_ok=True)
+        return False
+    dump_json(module, text_path.with_suffix(".json"))
+    return True
+
+
+def normalise_log(staging: Path) -> None:
+    """The log may hold absolute paths and hashes from the compilers' messages."""
+    from explorer.normalise import normalise_text
+
+    log = staging / "capture.log"
+    if log.is_file():
+        log.write_text(normalise_text(log.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
