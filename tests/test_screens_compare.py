@@ -7,12 +7,9 @@ the pictures before committing them.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import io
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -20,18 +17,10 @@ from rich.console import Console
 from screens.app import create_app
 from screens.compare import CompareScreen
 from screens.widgets.target_summary import TargetSummaryTable
+from pilot_support import BUNDLE, needs_bundle, sync
 
-BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
-
-
-def sync(test):
-    """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        return asyncio.run(test(*args, **kwargs))
-    return run
+pytestmark = needs_bundle
 
 
 async def open_compare(app, pilot) -> CompareScreen:

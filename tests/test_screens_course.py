@@ -6,8 +6,6 @@ built-in tour `tensor_to_registers`, which was written for (and checked against)
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -21,19 +19,11 @@ from screens.app import create_app
 from screens.glossary import GlossaryScreen
 from screens.tour import TourListScreen, TourScreen, resolve_step
 from screens.widgets.item_table import ItemTable
+from pilot_support import BUNDLE, needs_bundle, sync
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 TOUR = "tensor_to_registers"
-pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
-
-
-def sync(test):
-    """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        return asyncio.run(test(*args, **kwargs))
-    return run
+pytestmark = needs_bundle
 
 
 def level_table(app) -> ItemTable | None:

@@ -8,11 +8,6 @@ optimized HLO) where it matters what the text is; the pane's own behaviour
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from pathlib import Path
-
-import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -20,17 +15,9 @@ from textual.containers import Vertical
 from screens.items import COLUMNS, items_for_level
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText
+from pilot_support import BUNDLE, needs_bundle, sync
 
-BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
-pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
-
-
-def sync(test):
-    """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        return asyncio.run(test(*args, **kwargs))
-    return run
+pytestmark = needs_bundle
 
 
 def module_lines() -> list[str]:

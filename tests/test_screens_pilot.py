@@ -7,33 +7,15 @@ capture progress is injected through the same messages the capture worker posts.
 from __future__ import annotations
 
 import asyncio
-import functools
 import shutil
-from pathlib import Path
-
-import pytest
 
 from screens.app import create_app
 from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_table import ItemTable
+from pilot_support import BUNDLE, needs_bundle, opened, sync
 
-BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
-pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
-
-
-def sync(test):
-    """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        return asyncio.run(test(*args, **kwargs))
-    return run
-
-
-async def opened(pilot) -> None:
-    """The bundle is read in a worker after the first frame: wait for it, not for a clock."""
-    await pilot.app.opened.wait()
-    await pilot.pause()
+pytestmark = needs_bundle
 
 
 def table(app) -> ItemTable:

@@ -11,22 +11,15 @@ at the pictures before committing them.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 from screens.app import create_app
 from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
+from pilot_support import BUNDLE, needs_bundle, opened
 
-BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
-
-
-async def opened(pilot) -> None:
-    """The bundle is read in a worker after the first frame: wait for it, not for a clock."""
-    await pilot.app.opened.wait()
-    await pilot.pause()
+pytestmark = needs_bundle
 
 
 @SIZES
