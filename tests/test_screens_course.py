@@ -212,6 +212,13 @@ def test_snapshot_tour_step_on_optimized_hlo(snap_compare):
     assert snap_compare(app, press=["n", "n", "n"], run_before=settle, terminal_size=(80, 24))
 
 
+def test_snapshot_german_tour_step(snap_compare):
+    """The German lesson 'tensor_bis_register' at step 4 at 80x24: the tour panel speaks German
+    (its title, 'Schritt 4 von ...', the step text) and so do the pane titles above it."""
+    app = create_app(BUNDLE, tour=builtin_tour("tensor_bis_register"), lang="de")
+    assert snap_compare(app, press=["n", "n", "n"], run_before=settle, terminal_size=(80, 24))
+
+
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_snapshot_glossary(snap_compare, lang):
     """Glossary over the layers screen at 80x24, searched for 'fusion': the term list on the
