@@ -102,7 +102,9 @@ def hlo_items(bundle: Bundle, target: str, optimized: bool) -> tuple[LevelItem, 
         return ()
     level = "optimized-hlo" if optimized else "hlo"
     rows = []
-    for computation, instruction in module.all_instructions():
+    # The program itself (ENTRY, printed last by XLA) first; the computations it calls after it.
+    ordered = sorted(module.computations, key=lambda computation: not computation.is_entry)
+    for computation, instruction in ((c, i) for c in ordered for i in c.instructions):
         name = instruction.name
         opcode = instruction.opcode
         if instruction.fusion_kind:
