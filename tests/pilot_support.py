@@ -24,3 +24,15 @@ async def opened(pilot) -> None:
     """The bundle is read in a worker after the first frame: wait for it, not for a clock."""
     await pilot.app.opened.wait()
     await pilot.pause()
+    await wait_for_jumps(pilot)
+
+
+async def wait_for_jumps(pilot) -> None:
+    """A list's jump to its selection runs after a refresh: wait until none is pending."""
+    from screens.widgets.item_table import ItemTable
+
+    for _ in range(100):  # bounded: a bug must fail the snapshot, not hang the suite
+        tables = [table for screen in pilot.app.screen_stack for table in screen.query(ItemTable)]
+        if not any(table.scrolls_pending for table in tables):
+            return
+        await pilot.pause()

@@ -19,7 +19,7 @@ from screens.app import create_app
 from screens.glossary import GlossaryScreen
 from screens.tour import TourListScreen, TourScreen, resolve_step
 from screens.widgets.item_table import ItemTable
-from pilot_support import BUNDLE, needs_bundle, sync
+from pilot_support import BUNDLE, needs_bundle, sync, wait_for_jumps
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = "tensor_to_registers"
@@ -36,6 +36,7 @@ async def settle(pilot) -> None:
     await pilot.app.opened.wait()  # the bundle is read in a worker after the first frame
     for _ in range(3):  # a step pops the panel, switches level, pushes a new panel
         await pilot.pause()
+    await wait_for_jumps(pilot)
 
 
 @sync

@@ -78,6 +78,7 @@ class ItemTable(Vertical):
         self._shown: list[LevelItem] = []
         self._created: set[str] = set()
         self._jumped_to = -1  # the row `select` put a third down the view
+        self.scrolls_pending = 0  # jumps scheduled for after the next refresh (tests wait for 0)
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
@@ -156,7 +157,7 @@ class ItemTable(Vertical):
                     self.table.move_cursor(row=row, scroll=False)
                     # After the table has measured new rows: a jump lands a third down the view.
                     self._jumped_to = row
-                    self.table.call_after_refresh(self._scroll_to_row, row)
+                    self._schedule_scroll(row)
                     self._announce(item)
                     return True
             if attempt == 0 and self.filter_text:
@@ -167,9 +168,14 @@ class ItemTable(Vertical):
         # The lazy side panes and the narrow layout change the height after a jump:
         # keep the jumped-to row a third down until the reader moves the cursor.
         if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
-            self.table.call_after_refresh(self._scroll_to_row, self._jumped_to)
+            self._schedule_scroll(self._jumped_to)
+
+    def _schedule_scroll(self, row: int) -> None:
+        self.scrolls_pending += 1
+        self.table.call_after_refresh(self._scroll_to_row, row)
 
     def _scroll_to_row(self, row: int) -> None:
+        self.scrolls_pending -= 1
         table = self.table
         visible = max(1, table.scrollable_content_region.height - 1)  # less the header row
         table.scroll_to(y=max(0, row - visible // 3), animate=False, immediate=True)
