@@ -170,15 +170,20 @@ class ItemTable(Vertical):
         if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
             self._schedule_scroll(self._jumped_to)
 
-    def _schedule_scroll(self, row: int) -> None:
+    def _schedule_scroll(self, row: int, attempt: int = 0) -> None:
         self.scrolls_pending += 1
-        self.table.call_after_refresh(self._scroll_to_row, row)
+        self.table.call_after_refresh(self._scroll_to_row, row, attempt)
 
-    def _scroll_to_row(self, row: int) -> None:
+    def _scroll_to_row(self, row: int, attempt: int = 0) -> None:
         self.scrolls_pending -= 1
         table = self.table
         visible = max(1, table.scrollable_content_region.height - 1)  # less the header row
-        table.scroll_to(y=max(0, row - visible // 3), animate=False, immediate=True)
+        y = max(0, row - visible // 3)
+        if y > table.max_scroll_y and attempt < 5:
+            # New rows not measured yet: a scroll now would be clamped to the top. Try after the next refresh.
+            self._schedule_scroll(row, attempt + 1)
+            return
+        table.scroll_to(y=y, animate=False, immediate=True)
         table.refresh()  # a scroll from inside a refresh callback is not repainted on its own
 
     def apply_filter(self, text: str) -> None:
