@@ -14,16 +14,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _timing import ROOT, run_timed  # bench/ is on sys.path when run as a script
 
-
-def timed(command: list[str], env: dict) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -35,8 +29,8 @@ def main() -> None:
     env = {**os.environ, "TENSORWEG_CACHE_DIR": str(work / "cache"), "PYTHONPATH": str(ROOT)}
     ours, baseline = [], []
     for i in range(args.repeat):
-        baseline.append(timed([sys.executable, "bench/baseline_capture.py", args.model, str(work / f"dump{i}")], env))
-        ours.append(timed([sys.executable, "-m", "explorer.cli", "capture", args.model, "--targets", "cpu",
+        baseline.append(run_timed([sys.executable, "bench/baseline_capture.py", args.model, str(work / f"dump{i}")], env))
+        ours.append(run_timed([sys.executable, "-m", "explorer.cli", "capture", args.model, "--targets", "cpu",
                            "--no-cache", "-o", str(work / f"bundle{i}")], env))
     b, o = statistics.median(baseline), statistics.median(ours)
     print(f"{args.model}: baseline median {b:.2f} s, tensorweg capture median {o:.2f} s, ratio {o / b:.2f}x")

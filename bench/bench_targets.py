@@ -11,22 +11,18 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _timing import ROOT, run_timed  # bench/ is on sys.path when run as a script
+
 TARGETS = ("cpu", "gpu:h100", "tpu:v5e")
 
 
 def capture_seconds(model: str, targets: str, out: Path, env: dict) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "explorer.cli", "capture", model, "--targets", targets,
-                    "--no-cache", "-o", str(out)], check=True, env=env, cwd=ROOT,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return run_timed([sys.executable, "-m", "explorer.cli", "capture", model, "--targets", targets,
+                      "--no-cache", "-o", str(out)], env)
 
 
 def main() -> None:

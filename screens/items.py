@@ -46,10 +46,10 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 
 
 def shape_text(shape: Shape) -> str:
-    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`."""
-    if shape.is_tuple:
-        return "(" + ", ".join(shape_text(s) for s in shape.tuple_shapes) + ")"
-    return f"{shape.element_type}[{','.join(str(d) for d in shape.dims)}]"
+    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout."""
+    from explorer.hlo.text import format_shape  # noqa: PLC0415 (kept off the first frame's imports)
+
+    return format_shape(shape, with_layout=False)
 
 
 def _dims_text(dims) -> str:
