@@ -56,7 +56,16 @@ def chip_figures(target: str, lang: str = "en") -> dict[str, object]:
     if "shared_memory_per_core" in device_info:
         figures["shared_memory_per_sm"] = f"{int(device_info['shared_memory_per_core']) // 2**10} KiB"
     figures.update(_EXTRA.get(target, {}))
+    if "tensorcores" in figures:
+        figures["tensorcore_count"] = _COUNTED_TENSORCORES[lang][int(figures["tensorcores"])]
     return figures
+
+
+# "one TensorCore" reads better than "1 TensorCore(s)"; German needs the accusative.
+_COUNTED_TENSORCORES = {
+    "en": {1: "one TensorCore", 2: "two TensorCores"},
+    "de": {1: "einen TensorCore", 2: "zwei TensorCores"},
+}
 
 
 def format_bandwidth(bytes_per_second: float, lang: str = "en") -> str:

@@ -19,7 +19,7 @@ from explorer.errors import TensorwegError
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 
 LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
-PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
