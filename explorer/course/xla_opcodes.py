@@ -55,7 +55,7 @@ FUSION_KINDS: tuple[str, ...] = ("kLoop", "kInput", "kOutput", "kCustom")
 
 # Backend configs of kCustom fusions (`"kind":"__triton"` ...), keyed `custom-fusion:NAME`.
 CUSTOM_FUSION_KINDS: tuple[str, ...] = (
-    "__triton", "__triton_nested_gemm_fusion", "__custom_fusion", "__cudnn$fusion",
+    "__triton", "__triton_gemm", "__triton_nested_gemm_fusion", "__custom_fusion", "__cudnn$fusion",
 )
 
 KERNEL_KINDS: tuple[str, ...] = ("fusion", "op", "library", "copy", "emitter", "triton", "memset")
