@@ -23,6 +23,7 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("XLA HloInstruction (FusionKind)", "https://github.com/openxla/xla/blob/main/xla/hlo/ir/hlo_instruction.h"),
     ("XLA HloInstruction (HLO text printing)", "https://github.com/openxla/xla/blob/main/xla/hlo/ir/hlo_instruction.cc"),
     ("XLA layout.h (memory spaces)", "https://github.com/openxla/xla/blob/main/xla/layout.h"),
+    ("XLA layout assignment", "https://github.com/openxla/xla/blob/main/xla/service/layout_assignment.h"),
     ("XLA buffer assignment", "https://github.com/openxla/xla/blob/main/xla/service/buffer_assignment.h"),
     ("XLA memory space assignment",
      "https://github.com/openxla/xla/blob/main/xla/service/memory_space_assignment/memory_space_assignment.h"),
