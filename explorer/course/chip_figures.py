@@ -27,7 +27,8 @@ _EXTRA: dict[str, dict[str, object]] = {
                 "mxu_size": "128 × 128"},
     # https://cloud.google.com/tpu/docs/v5p: four MXUs per TensorCore; 95 GB HBM2e.
     # (The page gives no TensorCore count per chip, so none is quoted.)
-    "tpu:v5p": {"chip": "TPU v5p", "hbm_capacity": "95 GB", "hbm_kind": "HBM2e", "mxu_count": 4, "mxu_size": "128 × 128"},
+    "tpu:v5p": {"chip": "TPU v5p", "hbm_capacity": "95 GB", "hbm_kind": "HBM2e", "mxu_count": 4,
+                "mxu_size": "128 × 128"},
     # https://cloud.google.com/tpu/docs/v6e: one TensorCore with two 256x256 MXUs; 32 GB HBM.
     "tpu:v6e": {"chip": "TPU v6e", "hbm_capacity": "32 GB", "hbm_kind": "HBM", "tensorcores": 1, "mxu_count": 2,
                 "mxu_size": "256 × 256"},
