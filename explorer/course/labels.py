@@ -136,7 +136,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "text.no_explanation_module": ("Explanations are not available yet.", "Erklärungen sind noch nicht verfügbar."),
     "text.no_course_text": ("No course text yet for this level ({error}).",
                             "Für diese Ebene gibt es noch keinen Kurstext ({error})."),
-    "text.library_call": ("A library call{calls}: XLA emits only the call, so there is no kernel code of its own to show.",
+    "text.library_call": ("A library call{calls}: XLA emits only the call, so there is no kernel code of "
+                          "its own to show.",
                           "Ein Bibliotheksaufruf{calls}: XLA erzeugt nur den Aufruf, daher gibt es keinen eigenen "
                           "Kernel-Code zu zeigen."),
     "text.no_code": ("no code recorded for this kernel", "für diesen Kernel kein Code aufgezeichnet"),
@@ -166,7 +167,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.estimate_note": ("Est. time is a roofline ESTIMATE from published peaks, never a measurement. "
                               "S(n) in a layout is XLA's memory space (on TPU, S(1) is VMEM).",
                               "Gesch. Zeit ist eine Roofline-SCHÄTZUNG aus veröffentlichten Spitzenwerten, nie eine "
-                              "Messung. S(n) in einem Layout ist der Speicherraum von XLA (auf der TPU ist S(1) VMEM)."),
+                              "Messung. S(n) in einem Layout ist der Speicherraum von XLA (auf der TPU "
+                              "ist S(1) VMEM)."),
     "compare.row.fusions_ops": ("fusions/ops", "Fusionen/Ops"),
     "compare.row.kernels": ("kernels", "Kernel"),
     "compare.row.library_calls": ("library calls", "Bibliotheksaufrufe"),
@@ -230,7 +232,8 @@ LABELS: dict[str, tuple[str, str]] = {
                            "Speicherkarte der optimierten Ebene: Allokationen und Lebensdauern"),
     "tooltip.app.target": ("Show the next captured target", "Das nächste erfasste Ziel zeigen"),
     "tooltip.app.capture": ("Capture the targets not in this bundle (needs a model, not only a bundle)",
-                            "Die Ziele erfassen, die in diesem Bundle fehlen (braucht ein Modell, nicht nur ein Bundle)"),
+                            "Die Ziele erfassen, die in diesem Bundle fehlen (braucht ein Modell, nicht "
+                            "nur ein Bundle)"),
     "tooltip.app.help": ("Help for this screen", "Hilfe zu dieser Ansicht"),
     "tooltip.app.glossary": ("Open the glossary (searchable)", "Das Glossar öffnen (durchsuchbar)"),
     "tooltip.app.language": ("Switch language (English/German): interface labels and explanations",
@@ -238,7 +241,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "tooltip.app.tours": ("Choose a built-in guided tour", "Eine eingebaute Führung wählen"),
     "tooltip.app.quit": ("Quit tensorweg", "tensorweg beenden"),
     "tooltip.app.compare": ("The selected layer on every target side by side: fusions, kernels, layouts, est. time",
-                            "Die gewählte Schicht auf allen Zielen nebeneinander: Fusionen, Kernel, Layouts, gesch. Zeit"),
+                            "Die gewählte Schicht auf allen Zielen nebeneinander: Fusionen, Kernel, "
+                            "Layouts, gesch. Zeit"),
     "tooltip.level.filter": ("Filter the list by a substring (Esc closes)",
                              "Die Liste nach einer Zeichenfolge filtern (Esc schließt)"),
     "tooltip.level.down": ("Go one level down to the items that implement the selection",
