@@ -132,7 +132,7 @@ TARGETS: dict[str, TargetSpec] = {
             kind="tpu",
             display_name="Google Cloud TPU v5e (1 chip)",
             topology="v5e:1x1",
-            peak_flops=(("bf16", 197 * _T), ("int8", 394 * _T)),
+            peak_flops=(("bf16", 197 * _T), ("int8", 393 * _T)),
             memory_bandwidth=819e9,
             figures_source="Google Cloud TPU documentation, TPU v5e system architecture",
         ),

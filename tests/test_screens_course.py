@@ -65,9 +65,9 @@ async def test_tour_steps_forward_and_back_move_level_target_and_selection_as_wr
             assert (app.current_mode, app.screen.selected) == seen[index]
         # The selectors mean what they say on the real bundle.
         assert seen[0] == ("layers", "conv2d")
-        assert app.trace.layer_of("hlo", seen[2][1], "cpu") == "conv2d"
+        assert app.trace.layer_of("hlo", seen[3][1], "cpu") == "conv2d"
         module = app.bundle.hlo_module("cpu", optimized=True)
-        fused = next(i for _, i in module.all_instructions() if i.name == seen[3][1])
+        fused = next(i for _, i in module.all_instructions() if i.name == seen[4][1])
         assert fused.fusion_kind == "kLoop"
         await pilot.press("q")
         await pilot.pause()
@@ -205,12 +205,12 @@ def test_cli_unknown_tour_name_lists_the_builtin_ones():
 
 
 def test_snapshot_tour_step_on_optimized_hlo(snap_compare):
-    """Step 4 of 7 of 'A tensor's way down to the registers' at 80x24: the optimized HLO
+    """Step 5 of 9 of 'A tensor's way down to the registers' at 80x24: the optimized HLO
     list above with broadcast_maximum_fusion (the conv's kLoop fusion) selected; the tour
-    panel below titled with the tour, 'Step 4 of 7' in its bottom border, the step's text
+    panel below titled with the tour, 'Step 5 of 9' in its bottom border, the step's text
     about bias and ReLU being fused, the kLoop fusion explanation, and the n/p/q keys."""
     app = create_app(BUNDLE, tour=builtin_tour(TOUR))
-    assert snap_compare(app, press=["n", "n", "n"], run_before=settle, terminal_size=(80, 24))
+    assert snap_compare(app, press=["n", "n", "n", "n"], run_before=settle, terminal_size=(80, 24))
 
 
 def test_snapshot_german_tour_step(snap_compare):

@@ -1,15 +1,19 @@
 """The glossary: one `content/<lang>/glossary.md` per language.
 
-Format (one entry per `## ` heading; term names are the same in both
-languages, because explanation headers refer to them by name):
+Format (one entry per `## ` heading):
 
-    ## HLO
+    ## Kachel (Tile)
     Definition in a few sentences.
-    See also: XLA, Fusion
+    Siehe auch: Layout, Auffüllung (Padding)
+
+A German headword carries the English term in parentheses. That English term is
+the entry's `key`, the same in both languages: explanation headers (`terms:`)
+name entries by key, and a search finds an entry by either name.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,11 +23,29 @@ from explorer.errors import ParseError, TensorwegError
 _SEE_ALSO = ("see also:", "siehe auch:")
 
 
+_ENGLISH_BESIDE = re.compile(r"^(?P<local>.+?)\s*\((?P<english>[^()]+)\)$")
+
+
 @dataclass(frozen=True)
 class GlossaryEntry:
+    """term: the headword as shown ("Kachel (Tile)"); see_also: headwords as written."""
+
     term: str
     definition: str
     see_also: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """The English term, shared by both languages: "Kachel (Tile)" -> "Tile", "HLO" -> "HLO"."""
+        match = _ENGLISH_BESIDE.match(self.term)
+        return match.group("english").strip() if match else self.term
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name the entry answers to, lower-case: headword, local word, English term."""
+        match = _ENGLISH_BESIDE.match(self.term)
+        local = (match.group("local").strip(),) if match else ()
+        return tuple(dict.fromkeys(n.lower() for n in (self.term, *local, self.key)))
 
 
 def parse_glossary(text: str, source: str = "glossary.md") -> list[GlossaryEntry]:
@@ -67,8 +89,9 @@ def glossary(lang: str) -> list[GlossaryEntry]:
 
 
 def glossary_entry(term: str, lang: str) -> GlossaryEntry | None:
+    """The entry named `term` by headword, local word or English key ("Kachel", "Tile")."""
     for entry in _glossary(lang):
-        if entry.term.lower() == term.lower():
+        if term.lower() in entry.names:
             return entry
     return None
 
@@ -81,14 +104,15 @@ def search_glossary(query: str, lang: str) -> list[GlossaryEntry]:
         return glossary(lang)
 
     def rank(entry: GlossaryEntry) -> int:
-        term = entry.term.lower()
-        if term == needle:
+        names = entry.names
+        if needle in names:
             return 0
-        if term.startswith(needle):
+        if any(name.startswith(needle) for name in names):
             return 1
-        if needle in term:
+        if any(needle in name for name in names):
             return 2
-        mentioned = needle in entry.definition.lower() or any(needle == t.lower() for t in entry.see_also)
+        mentioned = needle in entry.definition.lower() or any(
+            needle == t.lower() or t.lower().startswith(needle + " (") for t in entry.see_also)
         return 3 if mentioned else 4
 
     ranked = [(rank(e), e.term.lower(), e) for e in _glossary(lang)]

@@ -7,7 +7,10 @@ up as a failing test rather than as a bare level text in the UI.
 
 from __future__ import annotations
 
+import json
+
 from explorer.course.lookup import memory_space_key
+from explorer.course.xla_opcodes import CUSTOM_CALL_FAMILIES
 from explorer.hlo.model import HloInstruction, Shape
 from explorer.records import Allocation, GraphOp, KernelRecord, LayerRecord
 
@@ -21,11 +24,70 @@ def graph_op_keys(op: GraphOp) -> list[str]:
 
 
 def instruction_keys(instruction: HloInstruction) -> list[str]:
+    """Most specific first: a kCustom fusion's backend kind (`custom-fusion:__triton`), a
+    custom call's exact target, then its family (`__cudnn$fmha...` -> `custom-call:__cudnn$fmha`)."""
     if instruction.opcode == "fusion" and instruction.fusion_kind:
-        return [f"fusion:{instruction.fusion_kind}", "hlo:fusion"]
+        kind = custom_fusion_kind(instruction)
+        specific = [f"custom-fusion:{kind}"] if kind else []
+        return [*specific, f"fusion:{instruction.fusion_kind}", "hlo:fusion"]
     if instruction.opcode == "custom-call" and instruction.custom_call_target:
-        return [f"custom-call:{instruction.custom_call_target}", "hlo:custom-call"]
+        target = instruction.custom_call_target
+        family = [f"custom-call:{f}" for f in CUSTOM_CALL_FAMILIES if target.startswith(f) and target != f]
+        return [f"custom-call:{target}", *family, "hlo:custom-call"]
     return [f"hlo:{instruction.opcode}"]
+
+
+def custom_fusion_kind(instruction: HloInstruction) -> str:
+    """`fusion_backend_config.kind` of a fusion (e.g. `__triton`), "" when there is none."""
+    config = _backend_config(instruction)
+    fusion = config.get("fusion_backend_config") if isinstance(config, dict) else None
+    kind = fusion.get("kind") if isinstance(fusion, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+# HLO attributes (as `key=` in HLO text) with a text of their own, keyed `attribute:KEY`.
+_TEXT_ATTRIBUTES = ("window", "dim_labels", "cross_program_prefetch_index")
+# Fields of a backend config (JSON) with a text of their own.
+_CONFIG_FIELDS = ("triton_gemm_config", "precision_config")
+
+
+def attribute_keys(instruction: HloInstruction) -> list[str]:
+    """`attribute:NAME` for each attribute of the instruction that a learner reads on screen and
+    that has a text: HLO attributes (`window=`, `dim_labels=`, `cross_program_prefetch_index=`,
+    `operand_precision=`), backend-config fields (`triton_gemm_config`, `precision_config`), and
+    the scratch buffer a cuDNN call returns beside its result (`attribute:cudnn-scratch`)."""
+    found = [f"attribute:{name}" for name, _ in instruction.attributes if name in _TEXT_ATTRIBUTES]
+    if instruction.attribute("operand_precision"):
+        found.append("attribute:precision_config")
+    config = _backend_config(instruction)
+    for field in _CONFIG_FIELDS:
+        if _has_field(config, field):
+            found.append(f"attribute:{field}")
+    if _returns_cudnn_scratch(instruction):
+        found.append("attribute:cudnn-scratch")
+    return list(dict.fromkeys(found))
+
+
+def _backend_config(instruction: HloInstruction) -> object:
+    try:
+        return json.loads(instruction.backend_config) if instruction.backend_config else {}
+    except ValueError:  # TPU and CPU configs are not always JSON; they then have no known fields
+        return {}
+
+
+def _has_field(config: object, field: str) -> bool:
+    if isinstance(config, dict):
+        return field in config or any(_has_field(value, field) for value in config.values())
+    if isinstance(config, list):
+        return any(_has_field(value, field) for value in config)
+    return False
+
+
+def _returns_cudnn_scratch(instruction: HloInstruction) -> bool:
+    """cuDNN custom calls return (result..., u8[n] scratch): the workspace XLA reserves for cuDNN."""
+    shape = instruction.shape
+    return (instruction.custom_call_target.startswith("__cudnn$") and shape.is_tuple
+            and bool(shape.tuple_shapes) and shape.tuple_shapes[-1].element_type == "u8")
 
 
 def kernel_keys(kernel: KernelRecord) -> list[str]:

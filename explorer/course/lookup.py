@@ -13,11 +13,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from explorer.course.chip_figures import chip_figures
 from explorer.course.content_files import LANGUAGES, ContentFile, load_language
 from explorer.errors import TensorwegError
+from explorer.targets import DEFAULT_TARGETS, TARGETS
 
 LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
-PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -76,11 +78,14 @@ def explain(level: str, kind_keys: list[str], target: str, lang: str,
             figures: dict[str, object] | None = None) -> Explanation:
     """The best text for an item of `level` described by `kind_keys` (most specific first).
 
+    The selected chip's figures (`{hbm_capacity}`, `{mxu_count}`, ... from
+    `chip_figures`) fill the text's placeholders unless `figures` gives its own.
     Raises TensorwegError for an unknown level or language.
     """
     if level not in LEVELS:
         raise TensorwegError(f"unknown level '{level}' (try: {', '.join(LEVELS)})")
     texts = _texts(lang)
+    figures = {**chip_figures(target, lang), **(figures or {})}
     family = target_family(target) if target else ""
     for key in kind_keys:
         key = canonical_key(key)
@@ -94,14 +99,30 @@ def explain(level: str, kind_keys: list[str], target: str, lang: str,
     return _render(content, "level", figures, lang)
 
 
-def explain_topic(topic: str, lang: str) -> Explanation:
-    """The text for a key as typed on the command line, e.g. `hlo:dot` or `hlo:dot@tpu`."""
+def explain_topic(topic: str, lang: str, target: str = "") -> Explanation:
+    """The text for a key as typed on the command line, e.g. `hlo:dot`, `hlo:dot@tpu`, or
+    `hlo:dot@tpu:v6e` (the family's text with that chip's figures).
+
+    A family text without a chip (`hlo:dot@tpu`) quotes the family's default target
+    (`tpu:v5e`, `gpu:h100`), whose name the text itself gives.
+    """
     texts = _texts(lang)
-    key = canonical_key(topic.strip())
+    key, chip = split_topic(topic.strip())
     content = texts.get(key)
     if content is None:
         raise TensorwegError(f"unknown topic '{topic}' (try: {', '.join(similar_topics(topic, lang))})")
-    return _render(content, "specific" if "@" in key else "general", None, lang)
+    family = key.partition("@")[2]
+    chip = chip or target or next((t for t in DEFAULT_TARGETS if target_family(t) == family), "")
+    return _render(content, "specific" if "@" in key else "general", chip_figures(chip, lang), lang)
+
+
+def split_topic(topic: str) -> tuple[str, str]:
+    """`hlo:dot@tpu:v6e` -> (`hlo:dot@tpu`, `tpu:v6e`); other topics keep no chip."""
+    key = canonical_key(topic)
+    base, at, chip = key.partition("@")
+    if at and chip in TARGETS:
+        return f"{base}@{target_family(chip)}", chip
+    return key, ""
 
 
 def topics(lang: str) -> list[str]:

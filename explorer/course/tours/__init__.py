@@ -17,9 +17,21 @@ from explorer.course.tours.parser import (
 from explorer.errors import TensorwegError
 
 __all__ = [
-    "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
+    "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
     "load_tour", "parse_selection", "parse_tour", "resolve_selection",
 ]
+
+
+# Each English lesson and its German twin: they visit the same items in the same order,
+# so a class can follow one lesson in either language (tests/test_course_texts.py checks it).
+TWINS: dict[str, str] = {
+    "basics": "grundlagen",
+    "graph_optimisation": "graph_optimierung",
+    "matrix_work_cpu_gpu_tpu": "matrix_cpu_gpu_tpu",
+    "memory_and_work": "speicher",
+    "tensor_to_registers": "tensor_bis_register",
+    "while_loop": "while_schleife",
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,83 @@
+"""The documented sources course texts may cite: every address in a text's `source:` line
+(and body) must be one of these, or lie under one of the prefixes (ending in `/`).
+
+docs/course-sources.md lists the same entries with what was checked against each;
+tests/test_course_texts.py keeps the three in step.
+"""
+
+from __future__ import annotations
+
+# (what it is, address or address prefix)
+SOURCES: tuple[tuple[str, str], ...] = (
+    # XLA documentation
+    ("XLA architecture", "https://openxla.org/xla/architecture"),
+    ("XLA GPU architecture overview", "https://openxla.org/xla/gpu_architecture"),
+    ("XLA operation semantics", "https://openxla.org/xla/operation_semantics"),
+    ("XLA tiled layout", "https://openxla.org/xla/tiled_layout"),
+    ("XLA shapes and layout", "https://openxla.org/xla/shapes"),
+    ("XLA tools and debug dumps", "https://openxla.org/xla/tools"),
+    ("StableHLO specification", "https://openxla.org/stablehlo/spec"),
+    # XLA source files (openxla/xla, main branch)
+    ("XLA HLO opcode list", "https://github.com/openxla/xla/blob/main/xla/hlo/ir/hlo_opcode.h"),
+    ("XLA HLO instruction classes", "https://github.com/openxla/xla/blob/main/xla/hlo/ir/hlo_instructions.h"),
+    ("XLA HloInstruction (FusionKind)", "https://github.com/openxla/xla/blob/main/xla/hlo/ir/hlo_instruction.h"),
+    ("XLA HloInstruction (HLO text printing)",
+     "https://github.com/openxla/xla/blob/main/xla/hlo/ir/hlo_instruction.cc"),
+    ("XLA layout.h (memory spaces)", "https://github.com/openxla/xla/blob/main/xla/layout.h"),
+    ("XLA layout assignment", "https://github.com/openxla/xla/blob/main/xla/service/layout_assignment.h"),
+    ("XLA buffer assignment", "https://github.com/openxla/xla/blob/main/xla/service/buffer_assignment.h"),
+    ("XLA memory space assignment",
+     "https://github.com/openxla/xla/blob/main/xla/service/memory_space_assignment/memory_space_assignment.h"),
+    ("XLA SPMD partitioner", "https://github.com/openxla/xla/blob/main/xla/service/spmd/spmd_partitioner.cc"),
+    ("XLA autotuning.proto", "https://github.com/openxla/xla/blob/main/xla/autotuning.proto"),
+    ("XLA:CPU runtime thunks", "https://github.com/openxla/xla/tree/main/xla/backends/cpu/runtime"),
+    ("XLA:CPU thunk emitter", "https://github.com/openxla/xla/blob/main/xla/backends/cpu/codegen/thunk_emitter.cc"),
+    ("XLA:CPU ir_emission_utils", "https://github.com/openxla/xla/blob/main/xla/service/cpu/ir_emission_utils.cc"),
+    ("XLA:CPU oneDNN rewriter", "https://github.com/openxla/xla/blob/main/xla/service/cpu/onednn_ops_rewriter.cc"),
+    ("XLA:GPU NVPTX compiler", "https://github.com/openxla/xla/blob/main/xla/service/gpu/nvptx_compiler.cc"),
+    ("XLA:GPU custom-call targets", "https://github.com/openxla/xla/blob/main/xla/service/gpu/cublas_cudnn.cc"),
+    ("XLA:GPU backend configs", "https://github.com/openxla/xla/blob/main/xla/service/gpu/backend_configs.proto"),
+    ("XLA:GPU convolution algorithm picker",
+     "https://github.com/openxla/xla/blob/main/xla/service/gpu/autotuning/conv_algorithm_picker.h"),
+    ("XLA:GPU copy thunk", "https://github.com/openxla/xla/blob/main/xla/backends/gpu/runtime/copy_thunk.h"),
+    ("XLA:GPU memset thunk", "https://github.com/openxla/xla/blob/main/xla/backends/gpu/runtime/memset_thunk.h"),
+    # JAX
+    ("JAX ahead-of-time lowering", "https://docs.jax.dev/en/latest/aot.html"),
+    ("JAX lax.Precision", "https://docs.jax.dev/en/latest/_autosummary/jax.lax.Precision.html"),
+    ("JAX memories and host offloading", "https://docs.jax.dev/en/latest/notebooks/host-offloading.html"),
+    ("JAX Pallas GPU reference", "https://docs.jax.dev/en/latest/pallas/gpu/reference.html"),
+    ("JAX Pallas, TPU and its memory spaces", "https://docs.jax.dev/en/latest/pallas/tpu/pipelining.html"),
+    ("JAX Pallas TPU quickstart", "https://docs.jax.dev/en/latest/pallas/tpu/quickstart.html"),
+    ("JAX cuDNN fused attention",
+     "https://github.com/jax-ml/jax/blob/main/jax/_src/cudnn/fused_attention_stablehlo.py"),
+    ("JAX PRNG implementation", "https://github.com/jax-ml/jax/blob/main/jax/_src/prng.py"),
+    # TensorFlow and Keras
+    ("TensorFlow raw ops", "https://www.tensorflow.org/api_docs/python/tf/raw_ops/"),
+    ("TensorFlow guide, Introduction to graphs", "https://www.tensorflow.org/guide/intro_to_graphs"),
+    ("TensorFlow guide, Graph optimization with Grappler", "https://www.tensorflow.org/guide/graph_optimization"),
+    ("Keras layers API", "https://keras.io/api/layers/"),
+    # Chips
+    ("Google Cloud TPU system architecture", "https://cloud.google.com/tpu/docs/system-architecture-tpu-vm"),
+    ("Google Cloud TPU v4", "https://cloud.google.com/tpu/docs/v4"),
+    ("Google Cloud TPU v5e", "https://cloud.google.com/tpu/docs/v5e"),
+    ("Google Cloud TPU v5p", "https://cloud.google.com/tpu/docs/v5p"),
+    ("Google Cloud TPU v6e", "https://cloud.google.com/tpu/docs/v6e"),
+    ("NVIDIA H100 datasheet", "https://www.nvidia.com/en-us/data-center/h100/"),
+    ("NVIDIA A100 datasheet", "https://www.nvidia.com/en-us/data-center/a100/"),
+    ("CUDA C++ Programming Guide", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#hardware-implementation"),
+    ("Intel 64 and IA-32 Software Developer's Manual",
+     "https://www.intel.com/content/www/us/en/developer/articles/technical/intel-sdm.html"),
+    # Libraries and compilers
+    ("NVIDIA cuDNN documentation", "https://docs.nvidia.com/deeplearning/cudnn/"),
+    ("NVIDIA cuBLAS documentation", "https://docs.nvidia.com/cuda/cublas/"),
+    ("Triton language documentation", "https://triton-lang.org/"),
+    ("oneDNN documentation", "https://uxlfoundation.github.io/oneDNN/"),
+)
+
+
+def is_documented(address: str) -> bool:
+    """True when `address` is a documented source or lies under a documented prefix."""
+    for _, known in SOURCES:
+        if address == known or (known.endswith("/") and address.startswith(known)):
+            return True
+    return False
