@@ -164,6 +164,11 @@ def role_text(entry: IndexEntry | None) -> str:
     return "a model weight (no layer's parameter count matches)"
 
 
+def parameter_role(bundle: Bundle | None, level: str, target: str, name: str) -> str:
+    """`role_text` of an item ("" for anything but an entry parameter the index linked)."""
+    return role_text(_index(bundle).entry(level, name, target)) if is_hlo(level) else ""
+
+
 # --- lookups by name, built once per bundle -----------------------------------------------------
 
 
@@ -630,7 +635,15 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
             groups.append(tuple(keys.allocation_keys(allocation, target)))
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         groups.append(tuple(keys.kernel_keys(found)))
+    elif level == "memory" and (allocation := _allocation(bundle, target, name)) is not None:
+        groups.append(tuple(keys.allocation_keys(allocation, target)))
     return tuple(dict.fromkeys(groups))
+
+
+def _allocation(bundle: Bundle, target: str, index: str) -> Allocation | None:
+    """A memory-level item: the allocation numbered `index`."""
+    memory = bundle.memory(target)
+    return next((a for a in memory.allocations if str(a.index) == index), None) if memory is not None else None
 
 
 def explanations(bundle: Bundle | None, level: str, target: str, name: str, lang: str) -> tuple[Explanation, ...]:
@@ -691,3 +704,53 @@ def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
     if step.selection is None:
         return None
     return resolve_selection(step.selection, tour_candidates(bundle, step.level, step.target))
+
+
+# --- what the app holds ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The bundle on screen with its index built: the trace calls, bound to one bundle."""
+
+    bundle: Bundle | None = None
+
+    @property
+    def index(self) -> CrossIndex:
+        return _index(self.bundle)
+
+    def layer_of(self, level: str, name: str, target: str) -> str:
+        return layer_of(self.bundle, level, name, target)
+
+    def items_for_layer(self, layer: str, level: str, target: str) -> tuple[str, ...]:
+        return items_for_layer(self.bundle, layer, level, target)
+
+    def down(self, level: str, name: str, target: str) -> tuple[str, ...]:
+        return down(self.bundle, level, name, target)
+
+    def up(self, level: str, name: str, target: str) -> tuple[str, ...]:
+        return up(self.bundle, level, name, target)
+
+    def created_by_compiler(self, level: str, target: str) -> frozenset[str]:
+        return created_by_compiler(self.bundle, level, target)
+
+
+def build_trace(bundle: Bundle | None) -> Trace:
+    """Index the bundle now (every target's modules are parsed once; call it off the UI thread)."""
+    _index(bundle)
+    return Trace(bundle)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the side panes are asked to show: one item of one level on one target."""
+
+    bundle: Bundle
+    level: str
+    target: str
+    name: str
+    lang: str = "en"
+
+    @property
+    def layer(self) -> str:
+        return layer_of(self.bundle, self.level, self.name, self.target)

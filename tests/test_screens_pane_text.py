@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
-from screens.items import COLUMNS, items_for_level
+from explorer.view import COLUMNS, rows as items_for_level
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText
 from pilot_support import BUNDLE, needs_bundle, sync

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 from explorer.course.content_files import LANGUAGES, ContentFile, load_language
 from explorer.errors import TensorwegError
-
-LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
+from explorer.levels import LEVELS
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
