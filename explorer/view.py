@@ -311,8 +311,8 @@ def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other
     same layer, or the input). Otherwise the candidates are the layer's items
     on `other`, ranked: same opcode and kind doing the same work (a kOutput
     fusion for a kOutput fusion), then the same work (the convolution: a
-    cuDNN call on GPU, a fusion around it on TPU), the same opcode (a fusion
-    for a fusion, a kernel for a kernel of that kind), anything that does work,
+    cuDNN call on GPU, a fusion around it on TPU), the same opcode and kind,
+    the same opcode (a fusion for a fusion, a kernel for a kernel), anything that does work,
     the layer's first item; at each rank an item the layer owns before one it
     shares with another layer (a fusion across the boundary). An item no layer
     owns keeps its name when `other` has it. "" when nothing fits.
@@ -337,8 +337,10 @@ def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other
         owned = index.layer_of(level, candidate, other) == layer
         their_kind, their_work = _kind_of(bundle, level, other, candidate), _work_of(bundle, level, other, candidate)
         if their_kind == kind and (their_work & work or not (work or their_work)):
-            return owned, 4
+            return owned, 5
         if work & their_work:
+            return owned, 4
+        if their_kind == kind:
             return owned, 3
         if their_kind[0] == kind[0]:
             return owned, 2
