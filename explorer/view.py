@@ -303,7 +303,7 @@ def _is_plumbing(bundle: Bundle | None, level: str, name: str, target: str) -> b
 # --- the same item on another target -------------------------------------------------------------
 
 
-def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other: str) -> str:
+def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other: str, layer: str = "") -> str:
     """The item on `other` nearest to `name` on `target`: same layer, nearest kind.
 
     Target-free levels keep the item. On the per-target levels an entry
@@ -316,6 +316,11 @@ def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other
     the layer's first item; at each rank an item the layer owns before one it
     shares with another layer (a fusion across the boundary). An item no layer
     owns keeps its name when `other` has it. "" when nothing fits.
+
+    `layer`, when given, is the layer to follow instead of the item's own: `t`
+    from max_pooling2d on CPU lands on the GPU fusion that also holds the
+    dense layer's ops (or, with no such item, on the list's first row), and
+    the next `t` goes on with max_pooling2d, not dense.
     """
     if bundle is None or level not in LIST_LEVELS or not target_key(level, target) or target == other:
         return name
@@ -326,7 +331,7 @@ def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other
                 if (e.role, e.layer, e.slot) == (entry.role, entry.layer, entry.slot)]
         if same:
             return same[0]
-    layer = entry.layer if entry is not None else ""
+    layer = layer or (entry.layer if entry is not None else "")
     candidates = index.items_for_layer(layer, level, other) if layer else ()
     if not candidates:
         return name if index.entry(level, name, other) is not None else ""

@@ -134,6 +134,7 @@ class TensorwegApp(App):
         self.generation = 0
         self.selections: dict[str, str] = {}
         self.trail: list[tuple[str, str]] = []
+        self.followed_layers: dict[str, tuple[str, str]] = {}  # level -> (selection `t` made, its layer)
         self.progress: dict[tuple[str, str], str] = {}  # (level, target) -> running/ok/failed: msg
         self.load_error = ""
         self.opening: Path | None = None  # a bundle being read in the background
@@ -397,7 +398,7 @@ class TensorwegApp(App):
     def action_next_target(self) -> None:
         """`t`: the next captured target, each level's selection moved to its counterpart there
         (the same layer's nearest item: `explorer.view.counterpart`)."""
-        from explorer.view import counterpart  # noqa: PLC0415 (loaded with the bundle)
+        from explorer.view import counterpart, layer_of, rows  # noqa: PLC0415 (loaded with the bundle)
 
         targets = self.captured_targets()
         if len(targets) < 2:
@@ -407,11 +408,15 @@ class TensorwegApp(App):
         for level in TARGET_LEVELS:
             name = self.selections.get(level)
             if name:
-                found = counterpart(self.bundle, level, name, self.target, new)
-                if found:
-                    self.selections[level] = found
-                else:  # the layer has nothing at this level there: the list starts at its top
-                    self.selections.pop(level)
+                # Keep following the layer `t` started from while the selection is the one `t` made.
+                made, layer = self.followed_layers.get(level, ("", ""))
+                layer = layer if made == name else layer_of(self.bundle, level, name, self.target)
+                found = counterpart(self.bundle, level, name, self.target, new, layer)
+                if not found:  # the layer has nothing at this level there: the list starts at its top
+                    first = rows(self.bundle, level, new)[:1]
+                    found = first[0].name if first else ""
+                self.selections[level] = found
+                self.followed_layers[level] = (found, layer)
         self.target = new
         self.generation += 1
         self._sync_screen()
