@@ -272,3 +272,17 @@ def test_the_view_imports_no_textual():
     code = "import sys, explorer.view; print([m for m in ('textual', 'screens') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_inspect_prints_the_layers_and_roles_the_screens_show(bundle):
+    from explorer import inspect_view
+
+    data = inspect_view.level_data(bundle, "hlo", "cpu")
+    by_name = {i["name"]: i for i in data["instructions"]}
+    assert (by_name["arg1.1"]["layer"], by_name["arg1.1"]["role"]) == ("conv2d", "weight 1 of 2 of conv2d")
+    assert (by_name["arg0.1"]["layer"], by_name["arg0.1"]["role"]) == ("image", "input image")
+    assert "role" not in by_name["convolution.1"]
+    for name, item in by_name.items():
+        assert item["layer"] == view.layer_of(bundle, "hlo", name, "cpu")
+    kernels = inspect_view.level_data(bundle, "kernels", "gpu:h100")["kernels"]
+    assert all(k["layer"] == view.layer_of(bundle, "kernels", k["name"], "gpu:h100") for k in kernels)
