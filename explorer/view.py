@@ -655,18 +655,43 @@ def _allocation(bundle: Bundle, target: str, index: str) -> Allocation | None:
 
 def explanations(bundle: Bundle | None, level: str, target: str, name: str, lang: str) -> tuple[Explanation, ...]:
     """The texts for `explanation_keys`, one per group (duplicates dropped), never empty:
-    an item with no key gets its level's text."""
+    an item with no key gets its level's text. The item's own figures fill the texts'
+    placeholders (`{bytes}`, `{padding_bytes}`, `{vector_width_bits}`, `{grid}`, `{block}`)."""
     groups = explanation_keys(bundle, level, target, name) or ((),)
-    return _explain_groups(level, groups, target, lang)
+    return _explain_groups(level, groups, target, lang, figures(bundle, level, target, name))
+
+
+def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[tuple[str, object], ...]:
+    """The item's real figures for the course texts' placeholders (absent ones drop their sentence)."""
+    from explorer.hlo import layout_math  # noqa: PLC0415
+
+    found: dict[str, object] = {}
+    if is_hlo(level) and (inst := instruction(bundle, level, target, name)) is not None:
+        shape = inst.shape
+        found["bytes"] = shape.byte_size
+        if not shape.is_tuple and shape.layout is not None and shape.layout.tiles:
+            try:
+                found["padding_bytes"] = layout_math.padded_byte_size(shape) - layout_math.unpadded_byte_size(shape)
+            except ValueError:  # dynamic dims: no static padding
+                pass
+    elif level == "kernels" and (record := kernel(bundle, target, name)) is not None:
+        if record.vector_width_bits:
+            found["vector_width_bits"] = record.vector_width_bits
+        if record.launch is not None:
+            found.update(grid=tuple(record.launch.grid), block=tuple(record.launch.block))
+    elif level == "memory" and bundle is not None and (allocation := _allocation(bundle, target, name)) is not None:
+        found["bytes"] = allocation.size
+    return tuple(sorted(found.items()))
 
 
 @lru_cache(maxsize=1024)
-def _explain_groups(level: str, groups: tuple[tuple[str, ...], ...], target: str, lang: str) -> tuple[Explanation, ...]:
+def _explain_groups(level: str, groups: tuple[tuple[str, ...], ...], target: str, lang: str,
+                    figures: tuple[tuple[str, object], ...]) -> tuple[Explanation, ...]:
     from explorer.course.lookup import explain  # noqa: PLC0415
 
     found: dict[str, Explanation] = {}
     for group in groups:
-        text = explain(level if level in LIST_LEVELS else "memory", list(group), target, lang, {})
+        text = explain(level if level in LIST_LEVELS else "memory", list(group), target, lang, dict(figures))
         found.setdefault(text.key, text)
     return tuple(found.values())
 

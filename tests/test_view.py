@@ -286,3 +286,11 @@ def test_inspect_prints_the_layers_and_roles_the_screens_show(bundle):
         assert item["layer"] == view.layer_of(bundle, "hlo", name, "cpu")
     kernels = inspect_view.level_data(bundle, "kernels", "gpu:h100")["kernels"]
     assert all(k["layer"] == view.layer_of(bundle, "kernels", k["name"], "gpu:h100") for k in kernels)
+
+
+def test_the_texts_carry_the_items_own_figures(bundle):
+    texts = {t.key: t for t in view.explanations(bundle, "optimized-hlo", "tpu:v5e", "fusion.11", "en")}
+    assert "26,624" in texts["memory:vmem"].body  # f32[26,8,4,8]: its bytes without padding
+    assert dict(view.figures(bundle, "kernels", "gpu:h100", "loop_multiply_fusion"))["grid"] == (106, 1, 1)
+    german = view.explanations(bundle, "optimized-hlo", "tpu:v5e", "fusion.11", "de")
+    assert any("26.624" in t.body for t in german)
