@@ -12,16 +12,16 @@ functions return what the screens draw, the CLI prints and the tests check:
 * `tour_candidates` / `resolve_tour_step`: what a tour's `select=` can pick.
 
 Pure and Textual-free. Results are small frozen dataclasses or tuples of
-strings; the per-bundle tables behind them are built once and kept in bounded
-caches (a bundle's data never changes), so a key press costs dictionary
-lookups, not a walk over the module. The heavier core modules are imported
+strings; the per-bundle tables behind them are built once and kept for the
+last few bundles (`_tables`, a bounded cache: a bundle's data never changes),
+so a key press costs dictionary lookups, not a walk over the module. The heavier core modules are imported
 where first needed, so the UI's first frame does not wait for them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
@@ -35,9 +35,29 @@ if TYPE_CHECKING:
     from explorer.index import CrossIndex, IndexEntry
     from explorer.records import Allocation, GraphOp, KernelRecord, LayerRecord
 
-# Bundles on screen at once: the open one, a staging one during a capture, and the tests' few.
-_BUNDLES = 8
+# Bundles whose tables are kept: the open one, a staging one during a capture, and a few more.
+# Each holds its parsed modules, so the bound is on bundles, not on entries.
+_BUNDLES = 4
 CREATED_BY_XLA = "created by XLA"
+
+
+@lru_cache(maxsize=_BUNDLES)
+def _tables(bundle: Bundle | None) -> dict:
+    """One bundle's cached tables (rows, name lookups, buffer maps); a bundle's data never changes."""
+    return {}
+
+
+def _per_bundle(build):
+    """Cache `build(bundle, *key)` in the bundle's own table, so at most `_BUNDLES` bundles stay alive."""
+    @wraps(build)
+    def cached(bundle, *key):
+        table = _tables(bundle)
+        slot = (build.__name__, *key)
+        if slot not in table:
+            table[slot] = build(bundle, *key)
+        return table[slot]
+
+    return cached
 
 
 # --- rows -----------------------------------------------------------------------------
@@ -93,7 +113,7 @@ def rows(bundle: Bundle | None, level: str, target: str) -> tuple[LevelItem, ...
     return _rows(bundle, level, target_key(level, target))
 
 
-@lru_cache(maxsize=_BUNDLES * 8)
+@_per_bundle
 def _rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
     if level == "layers":
         return tuple(
@@ -145,7 +165,7 @@ def created_by_compiler(bundle: Bundle | None, level: str, target: str) -> froze
     return _created(bundle, level, target)
 
 
-@lru_cache(maxsize=_BUNDLES * 4)
+@_per_bundle
 def _created(bundle: Bundle, level: str, target: str) -> frozenset[str]:
     return frozenset(_index(bundle).created_by_compiler(level, target))
 
@@ -172,7 +192,7 @@ def parameter_role(bundle: Bundle | None, level: str, target: str, name: str) ->
 # --- lookups by name, built once per bundle -----------------------------------------------------
 
 
-@lru_cache(maxsize=_BUNDLES)
+@_per_bundle
 def _index(bundle: Bundle | None) -> CrossIndex:
     """The bundle's cross-level index; an empty one while nothing is captured."""
     from explorer.index import CrossIndex  # noqa: PLC0415 (the data model loads with the data)
@@ -185,23 +205,23 @@ def _index(bundle: Bundle | None) -> CrossIndex:
         return CrossIndex()
 
 
-@lru_cache(maxsize=_BUNDLES * 8)
+@_per_bundle
 def _instructions(bundle: Bundle, target: str, optimized: bool) -> dict[str, HloInstruction]:
     module = bundle.hlo_module(target, optimized)
     return {i.name: i for _, i in module.all_instructions()} if module is not None else {}
 
 
-@lru_cache(maxsize=_BUNDLES)
+@_per_bundle
 def _layers(bundle: Bundle) -> dict[str, LayerRecord]:
     return {layer.name: layer for layer in bundle.layers}
 
 
-@lru_cache(maxsize=_BUNDLES)
+@_per_bundle
 def _ops(bundle: Bundle) -> dict[str, GraphOp]:
     return {op.name: op for op in bundle.graph.ops} if bundle.graph is not None else {}
 
 
-@lru_cache(maxsize=_BUNDLES * 4)
+@_per_bundle
 def _kernels(bundle: Bundle, target: str) -> dict[str, KernelRecord]:
     return {kernel.name: kernel for kernel in bundle.kernels(target)}
 
@@ -381,7 +401,7 @@ def _work_of(bundle: Bundle, level: str, target: str, name: str) -> frozenset[st
     return _work(bundle, level, target, found.name)
 
 
-@lru_cache(maxsize=4096)
+@_per_bundle
 def _work(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
     found = _instructions(bundle, target, level == "optimized-hlo")[name]
     work = {found.opcode} & _HEAVY
@@ -400,7 +420,7 @@ def _work(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
     return frozenset(work)
 
 
-@lru_cache(maxsize=_BUNDLES * 8)
+@_per_bundle
 def _computations(bundle: Bundle, target: str, optimized: bool) -> dict:
     module = bundle.hlo_module(target, optimized)
     return {c.name: c for c in module.computations} if module is not None else {}
@@ -412,7 +432,7 @@ def _plumbing_opcodes() -> frozenset[str]:
     return PLUMBING
 
 
-@lru_cache(maxsize=_BUNDLES * 8)
+@_per_bundle
 def _parameters(bundle: Bundle, level: str, target: str) -> tuple[IndexEntry, ...]:
     index = _index(bundle)
     module = bundle.hlo_module(target, level == "optimized-hlo") if is_hlo(level) else None
@@ -496,7 +516,7 @@ def _buffers(bundle: Bundle, target: str) -> _Buffers | None:
     return _buffer_table(bundle, target) if memory is not None else None
 
 
-@lru_cache(maxsize=_BUNDLES * 4)
+@_per_bundle
 def _buffer_table(bundle: Bundle, target: str) -> _Buffers:
     # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
     memory = bundle.memory(target)
@@ -588,7 +608,7 @@ def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str
     return _layer_lines(bundle, layer, target)
 
 
-@lru_cache(maxsize=_BUNDLES * 64)
+@_per_bundle
 def _layer_lines(bundle: Bundle, layer: str, target: str) -> tuple[str, ...]:
     from explorer.comparison import target_layer  # noqa: PLC0415
 
@@ -711,7 +731,7 @@ def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Can
     return _tour_candidates(bundle, level, target_key(level, target) or target)
 
 
-@lru_cache(maxsize=_BUNDLES * 8)
+@_per_bundle
 def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
     from explorer.course.tours import Candidate  # noqa: PLC0415
 
