@@ -763,7 +763,7 @@ def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
 
 @dataclass(frozen=True)
 class Trace:
-    """The bundle on screen with its index built: the trace calls, bound to one bundle."""
+    """The bundle on screen with its index built (the app holds it; the functions above answer)."""
 
     bundle: Bundle | None = None
 
@@ -773,18 +773,6 @@ class Trace:
 
     def layer_of(self, level: str, name: str, target: str) -> str:
         return layer_of(self.bundle, level, name, target)
-
-    def items_for_layer(self, layer: str, level: str, target: str) -> tuple[str, ...]:
-        return items_for_layer(self.bundle, layer, level, target)
-
-    def down(self, level: str, name: str, target: str) -> tuple[str, ...]:
-        return down(self.bundle, level, name, target)
-
-    def up(self, level: str, name: str, target: str) -> tuple[str, ...]:
-        return up(self.bundle, level, name, target)
-
-    def created_by_compiler(self, level: str, target: str) -> frozenset[str]:
-        return created_by_compiler(self.bundle, level, target)
 
 
 def build_trace(bundle: Bundle | None) -> Trace:
@@ -802,7 +790,3 @@ class Selection:
     target: str
     name: str
     lang: str = "en"
-
-    @property
-    def layer(self) -> str:
-        return layer_of(self.bundle, self.level, self.name, self.target)

@@ -298,3 +298,18 @@ def test_the_texts_carry_the_items_own_figures(bundle):
     assert dict(view.figures(bundle, "kernels", "gpu:h100", "loop_multiply_fusion"))["grid"] == (106, 1, 1)
     german = view.explanations(bundle, "optimized-hlo", "tpu:v5e", "fusion.11", "de")
     assert any("26.624" in t.body for t in german)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_trace_up_is_the_trace_down_read_backwards(bundle, target):
+    linked = 0
+    for level in ("graph", "hlo", "optimized-hlo", "kernels"):
+        for item in view.rows(bundle, level, target):
+            for above in view.up(bundle, level, item.name, target):
+                upper = "layers" if level == "graph" else {"hlo": "graph" if target == "cpu" else "layers",
+                                                           "optimized-hlo": "hlo", "kernels": "optimized-hlo"}[level]
+                if upper != "layers":
+                    assert item.name in view.down(bundle, upper, above, target), (level, item.name, above)
+                linked += 1
+    assert linked > 20
+    assert view.up(bundle, "optimized-hlo", "convolution.1", "cpu") == ("convolution.1",) or target != "cpu"
