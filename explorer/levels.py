@@ -44,11 +44,6 @@ def is_hlo(level: str) -> bool:
     return level in HLO_LEVELS
 
 
-def hlo_level(optimized: bool) -> str:
-    """`optimized-hlo` or `hlo`: the level of a module before or after XLA's passes."""
-    return OPTIMIZED_HLO.name if optimized else HLO.name
-
-
 def target_key(level: str, target: str) -> str:
     """The target a level's data is keyed by: "" for the target-free levels."""
     return target if level in TARGET_LEVELS else ""

@@ -14,8 +14,9 @@ functions return what the screens draw, the CLI prints and the tests check:
 Pure and Textual-free. Results are small frozen dataclasses or tuples of
 strings; the per-bundle tables behind them are built once and kept for the
 last few bundles (`_tables`, a bounded cache: a bundle's data never changes),
-so a key press costs dictionary lookups, not a walk over the module. The heavier core modules are imported
-where first needed, so the UI's first frame does not wait for them.
+so a key press costs dictionary lookups, not a walk over the module. The
+heavier core modules are imported where first needed, so the UI's first
+frame does not wait for them.
 """
 
 from __future__ import annotations
