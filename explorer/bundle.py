@@ -15,6 +15,7 @@ from pathlib import Path
 
 from explorer.errors import TensorwegError
 from explorer.hlo.model import HloModule
+from explorer.levels import LEVELS, TARGET_LEVELS
 from explorer.records import (
     CostAnalysis,
     GraphLevel,
@@ -28,8 +29,6 @@ from explorer.serial import from_jsonable, load_json
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
-LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory")
-TARGET_LEVELS = ("hlo", "optimized-hlo", "kernels", "memory")
 
 
 def target_dirname(target: str) -> str:

@@ -32,7 +32,7 @@ from explorer.targets import DEFAULT_TARGETS, TARGETS, get_target
 
 __all__ = [
     "OutputLayout", "LibraryCall", "KernelBrief", "InstructionComparison", "TargetLayer",
-    "LayerComparison", "TargetSummary", "layer_comparison", "target_summary",
+    "LayerComparison", "TargetSummary", "layer_comparison", "target_layer", "target_summary",
     "comparison_targets", "PLUMBING", "capture_hint", "tile_text", "layout_shape_text",
 ]
 
@@ -314,7 +314,8 @@ def _display_name(target: str) -> str:
 # --- one layer across targets ----------------------------------------------------------------
 
 
-def _target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
+def target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
+    """`layer` on one target (the device pane shows one at a time)."""
     captured, status = _target_state(bundle, target, ("optimized-hlo",))
     module = bundle.hlo_module(target, optimized=True) if captured else None
     if module is None:
@@ -370,7 +371,7 @@ def layer_comparison(bundle: Bundle, layer: str) -> LayerComparison:
         raise TensorwegError(f"no layer '{layer}' in {bundle.model_name} (layers: {known})")
     return LayerComparison(
         model=bundle.model_name, layer=layer, class_name=record.class_name,
-        targets=tuple(_target_layer(bundle, layer, t) for t in comparison_targets(bundle)))
+        targets=tuple(target_layer(bundle, layer, t) for t in comparison_targets(bundle)))
 
 
 # --- whole model per target -----------------------------------------------------------------

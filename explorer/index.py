@@ -16,6 +16,13 @@ The thread between levels is real compiler data:
 Anything with no layer was made by the compiler (copies, bitcasts, layout
 changes) and is listed by `created_by_compiler`, never dropped.
 
+The entry computation's parameters are the model's inputs and weights. XLA
+gives them no layer scope (TF names them `XLA_Args`, Keras-on-JAX
+`trainable[i]`), so `_parameter_roles` links them in one pass: a Keras-on-JAX
+`trainable[i]` is the i-th of the model's trainable variables, which Keras
+orders layer by layer; TF passes the inputs first, then the variables layer by
+layer, and the layers' parameter counts say which arguments are whose.
+
 `CrossIndex` is two flat tuples (entries and links), so it round-trips through
 `explorer.serial`; the lookup tables are derived lazily on first use.
 """
@@ -26,13 +33,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-from explorer.hlo.model import HloModule
+import re
+
+from explorer.hlo.model import HloInstruction, HloModule
+from explorer.levels import LIST_LEVELS, target_key
 from explorer.records import GraphLevel, KernelRecord, LayerRecord
 
-__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "build_index", "LEVELS"]
+__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "build_index"]
 
-LEVELS = ("layers", "graph", "hlo", "optimized-hlo", "kernels")
-_TARGET_FREE = ("layers", "graph")  # one per model, not per target
+# A Keras-on-JAX entry parameter's op_name: `trainable[3]`, `non_trainable[0]`.
+_JAX_VARIABLE = re.compile(r"^(trainable|non_trainable)\[(\d+)\]$")
 # Opcodes whose called computations run as their own top-level steps; any other
 # call (fusion, to_apply of reduce/sort/scatter...) nests the callee inside the caller.
 _CONTROL_FLOW = frozenset({"while", "conditional", "call", "async-start"})
@@ -46,6 +56,9 @@ class IndexEntry:
     layer: the owning layer; "" when the compiler created it.
     also_layers: further layers whose ops a fusion contains.
     nested: inside a fusion or reducer computation (not a top-level instruction).
+    role: for an entry parameter, "input" (the model's input) or "weight" (a
+        variable of `layer`); "" for everything else.
+    slot: with a role, (position, count): input 1 of 1, weight 2 of 2 of the layer.
     """
 
     target: str
@@ -55,6 +68,8 @@ class IndexEntry:
     also_layers: tuple[str, ...] = ()
     nested: bool = False
     opcode: str = ""
+    role: str = ""
+    slot: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,7 +122,7 @@ class CrossIndex:
     # --- queries ----------------------------------------------------------------
 
     def entry(self, level: str, name: str, target: str = "cpu") -> IndexEntry | None:
-        return self._entry.get((_target_key(level, target), level, name))
+        return self._entry.get((target_key(level, target), level, name))
 
     def layer_of(self, level: str, name: str, target: str = "cpu") -> str:
         """The layer owning an item; "" = created by the compiler (or unknown)."""
@@ -116,7 +131,7 @@ class CrossIndex:
 
     def items_for_layer(self, layer: str, level: str, target: str = "cpu") -> tuple[str, ...]:
         """Top-level items of a level that belong (wholly or partly) to a layer, in order."""
-        return self._by_layer.get((_target_key(level, target), level, layer), ())
+        return self._by_layer.get((target_key(level, target), level, layer), ())
 
     def down(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
         """Items one level lower that implement `name`."""
@@ -130,18 +145,18 @@ class CrossIndex:
         """The level `down` leads to from `level` for this target ("" at the bottom)."""
         if level == "layers":
             return "graph" if target == "cpu" and self._has_graph else "hlo"
-        at = LEVELS.index(level)
-        return LEVELS[at + 1] if at + 1 < len(LEVELS) else ""
+        at = LIST_LEVELS.index(level)
+        return LIST_LEVELS[at + 1] if at + 1 < len(LIST_LEVELS) else ""
 
     def upper_level(self, level: str, target: str = "cpu") -> str:
         if level == "hlo":
             return "graph" if target == "cpu" and self._has_graph else "layers"
-        at = LEVELS.index(level)
-        return LEVELS[at - 1] if at > 0 else ""
+        at = LIST_LEVELS.index(level)
+        return LIST_LEVELS[at - 1] if at > 0 else ""
 
     def created_by_compiler(self, level: str, target: str = "cpu") -> tuple[str, ...]:
         """Top-level items with no layer (parameters excluded: they are inputs and weights)."""
-        key = _target_key(level, target)
+        key = target_key(level, target)
         return tuple(
             e.name for e in self.entries
             if e.target == key and e.level == level and not e.layer and not e.nested
@@ -151,10 +166,6 @@ class CrossIndex:
     @cached_property
     def _has_graph(self) -> bool:
         return any(e.level == "graph" for e in self.entries)
-
-
-def _target_key(level: str, target: str) -> str:
-    return "" if level in _TARGET_FREE else target
 
 
 # --- building ------------------------------------------------------------------
@@ -246,6 +257,100 @@ def _module_entries(module: HloModule, target: str, level: str, owner_of: _Scope
     return entries, op_names
 
 
+# --- entry parameters: the model's inputs and weights -----------------------------
+
+
+def _parameter_number(instruction: HloInstruction) -> int:
+    number = dict(instruction.attributes).get("parameter_number", "")
+    return int(number) if number.isdigit() else 0
+
+
+def _elements(instruction: HloInstruction) -> int:
+    shape = instruction.shape
+    return sum(part.element_count for part in shape.tuple_shapes) if shape.is_tuple else shape.element_count
+
+
+def _owners(sizes: list[int], counts: list[tuple[str, int]]) -> list[tuple[str, int, int]]:
+    """(layer, position, count) per variable, in order; ("", 0, 0) where no layer fits.
+
+    `counts` are the layers' parameter counts in the model's order. A layer whose
+    variables the compiled function never received (e.g. a dropout's seed at
+    inference) does not add up and is skipped. One pass: linear in the variables.
+    """
+    owners = [("", 0, 0)] * len(sizes)
+    at = 0
+    for layer, expected in counts:
+        end, total = at, 0
+        while end < len(sizes) and total < expected:
+            total += sizes[end]
+            end += 1
+        if expected and total == expected:
+            for position in range(at, end):
+                owners[position] = (layer, position - at + 1, end - at)
+            at = end
+    return owners
+
+
+def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, tuple[str, str, tuple[int, ...]]]:
+    """Entry parameter name -> (layer, "input" | "weight", (position, count))."""
+    entry = module.entry
+    params = sorted((i for i in entry.instructions if i.opcode == "parameter"), key=_parameter_number) if entry else []
+    if not params:
+        return {}
+    roles: dict[str, tuple[str, str, tuple[int, ...]]] = {}
+    variables = {i.name: _JAX_VARIABLE.match(i.metadata.op_name) for i in params}
+    if any(variables.values()):  # Keras-on-JAX: trainable[i] / non_trainable[i], inputs named apart
+        inputs = [i for i in params if variables[i.name] is None]
+        for kind, count_of in (("trainable", lambda l: l.trainable_params),
+                               ("non_trainable", lambda l: l.non_trainable_params)):
+            mine = sorted((int(match.group(2)), i) for i in params
+                          if (match := variables[i.name]) is not None and match.group(1) == kind)
+            weights = [i for _, i in mine]
+            owners = _owners([_elements(i) for i in weights], [(l.name, count_of(l)) for l in layers])
+            roles.update({i.name: (layer, "weight", (p, n) if layer else ()) for i, (layer, p, n)
+                          in zip(weights, owners)})
+    else:  # TensorFlow: the inputs first, then the captured variables in the order the layers read them
+        sizes = [_elements(i) for i in params]
+        total = sum(layer.params for layer in layers)
+        suffix, first_weight = 0, None
+        for at in range(len(sizes) - 1, -1, -1):
+            suffix += sizes[at]
+            if suffix == total:
+                first_weight = at
+        if first_weight is None:  # some variable not passed: fall back on the model's input layers
+            first_weight = min(len(params), max(1, sum(l.class_name == "InputLayer" for l in layers)))
+        inputs, weights = params[:first_weight], params[first_weight:]
+        owners = _owners(sizes[first_weight:], [(l.name, l.params) for l in layers])
+        roles.update({i.name: (layer, "weight", (p, n) if layer else ()) for i, (layer, p, n) in zip(weights, owners)})
+    input_layers = [l.name for l in layers if l.class_name == "InputLayer"]
+    for position, instruction in enumerate(inputs, 1):
+        layer = input_layers[position - 1] if len(input_layers) == len(inputs) else ""
+        roles[instruction.name] = (layer, "input", (position, len(inputs)))
+    return roles
+
+
+def _with_roles(entries: list[IndexEntry], roles: dict) -> list[IndexEntry]:
+    if not roles:
+        return entries
+    out = []
+    for e in entries:
+        found = roles.get(e.name) if not e.nested and e.opcode == "parameter" else None
+        if found is not None:
+            layer, role, slot = found
+            e = IndexEntry(e.target, e.level, e.name, layer or e.layer, e.also_layers, e.nested, e.opcode, role, slot)
+        out.append(e)
+    return out
+
+
+def _parameter_links(hlo: HloModule, optimized: HloModule, target: str) -> list[IndexLink]:
+    """Entry parameter n before optimisation is entry parameter n after it."""
+    after = {_parameter_number(i): i.name for i in (optimized.entry.instructions if optimized.entry else ())
+             if i.opcode == "parameter"}
+    return [IndexLink(target, "hlo", i.name, "optimized-hlo", after[_parameter_number(i)])
+            for i in (hlo.entry.instructions if hlo.entry else ())
+            if i.opcode == "parameter" and _parameter_number(i) in after]
+
+
 def build_index(
     layers: list[LayerRecord],
     graph: GraphLevel | None,
@@ -276,8 +381,11 @@ def build_index(
         hlo_entries, _ = _module_entries(hlo, target, "hlo", owner_of) if hlo else ([], {})
         opt_entries, opt_names = (
             _module_entries(optimized, target, "optimized-hlo", owner_of) if optimized else ([], {}))
+        hlo_entries = _with_roles(hlo_entries, _parameter_roles(hlo, layers) if hlo else {})
+        opt_entries = _with_roles(opt_entries, _parameter_roles(optimized, layers) if optimized else {})
         entries += hlo_entries + opt_entries
         layer_of_opt = {e.name: e.layer for e in opt_entries}
+        layer_opcode = {e.name: e.opcode for e in opt_entries if not e.nested}
 
         # layers -> graph ops (CPU with a graph) or -> top-level HLO instructions
         via_graph = target == "cpu" and graph is not None
@@ -303,8 +411,13 @@ def build_index(
             for holder, names in opt_names.items():
                 for name in names:
                     carriers[name].append(holder)
+            # TF names every entry parameter `XLA_Args`: that op_name says nothing about which is which.
+            shared = {name for name, holders in carriers.items()
+                      if sum(1 for h in holders if layer_opcode.get(h) == "parameter") > 1}
+            links += _parameter_links(hlo, optimized, target)
             for _, inst in hlo.all_instructions():
-                for holder in carriers.get(inst.metadata.op_name, ()) if inst.metadata.op_name else ():
+                op_name = inst.metadata.op_name
+                for holder in carriers.get(op_name, ()) if op_name and op_name not in shared else ():
                     links.append(IndexLink(target, "hlo", inst.name, "optimized-hlo", holder))
 
         # optimized instruction -> kernels naming it

@@ -7,34 +7,29 @@ least the fields named there, and tests check them.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
 
+from explorer import view
 from explorer.bundle import Bundle
 from explorer.errors import TensorwegError
 from explorer.hlo.text import shape_text
+from explorer.levels import is_hlo, target_key
 from explorer.serial import to_jsonable
 
 JSON_SCHEMA_VERSION = 1
 
 
-def _layer_lookup(bundle: Bundle, level: str, target: str) -> Callable[[str], str]:
-    index = bundle.index
-    if index is None:
-        return lambda name: ""
-    return lambda name: index.layer_of(level, name, target)
-
-
 def _require(bundle: Bundle, level: str, target: str) -> None:
     status = bundle.status(level, target)
     if status.status != "ok":
-        where = level + (f" for {target}" if level not in ("layers", "graph") else "")
+        where = level + (f" for {target}" if target_key(level, target) else "")
         reason = status.error or status.status
         raise TensorwegError(f"{where} was not captured: {reason}")
 
 
 def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
     """The JSON document for one level (a dict of lists and scalars)."""
-    if level not in ("layers", "graph") and target not in bundle.targets:
+    if target_key(level, target) and target not in bundle.targets:
         raise TensorwegError(f"target {target} is not in this bundle (captured: {', '.join(bundle.targets)})")
     _require(bundle, level, target)
     head: dict[str, Any] = {"schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "level": level}
@@ -51,17 +46,20 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
                 "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
                 "grappler": to_jsonable(graph.grappler)}
     head["target"] = target
-    if level in ("hlo", "optimized-hlo"):
+    if is_hlo(level):
         module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
         if module is None:
             raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
-        layer_of = _layer_lookup(bundle, level, target)
         instructions = []
         for computation, instruction in module.all_instructions():
+            # The same layer and parameter role the explorer's screens show (explorer.view).
             item = {"name": instruction.name, "opcode": instruction.opcode,
                     "shape": shape_text(instruction.shape), "computation": computation.name,
-                    "layer": layer_of(instruction.name), "operands": list(instruction.operands),
-                    "op_name": instruction.metadata.op_name}
+                    "layer": view.layer_of(bundle, level, instruction.name, target),
+                    "operands": list(instruction.operands), "op_name": instruction.metadata.op_name}
+            role = view.parameter_role(bundle, level, target, instruction.name)
+            if role:
+                item["role"] = role
             if instruction.fusion_kind:
                 item["fusion_kind"] = instruction.fusion_kind
             if instruction.custom_call_target:
@@ -69,11 +67,10 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
             instructions.append(item)
         return {**head, "module": module.name, "instructions": instructions}
     if level == "kernels":
-        layer_of = _layer_lookup(bundle, "optimized-hlo", target)
         kernels = []
         for kernel in bundle.kernels(target):
             item = to_jsonable(kernel)
-            item["layer"] = next((layer_of(h) for h in kernel.hlo if layer_of(h)), "")
+            item["layer"] = view.layer_of(bundle, "kernels", kernel.name, target)
             item["hlo"] = list(kernel.hlo)
             kernels.append(item)
         return {**head, "kernels": kernels}
@@ -99,10 +96,10 @@ def as_text(bundle: Bundle, level: str, target: str) -> str:
     if level == "graph":
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
         return _table(("op", "type", "layer"), rows)
-    if level in ("hlo", "optimized-hlo"):
+    if is_hlo(level):
         return bundle.hlo_text(target, optimized=level == "optimized-hlo")
     if level == "kernels":
-        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or "created by XLA",
+        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or view.CREATED_BY_XLA,
                  str(k["vector_width_bits"] or "")) for k in data["kernels"]]
         return _table(("kernel", "kind", "hlo", "layer", "vector bits"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])

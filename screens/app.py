@@ -26,8 +26,9 @@ from textual.binding import Binding
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
 
+from explorer.levels import LIST_LEVELS, TARGET_LEVELS
+
 from screens.commands import ItemCommands
-from screens.items import LEVEL_ORDER
 from screens.messages import (
     BundleLoaded,
     BundleOpened,
@@ -41,11 +42,7 @@ if TYPE_CHECKING:
     from explorer.bundle import Bundle
     from explorer.course.tours import Tour
     from explorer.records import CaptureOptions
-    from screens.trace import Trace
-
-# Levels whose data belongs to one target: explorer.bundle.TARGET_LEVELS (a test keeps them
-# equal), not imported because the data model's imports would delay the first frame.
-TARGET_LEVELS = ("hlo", "optimized-hlo", "kernels", "memory")
+    from explorer.view import Trace
 
 CSS_DIR = Path(__file__).parent
 
@@ -137,6 +134,7 @@ class TensorwegApp(App):
         self.generation = 0
         self.selections: dict[str, str] = {}
         self.trail: list[tuple[str, str]] = []
+        self.followed_layers: dict[str, tuple[str, str]] = {}  # level -> (selection `t` made, its layer)
         self.progress: dict[tuple[str, str], str] = {}  # (level, target) -> running/ok/failed: msg
         self.load_error = ""
         self.opening: Path | None = None  # a bundle being read in the background
@@ -173,14 +171,13 @@ class TensorwegApp(App):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
         from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from screens.items import items_for_level  # noqa: PLC0415
-        from screens.trace import build_trace  # noqa: PLC0415
+        from explorer.view import build_trace, rows  # noqa: PLC0415
 
         try:
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
-            items_for_level(bundle, self.start_level, target)  # the first screen's rows, cached
+            rows(bundle, self.start_level, target)  # the first screen's rows, cached
             _warm_up_renderers()
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
@@ -239,7 +236,7 @@ class TensorwegApp(App):
         self.progress[(event.level, event.target)] = "ok"
         if event.staging_dir is not None and event.staging_dir.is_dir():
             from explorer.bundle import Bundle  # noqa: PLC0415
-            from screens.trace import build_trace  # noqa: PLC0415
+            from explorer.view import build_trace  # noqa: PLC0415
 
             # A fresh reader: the old one cached "not captured yet" for missing files.
             staging = Bundle(event.staging_dir)
@@ -286,7 +283,7 @@ class TensorwegApp(App):
     def trace(self) -> Trace:
         """The vertical trace of the bundle on screen (an empty one before any is read)."""
         if self._trace is None:
-            from screens.trace import build_trace  # noqa: PLC0415
+            from explorer.view import build_trace  # noqa: PLC0415
 
             self._trace = build_trace(None)
         return self._trace
@@ -335,7 +332,7 @@ class TensorwegApp(App):
         lang = self.lang
         if status == "opening":
             return label("notice.opening", lang).format(bundle=self.opening.name if self.opening else "")
-        usable = [self.level_title(lvl) for lvl in LEVEL_ORDER if lvl != level and self.level_status(lvl)[0] == "ok"]
+        usable = [self.level_title(lvl) for lvl in LIST_LEVELS if lvl != level and self.level_status(lvl)[0] == "ok"]
         still = " " + label("notice.still_usable", lang).format(levels=", ".join(usable)) if usable else ""
         key = {"failed": "notice.failed", "running": "notice.running",
                "unavailable": "notice.unavailable"}.get(status, "notice.not_captured")
@@ -348,7 +345,7 @@ class TensorwegApp(App):
             model = self.opening.name
         else:
             model = self.model_spec or label("title.no_model", self.lang)
-        number = LEVEL_ORDER.index(level) + 1 if level in LEVEL_ORDER else 4
+        number = LIST_LEVELS.index(level) + 1 if level in LIST_LEVELS else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
         line = f"{model} | {number} {self.level_title(level)} | {self.target}"
         return line + (f" | {label('word.trail', self.lang)}: {trail}" if trail else "")
@@ -375,27 +372,21 @@ class TensorwegApp(App):
         self.goto_level(level)
 
     def descend(self, level: str, name: str) -> None:
-        """Enter: from `name` to the first item one level down that implements it."""
-        from screens.trace import NEXT_DOWN  # noqa: PLC0415 (loaded with the bundle)
+        """Enter: from `name` to the item one level down that implements it (`explorer.view.descend`)."""
+        from explorer.view import descend  # noqa: PLC0415 (loaded with the bundle)
 
-        below = NEXT_DOWN.get(level)
-        if below is None:
+        descent = descend(self.bundle, level, name, self.target)
+        if descent is None:
             self.notify(label("notify.lowest_level", self.lang), severity="information")
             return
-        found = self.trace.down(level, name, self.target)
-        if not found:
+        if not descent.select:
             self.notify(label("notify.nothing_below", self.lang).format(name=name), severity="warning")
             return
         self.trail.append((level, name))
-        if len(found) > 1:
+        if len(descent.found) > 1:
             self.notify(label("notify.several_below", self.lang).format(
-                count=len(found), name=name, first=", ".join(found[:4])))
-        # Land on the first item that itself leads further down (the Conv2D op, not the
-        # ReadVariableOp feeding it), so repeated Enter follows the computation.
-        first = found[0]
-        if below in NEXT_DOWN:
-            first = next((n for n in found[:50] if self.trace.down(below, n, self.target)), first)
-        self.goto_level(below, first)
+                count=len(descent.found), name=name, first=", ".join(descent.found[:4])))
+        self.goto_level(descent.level, descent.select)
 
     def go_back(self) -> None:
         """Backspace/Escape: back to where the last descent started, selection restored."""
@@ -405,11 +396,28 @@ class TensorwegApp(App):
         self.goto_level(level, name)
 
     def action_next_target(self) -> None:
+        """`t`: the next captured target, each level's selection moved to its counterpart there
+        (the same layer's nearest item: `explorer.view.counterpart`)."""
+        from explorer.view import counterpart, layer_of, rows  # noqa: PLC0415 (loaded with the bundle)
+
         targets = self.captured_targets()
         if len(targets) < 2:
             self.notify(label("notify.one_target", self.lang))
             return
-        self.target = targets[(targets.index(self.target) + 1) % len(targets)] if self.target in targets else targets[0]
+        new = targets[(targets.index(self.target) + 1) % len(targets)] if self.target in targets else targets[0]
+        for level in TARGET_LEVELS:
+            name = self.selections.get(level)
+            if name:
+                # Keep following the layer `t` started from while the selection is the one `t` made.
+                made, layer = self.followed_layers.get(level, ("", ""))
+                layer = layer if made == name else layer_of(self.bundle, level, name, self.target)
+                found = counterpart(self.bundle, level, name, self.target, new, layer)
+                if not found:  # the layer has nothing at this level there: the list starts at its top
+                    first = rows(self.bundle, level, new)[:1]
+                    found = first[0].name if first else ""
+                self.selections[level] = found
+                self.followed_layers[level] = (found, layer)
+        self.target = new
         self.generation += 1
         self._sync_screen()
 

@@ -11,9 +11,9 @@ from textual.binding import Binding
 
 from explorer.course.labels import label
 
-from screens.items import LevelItem
+from explorer.view import LevelItem, instruction
+
 from screens.level_screen import LevelScreen
-from screens.selection import instructions_of
 from screens.widgets.code_view import CodeView
 
 
@@ -45,14 +45,14 @@ class HloCodeScreen(LevelScreen):
         item = self.items_table.current
         if item is None or app.bundle is None:
             return
-        instruction = instructions_of(app.bundle, app.target, self.OPTIMIZED).get(item.name)
-        if instruction is None or not instruction.operands:
+        found = instruction(app.bundle, self.LEVEL, app.target, item.name)
+        if found is None or not found.operands:
             self.notify(label("notify.no_operands", app.lang).format(name=item.name))
             return
         # Walk up the data flow: the first operand; Backspace comes back here.
-        operand = instruction.operands[0]
-        if len(instruction.operands) > 1:
+        operand = found.operands[0]
+        if len(found.operands) > 1:
             self.notify(label("notify.operands", app.lang).format(name=item.name,
-                                                                  operands=", ".join(instruction.operands)))
+                                                                  operands=", ".join(found.operands)))
         app.trail.append((self.LEVEL, item.name))
         self.items_table.select(operand)

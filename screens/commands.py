@@ -6,7 +6,8 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from screens.items import LEVEL_ORDER, LevelItem, items_for_level
+from explorer.levels import LIST_LEVELS
+from explorer.view import LevelItem, rows
 
 
 class ItemCommands(Provider):
@@ -17,9 +18,9 @@ class ItemCommands(Provider):
         self._items: list[LevelItem] = []
         if getattr(app, "bundle", None) is None:
             return
-        for level in LEVEL_ORDER:
+        for level in LIST_LEVELS:
             if app.level_ready(level):
-                self._items.extend(items_for_level(app.bundle, level, app.target))
+                self._items.extend(rows(app.bundle, level, app.target))
 
     def _jump(self, item: LevelItem) -> None:
         self.app.goto_level(item.level, item.name)

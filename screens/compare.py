@@ -36,6 +36,7 @@ from explorer.comparison_view import (
     library_text,
 )
 from explorer.errors import TensorwegError
+from explorer.view import compare_layer
 
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
@@ -45,22 +46,8 @@ LAYER_ROWS = ("fusions/ops", "kernels", "library calls", "layouts", "bytes / pad
 
 def layer_for_selection(app) -> str:
     """The layer of the app's current selection; else the first layer any target compiled."""
-    bundle = app.bundle
-    if bundle is None:
-        return ""
     level = app.current_mode
-    name = app.selections.get(level, "")
-    layer = app.trace.layer_of(level, name, app.target) if name and level != "memory" else ""
-    if layer:
-        return layer
-    try:
-        targets = bundle.targets
-    except TensorwegError:
-        return ""
-    for record in bundle.layers:
-        if any(app.trace.items_for_layer(record.name, "optimized-hlo", t) for t in targets):
-            return record.name
-    return bundle.layers[0].name if bundle.layers else ""
+    return compare_layer(app.bundle, level, app.selections.get(level, ""), app.target)
 
 
 def column_cells(column: TargetLayer) -> list[str]:

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from screens.items import LevelItem
+from explorer.view import LevelItem
 from screens.level_screen import LevelScreen
 from screens.widgets.graph_drawing import draw, neighbourhood
 

@@ -13,7 +13,7 @@ from textual.binding import Binding
 
 from explorer.records import KernelRecord
 
-from screens.items import LevelItem
+from explorer.view import LevelItem
 from screens.level_screen import LevelScreen
 from screens.widgets.code_view import CodeView
 

@@ -20,8 +20,8 @@ from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
 
-from screens.items import COLUMNS, LevelItem, items_for_level
-from screens.selection import Selection
+from explorer.view import COLUMNS, LevelItem, Selection, created_by_compiler, rows
+
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
@@ -106,8 +106,8 @@ class LevelScreen(Screen):
         wanted = app.selections.get(self.LEVEL)
         if self._generation != app.generation:
             self._generation = app.generation
-            items = items_for_level(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
-            created = app.trace.created_by_compiler(self.LEVEL, app.target) if items else set()
+            items = rows(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
+            created = created_by_compiler(app.bundle, self.LEVEL, app.target) if items else frozenset()
             self.items_table.set_items(items, created)
             self.on_items_loaded()
         if wanted:
@@ -123,7 +123,7 @@ class LevelScreen(Screen):
         app = self.tensorweg
         if item is None or app.bundle is None:
             return None
-        return Selection(app.bundle, app.trace, self.LEVEL, app.target, item, app.lang)
+        return Selection(app.bundle, self.LEVEL, app.target, item.name, app.lang)
 
     def _highlighted(self, item: LevelItem | None) -> None:
         """The list's cursor moved to `item` (called while the key is handled: one frame draws it all)."""

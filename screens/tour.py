@@ -26,10 +26,9 @@ from textual.widgets.option_list import Option
 
 from explorer.course.labels import label
 from explorer.course.lookup import explain_topic
-from explorer.course.tours import Candidate, Tour, TourStep, builtin_tours, resolve_selection
+from explorer.course.tours import Tour, TourStep, builtin_tours
+from explorer.view import Selection, resolve_tour_step
 
-from screens.items import LevelItem, items_for_level
-from screens.selection import Selection
 from screens.widgets.explanation_pane import explanation_markdown
 
 if TYPE_CHECKING:
@@ -45,36 +44,11 @@ _KEYS = {"en": "n/→ next   p/← back   q/Esc leave the tour",
 # --- which item a step selects -------------------------------------------------------
 
 
-def step_candidates(app: "TensorwegApp", level: str, target: str) -> list[Candidate]:
-    """The items of `level` as tour selectors see them (docs/tours.md), in display order.
-
-    HLO kinds are opcode, fusion kind and custom-call target; instructions inside
-    fusion computations are left out, as in the check of the built-in tours
-    against real captures (tests/test_tours.py), so `kind:convolution` finds the
-    top-level convolution rather than one buried in a fusion.
-    """
-    bundle = app.bundle
-    if bundle is None or not app.level_ready(level):
-        return []
-    if level in ("hlo", "optimized-hlo"):
-        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
-        if module is None:
-            return []
-        return [Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
-                          app.trace.layer_of(level, i.name, target))
-                for computation, i in module.all_instructions() if not computation.is_fusion]
-    if level == "memory":
-        memory = bundle.memory(target)
-        return [Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ())]
-    return [Candidate(item.name, (item.kind,), app.trace.layer_of(level, item.name, target))
-            for item in items_for_level(bundle, level, target)]
-
-
 def resolve_step(app: "TensorwegApp", step: TourStep) -> str | None:
-    """The name of the item the step selects on the app's bundle, or None."""
-    if step.selection is None:
+    """The name of the item the step selects on the app's bundle (`explorer.view.resolve_tour_step`)."""
+    if app.bundle is None or not app.level_ready(step.level):
         return None
-    return resolve_selection(step.selection, step_candidates(app, step.level, step.target))
+    return resolve_tour_step(app.bundle, step)
 
 
 async def show_step(app: "TensorwegApp", tour: Tour, index: int) -> None:
@@ -165,10 +139,7 @@ class TourScreen(ModalScreen):
         app = self.app
         if not self.selected or app.bundle is None:
             return ""
-        kind = next((c.kinds[0] for c in step_candidates(app, step.level, step.target)
-                     if c.name == self.selected and c.kinds), "")
-        item = LevelItem(step.level, self.selected, (), kind)
-        return explanation_markdown(Selection(app.bundle, app.trace, step.level, step.target, item, lang))
+        return explanation_markdown(Selection(app.bundle, step.level, step.target, self.selected, lang))
 
     def action_step(self, delta: int) -> None:
         index = self.index + delta

@@ -36,3 +36,39 @@ async def wait_for_jumps(pilot) -> None:
         if not any(table.scrolls_pending for table in tables):
             return
         await pilot.pause()
+
+
+async def target_key_keeps_layers(app, pilot) -> int:
+    """From each layer's last item at each per-target level, `t` round all targets: after every
+    press the list's selection belongs to that layer on the new target, wherever the layer owns an
+    item there. Returns how many presses were checked."""
+    from explorer import view
+    from screens.widgets.item_table import ItemTable
+
+    bundle, checked = app.bundle, 0
+    first = bundle.targets[0]
+
+    def owned(layer, level, target):
+        return [n for n in view.items_for_layer(bundle, layer, level, target)
+                if view.layer_of(bundle, level, n, target) == layer]
+
+    for level in ("hlo", "optimized-hlo", "kernels"):
+        for layer in (record.name for record in bundle.layers):
+            start = owned(layer, level, first)
+            if not start:
+                continue
+            app.target = first
+            app.generation += 1
+            app.goto_level(level, start[-1])
+            await opened(pilot)
+            assert app.screen.query_one("#items", ItemTable).current.name == start[-1]
+            for _ in bundle.targets:
+                await pilot.press("t")
+                await opened(pilot)
+                current = app.screen.query_one("#items", ItemTable).current.name
+                assert app.selections[level] == current
+                if owned(layer, level, app.target):
+                    checked += 1
+                    assert view.layer_of(bundle, level, current, app.target) == layer, (level, layer, app.target)
+            assert app.target == first
+    return checked

@@ -301,25 +301,27 @@ def sample_bundle(tmp_path_factory, sample: str):
 
 
 def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
-    """(level, target, kind keys) for every item of every level of a bundle."""
-    found = {("layers", "", tuple(keys.layer_keys(layer))) for layer in bundle.layers}
-    graph = bundle.graph
-    for op in (*graph.ops, *graph.optimized_ops):
-        found.add(("graph", "", tuple(keys.graph_op_keys(op))))
+    """(level, target, kind keys) for every item of every level of a bundle, from
+    `explorer.view.explanation_keys`: the function the explanation pane shows."""
+    from explorer import view
+    from explorer.levels import LIST_LEVELS, TARGET_LEVELS
+
+    found = set()
+    for level in LIST_LEVELS:
+        for target in bundle.targets if level in TARGET_LEVELS else ("cpu",):
+            for item in view.rows(bundle, level, target):
+                for group in view.explanation_keys(bundle, level, target, item.name):
+                    found.add((level, target if level in TARGET_LEVELS else "", group))
     for target in bundle.targets:
         for level, optimized in (("hlo", False), ("optimized-hlo", True)):
-            module = bundle.hlo_module(target, optimized)
-            assert module is not None, (bundle.model_name, target, level)
-            for _, instruction in module.all_instructions():
-                found.add((level, target, tuple(keys.instruction_keys(instruction))))
-                for key in keys.memory_space_keys(instruction.shape, target):
-                    found.add(("memory", target, (key,)))
-        for kernel in bundle.kernels(target):
-            found.add(("kernels", target, tuple(keys.kernel_keys(kernel))))
+            assert bundle.hlo_module(target, optimized) is not None, (bundle.model_name, target, level)
         memory = bundle.memory(target)
         for allocation in memory.allocations if memory else ():
-            for key in keys.allocation_keys(allocation, target):
-                found.add(("memory", target, (key,)))
+            for group in view.explanation_keys(bundle, "memory", target, str(allocation.index)):
+                found.add(("memory", target, group))
+    graph = bundle.graph
+    for op in graph.optimized_ops:  # Grappler's ops are listed in the graph's summary, not as rows
+        found.add(("graph", "", tuple(keys.graph_op_keys(op))))
     return found
 
 

@@ -124,7 +124,9 @@ def test_hlo_links_to_top_level_optimized_instructions_carrying_its_op_name(inde
     nested = _nested_names(optimized)
     carried = {i.name: op_names_inside(optimized, i) for i in top_level(optimized) if i.name not in nested}
     linked = 0
-    for _, inst in hlo.all_instructions():
+    for computation, inst in hlo.all_instructions():
+        if computation.is_entry and inst.opcode == "parameter":
+            continue  # linked by parameter number (test below)
         expected = {name for name, names in carried.items() if inst.metadata.op_name in names}
         assert set(index.down("hlo", inst.name, target)) == expected, inst.name
         linked += bool(expected)
@@ -132,6 +134,21 @@ def test_hlo_links_to_top_level_optimized_instructions_carrying_its_op_name(inde
     for name in carried:  # and back up again
         for up in index.up("optimized-hlo", name, target):
             assert name in index.down("hlo", up, target)
+
+
+@pytest.mark.parametrize("target", list(TARGET_FILES))
+def test_entry_parameters_link_to_the_parameter_with_the_same_number(index, target):
+    """TF names every argument `XLA_Args`: the op_name cannot say which is which, the number can."""
+    def numbered(module):
+        return {dict(i.attributes)["parameter_number"]: i.name
+                for i in module.entry.instructions if i.opcode == "parameter"}
+
+    before, after = numbered(MODULES[(target, "hlo")]), numbered(MODULES[(target, "optimized-hlo")])
+    assert before and before.keys() == after.keys()
+    for number, name in before.items():
+        down = index.down("hlo", name, target)
+        assert after[number] in down, name
+        assert not set(down) & (set(after.values()) - {after[number]}), name
 
 
 def test_cpu_fusion_counts_for_what_is_fused_inside(index: CrossIndex):

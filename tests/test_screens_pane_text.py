@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
-from screens.items import COLUMNS, items_for_level
+from explorer.view import COLUMNS, rows
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText
 from pilot_support import BUNDLE, needs_bundle, sync
@@ -132,7 +132,7 @@ async def test_a_cursor_move_is_announced_while_the_key_is_handled():
     """No message hop: the screen's panes change before Textual paints the moved cursor."""
     from explorer.bundle import Bundle
 
-    items = items_for_level(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
+    items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
     app = ListApp(items)
     async with app.run_test(size=(100, 20)) as pilot:
         table = app.query_one("#items", ItemTable)

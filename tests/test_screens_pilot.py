@@ -13,7 +13,7 @@ from screens.app import create_app
 from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_table import ItemTable
-from pilot_support import BUNDLE, needs_bundle, opened, sync
+from pilot_support import BUNDLE, needs_bundle, opened, sync, target_key_keeps_layers
 
 pytestmark = needs_bundle
 
@@ -116,6 +116,25 @@ async def test_target_key_switches_rows_to_the_next_target():
         names = {item.name for item in table(app).items}
         module = app.bundle.hlo_module("gpu:h100", optimized=True)
         assert names == {i.name for _, i in module.all_instructions()}
+
+
+@sync
+async def test_target_key_keeps_the_layer_on_all_three_targets_for_every_layer():
+    """`t` from each layer's last item at each per-target level: after every press the list's
+    selection belongs to the same layer on the new target (where that layer has items there),
+    and the conv of the optimized HLO lands on the conv (not on a parameter)."""
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        assert await target_key_keeps_layers(app, pilot) >= 20
+        app.goto_level("optimized-hlo", "convolution.1")
+        await opened(pilot)
+        await pilot.press("t")
+        await opened(pilot)
+        assert table(app).current.name == "cudnn-conv-bias-activation.3"
+        await pilot.press("t")
+        await opened(pilot)
+        assert table(app).current.name == "fusion.11"
 
 
 @sync

@@ -49,7 +49,8 @@ def test_hlo(snap_compare, size):
 @SIZES
 def test_optimized_hlo_on_tpu(snap_compare, size):
     """Optimized HLO for tpu:v5e: fusion.11 (the conv's kOutput fusion) selected; its line is
-    highlighted; memory pane shows the T(8,128) tiling with padded bytes; the TPU tab is open."""
+    highlighted; memory pane shows the T(8,128) tiling with padded bytes; the TPU tab is open; the
+    explanation is the kOutput fusion's own text ("Output fusion (kOutput)"), not the generic one."""
     app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e", select="fusion.11")
     assert snap_compare(app, run_before=opened, terminal_size=size)
 

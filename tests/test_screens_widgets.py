@@ -12,7 +12,7 @@ from screens.widgets.code_view import highlight_line, highlight_lines
 from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
-from screens.widgets.memory_pane import shape_lines
+from explorer.view import shape_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"
@@ -96,11 +96,14 @@ def test_memory_map_draws_every_allocation_and_marks_the_peak(memory):
     assert live[-1].strip().startswith(f"^ peak at position {position}")
 
 
-def test_app_knows_the_bundle_target_levels_without_importing_the_bundle_reader():
-    from explorer.bundle import TARGET_LEVELS
-    from screens.app import TARGET_LEVELS as APP_TARGET_LEVELS
+def test_every_module_names_the_levels_from_the_one_level_definition():
+    from explorer import bundle, levels
+    from explorer.course import lookup
+    from screens import app
 
-    assert APP_TARGET_LEVELS == TARGET_LEVELS
+    assert bundle.LEVELS is levels.LEVELS and lookup.LEVELS is levels.LEVELS
+    assert bundle.TARGET_LEVELS is levels.TARGET_LEVELS and app.TARGET_LEVELS is levels.TARGET_LEVELS
+    assert levels.NEXT_DOWN["optimized-hlo"] == "kernels" and levels.NEXT_UP["hlo"] == "graph"
 
 
 def test_highlighting_hlo_one_line_at_a_time_matches_lexing_the_whole_module():

@@ -9,6 +9,7 @@ from explorer.course.tours import (
     Candidate, Condition, builtin_tour, builtin_tours, load_tour, parse_selection, parse_tour,
     resolve_selection,
 )
+from explorer import view
 from explorer.course.content_files import LANGUAGES
 from explorer.errors import ParseError, TensorwegError
 
@@ -164,37 +165,6 @@ def test_builtin_tour_by_name_and_unknown_name():
 # --- e2e: the built-in steps select real items -------------------------------------------
 
 
-def _layer_of(op_name: str, scopes: dict[str, str]) -> str:
-    """The layer whose recorded name scope is the longest prefix of op_name (architecture.md)."""
-    best, layer = -1, ""
-    for scope, name in scopes.items():
-        if (op_name == scope or op_name.startswith(scope + "/")) and len(scope) > best:
-            best, layer = len(scope), name
-    return layer
-
-
-def candidates(bundle, level: str, target: str) -> list[Candidate]:
-    """The items of one level as selectors see them (docs/tours.md)."""
-    if level == "layers":
-        return [Candidate(layer.name, (layer.class_name,), layer.name) for layer in bundle.layers]
-    if level == "graph":
-        return [Candidate(op.name, (op.op,), op.layer) for op in bundle.graph.ops]
-    scopes = bundle.scopes.get(target, {})
-    if level in ("hlo", "optimized-hlo"):
-        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
-        return [Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
-                          _layer_of(i.metadata.op_name, scopes))
-                for computation in module.computations if not computation.is_fusion
-                for i in computation.instructions]
-    if level == "kernels":
-        by_name = {i.name: i for _, i in bundle.hlo_module(target, optimized=True).all_instructions()}
-        return [Candidate(k.name, (k.kind,),
-                          next((_layer_of(by_name[h].metadata.op_name, scopes) for h in k.hlo if h in by_name), ""))
-                for k in bundle.kernels(target)]
-    memory = bundle.memory(target)
-    return [Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ())]
-
-
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", [name for name, _ in builtin_tours()])
 def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_factory):
@@ -206,6 +176,6 @@ def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_fac
     for step in tour.steps:
         assert step.target in bundle.targets or step.level in ("layers", "graph"), step
         if step.selection is not None:
-            if resolve_selection(step.selection, candidates(bundle, step.level, step.target)) is None:
+            if view.resolve_tour_step(bundle, step) is None:  # what the tour screen selects
                 missing.append(f"line {step.line}: {step.level} {step.target} select={step.selection.text}")
     assert not missing, "selects nothing:\n" + "\n".join(missing)

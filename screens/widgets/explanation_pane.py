@@ -1,40 +1,32 @@
-"""Course text for the selection's level and kind (from explorer.course)."""
+"""Course texts for the selection: `explorer.view.explanations`, rendered as Markdown.
+
+The item's own text first (a TPU kOutput fusion: `fusion:kOutput`), then what
+its data shows (a tiled layout, VMEM, the allocation holding it), each once.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from screens.selection import Selection
+from explorer.view import Selection, explanations
+
 from screens.widgets.pane_text import PaneText
-
-NOT_AVAILABLE = "Explanations are not available yet (explorer.course.lookup is missing)."
-# Key families of the course texts per level (`hlo:dot`, `layer:Conv2D`, ...).
-KEY_PREFIX = {"layers": "layer", "graph": "op", "hlo": "hlo", "optimized-hlo": "hlo", "kernels": "kernel"}
-
-
-def kind_keys(level: str, kind: str) -> list[str]:
-    prefix = KEY_PREFIX.get(level, level)
-    return list(dict.fromkeys([f"{prefix}:{kind}", f"{prefix}:{kind.lower()}"]))
 
 
 def explanation_markdown(selection: Selection) -> str:
-    return _explanation(selection.level, selection.item.kind, selection.target, selection.lang)
+    texts = explanations(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
+    return _markdown_text(texts)
 
 
 @lru_cache(maxsize=512)
-def _explanation(level: str, kind: str, target: str, lang: str) -> str:
-    # The text depends only on these four; a cursor move within one opcode must not look it up again.
-    try:
-        from explorer.course.lookup import explain  # noqa: PLC0415 (optional, in progress)
-    except ImportError:
-        return NOT_AVAILABLE
-    try:
-        explanation = explain(level, kind_keys(level, kind), target, lang, {})
-    except Exception as exc:  # noqa: BLE001 (course data must never crash the UI)
-        return f"No course text yet for this level ({exc})."
-    body = f"**{explanation.title}**\n\n{explanation.body}"
-    if explanation.source:
-        body += f"\n\n_Source: {explanation.source}_"
+def _markdown_text(texts) -> str:
+    # The same texts give the same Markdown source; a cursor move within one kind builds nothing.
+    first, *more = texts
+    body = f"**{first.title}**\n\n{first.body}"
+    if first.source:
+        body += f"\n\n_Source: {first.source}_"
+    for text in more:
+        body += f"\n\n---\n\n**{text.title}**\n\n{text.body}"
     return body
 
 

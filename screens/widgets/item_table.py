@@ -18,9 +18,7 @@ from textual.message import Message
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input
 
-from screens.items import LevelItem
-
-CREATED_BY_XLA = "created by XLA"
+from explorer.view import CREATED_BY_XLA, LevelItem
 
 
 class _Rows(DataTable):

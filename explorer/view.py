@@ -1,0 +1,793 @@
+"""What any screen shows for any selection: read this module to know.
+
+Given a bundle, a level, a target and a selection (an item's name), these
+functions return what the screens draw, the CLI prints and the tests check:
+
+* `rows`: the level's list (`LevelItem`s) and `created_by_compiler`;
+* the trace: `layer_of`, `items_for_layer`, `down`, `up`, `descend`;
+* `counterpart`: the same layer's nearest item on another target (the `t` key);
+* `memory_facts`: shape, bytes, layout, strides, tiles, the buffer and live range;
+* `device_lines`: what one target made of the selection's layer (fusions, kernels, calls);
+* `explanation_keys` / `explanations`: the course texts, most specific first;
+* `tour_candidates` / `resolve_tour_step`: what a tour's `select=` can pick.
+
+Pure and Textual-free. Results are small frozen dataclasses or tuples of
+strings; the per-bundle tables behind them are built once and kept for the
+last few bundles (`_tables`, a bounded cache: a bundle's data never changes),
+so a key press costs dictionary lookups, not a walk over the module. The
+heavier core modules are imported where first needed, so the UI's first
+frame does not wait for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache, wraps
+from typing import TYPE_CHECKING
+
+from explorer.errors import TensorwegError
+from explorer.levels import HLO_LEVELS, LIST_LEVELS, NEXT_DOWN, is_hlo, target_key
+
+if TYPE_CHECKING:
+    from explorer.bundle import Bundle
+    from explorer.course.lookup import Explanation
+    from explorer.course.tours import Candidate, TourStep
+    from explorer.hlo.model import HloInstruction, Shape
+    from explorer.index import CrossIndex, IndexEntry
+    from explorer.records import Allocation, GraphOp, KernelRecord, LayerRecord
+
+# Bundles whose tables are kept: the open one, a staging one during a capture, and a few more.
+# Each holds its parsed modules, so the bound is on bundles, not on entries.
+_BUNDLES = 4
+CREATED_BY_XLA = "created by XLA"
+
+
+@lru_cache(maxsize=_BUNDLES)
+def _tables(bundle: Bundle | None) -> dict:
+    """One bundle's cached tables (rows, name lookups, buffer maps); a bundle's data never changes."""
+    return {}
+
+
+def _per_bundle(build):
+    """Cache `build(bundle, *key)` in the bundle's own table, so at most `_BUNDLES` bundles stay alive."""
+    @wraps(build)
+    def cached(bundle, *key):
+        table = _tables(bundle)
+        slot = (build.__name__, *key)
+        if slot not in table:
+            table[slot] = build(bundle, *key)
+        return table[slot]
+
+    return cached
+
+
+# --- rows -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LevelItem:
+    """One selectable thing of a level: a layer, op, instruction or kernel.
+
+    name: the key the cross-level index knows it by.
+    cells: the table row as display strings (columns: `COLUMNS[level]`).
+    kind: what the item is (layer class, op type, opcode, kernel kind).
+    line: 1-based line in the level's code text (HLO levels), else 0.
+    search_text: what the list's `/` filter matches (a plain lowercase substring).
+    """
+
+    level: str
+    name: str
+    cells: tuple[str, ...]
+    kind: str
+    line: int = 0
+    search_text: str = ""
+
+
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "layers": ("layer", "class", "output shape", "params"),
+    "graph": ("op", "type", "output", "layer"),
+    "hlo": ("instruction", "opcode", "shape", "op_name"),
+    "optimized-hlo": ("instruction", "opcode", "shape", "op_name"),
+    "kernels": ("kernel", "kind", "vector", "implements"),
+}
+
+
+def shape_text(shape: Shape) -> str:
+    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout."""
+    from explorer.hlo.text import format_shape  # noqa: PLC0415 (kept off the first frame's imports)
+
+    return format_shape(shape, with_layout=False)
+
+
+def _dims_text(dims) -> str:
+    return "(" + ", ".join("None" if d is None else str(d) for d in dims) + ")"
+
+
+def _item(level: str, name: str, cells: tuple[str, ...], kind: str, line: int = 0) -> LevelItem:
+    return LevelItem(level, name, cells, kind, line, " ".join((name, *cells)).lower())
+
+
+def rows(bundle: Bundle | None, level: str, target: str) -> tuple[LevelItem, ...]:
+    """The rows of `level` (every instruction of an HLO module, fused ones included, ENTRY first)."""
+    if bundle is None or level not in LIST_LEVELS:
+        return ()
+    return _rows(bundle, level, target_key(level, target))
+
+
+@_per_bundle
+def _rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
+    if level == "layers":
+        return tuple(
+            _item("layers", layer.name, (layer.name, layer.class_name,
+                                         ", ".join(_dims_text(s) for s in layer.output_shapes), f"{layer.params:,}"),
+                  layer.class_name)
+            for layer in bundle.layers)
+    if level == "graph":
+        ops = bundle.graph.ops if bundle.graph is not None else ()
+        return tuple(
+            _item("graph", op.name, (op.name, op.op, ", ".join(
+                f"{o.dtype}{list(o.shape) if o.shape is not None else '[?]'}" for o in op.outputs), op.layer), op.op)
+            for op in ops)
+    if is_hlo(level):
+        return _hlo_rows(bundle, level, target)
+    return tuple(
+        _item("kernels", k.name, (k.name, k.kind, f"{k.vector_width_bits}-bit" if k.vector_width_bits else "",
+                                  ", ".join(k.hlo)), k.kind)
+        for k in bundle.kernels(target))
+
+
+def _hlo_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
+    module = bundle.hlo_module(target, level == "optimized-hlo")
+    if module is None:
+        return ()
+    index = _index(bundle)
+    found = []
+    # The program itself (ENTRY, printed last by XLA) first; the computations it calls after it.
+    ordered = sorted(module.computations, key=lambda computation: not computation.is_entry)
+    for computation, instruction in ((c, i) for c in ordered for i in c.instructions):
+        opcode = instruction.opcode
+        if instruction.fusion_kind:
+            opcode = f"{opcode} {instruction.fusion_kind}"
+        if instruction.custom_call_target:
+            opcode = f"{opcode} {instruction.custom_call_target}"
+        where = "" if computation.is_entry else f"  ({computation.name})"
+        # An entry parameter says whose it is (XLA's op_name there is only `XLA_Args` or `trainable[2]`).
+        role = role_text(index.entry(level, instruction.name, target)) if instruction.opcode == "parameter" else ""
+        found.append(_item(level, instruction.name, (instruction.name + where, opcode, shape_text(instruction.shape),
+                                                     role or instruction.metadata.op_name),
+                           instruction.opcode, instruction.line))
+    return tuple(found)
+
+
+def created_by_compiler(bundle: Bundle | None, level: str, target: str) -> frozenset[str]:
+    """Top-level items no layer owns (listed as "created by XLA")."""
+    if bundle is None or not is_hlo(level):
+        return frozenset()
+    return _created(bundle, level, target)
+
+
+@_per_bundle
+def _created(bundle: Bundle, level: str, target: str) -> frozenset[str]:
+    return frozenset(_index(bundle).created_by_compiler(level, target))
+
+
+def role_text(entry: IndexEntry | None) -> str:
+    """`weight 1 of 2 of conv2d`, `input image`: what an entry parameter is to the model."""
+    if entry is None or not entry.role:
+        return ""
+    if entry.role == "input":
+        position, count = entry.slot or (1, 1)
+        which = f" {position} of {count}" if count > 1 else ""
+        return f"input{which} {entry.layer}" if entry.layer else f"model input{which}"
+    if entry.layer and entry.slot:
+        position, count = entry.slot
+        return f"weight {position} of {count} of {entry.layer}"
+    return "a model weight (no layer's parameter count matches)"
+
+
+def parameter_role(bundle: Bundle | None, level: str, target: str, name: str) -> str:
+    """`role_text` of an item ("" for anything but an entry parameter the index linked)."""
+    return role_text(_index(bundle).entry(level, name, target)) if is_hlo(level) else ""
+
+
+# --- lookups by name, built once per bundle -----------------------------------------------------
+
+
+@_per_bundle
+def _index(bundle: Bundle | None) -> CrossIndex:
+    """The bundle's cross-level index; an empty one while nothing is captured."""
+    from explorer.index import CrossIndex  # noqa: PLC0415 (the data model loads with the data)
+
+    if bundle is None:
+        return CrossIndex()
+    try:
+        return bundle.index or CrossIndex()
+    except TensorwegError:  # a staging directory without a manifest yet: nothing to link
+        return CrossIndex()
+
+
+@_per_bundle
+def _instructions(bundle: Bundle, target: str, optimized: bool) -> dict[str, HloInstruction]:
+    module = bundle.hlo_module(target, optimized)
+    return {i.name: i for _, i in module.all_instructions()} if module is not None else {}
+
+
+@_per_bundle
+def _layers(bundle: Bundle) -> dict[str, LayerRecord]:
+    return {layer.name: layer for layer in bundle.layers}
+
+
+@_per_bundle
+def _ops(bundle: Bundle) -> dict[str, GraphOp]:
+    return {op.name: op for op in bundle.graph.ops} if bundle.graph is not None else {}
+
+
+@_per_bundle
+def _kernels(bundle: Bundle, target: str) -> dict[str, KernelRecord]:
+    return {kernel.name: kernel for kernel in bundle.kernels(target)}
+
+
+def instruction(bundle: Bundle | None, level: str, target: str, name: str) -> HloInstruction | None:
+    if bundle is None or not is_hlo(level):
+        return None
+    return _instructions(bundle, target, level == "optimized-hlo").get(name)
+
+
+def kernel(bundle: Bundle | None, target: str, name: str) -> KernelRecord | None:
+    return _kernels(bundle, target).get(name) if bundle is not None else None
+
+
+def layer_record(bundle: Bundle | None, name: str) -> LayerRecord | None:
+    return _layers(bundle).get(name) if bundle is not None else None
+
+
+# --- the trace up and down ---------------------------------------------------------------------
+
+
+def layer_of(bundle: Bundle | None, level: str, name: str, target: str) -> str:
+    """The layer owning an item ("" when the compiler created it)."""
+    if level == "layers":
+        return name
+    if level == "memory":
+        return ""
+    return _index(bundle).layer_of(level, name, "cpu" if level == "graph" else target)
+
+
+def items_for_layer(bundle: Bundle | None, layer: str, level: str, target: str) -> tuple[str, ...]:
+    if level == "layers":
+        return (layer,)
+    return _index(bundle).items_for_layer(layer, level, "cpu" if level == "graph" else target)
+
+
+def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, ...]:
+    """The items one level lower that implement `name` (layers go to graph ops, else to HLO)."""
+    if level == "layers":
+        below = "graph" if bundle is not None and bundle.graph is not None else "hlo"
+        return items_for_layer(bundle, name, below, target)
+    found = _index(bundle).down(level, name, target)
+    if level == "graph" and not found and target != "cpu":
+        # Keras-on-JAX targets never saw the TF graph: their HLO links to layers only.
+        layer = layer_of(bundle, "graph", name, target)
+        return items_for_layer(bundle, layer, "hlo", target) if layer else ()
+    return found
+
+
+def up(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, ...]:
+    """The items one level higher that `name` implements."""
+    if level == "graph":
+        layer = layer_of(bundle, "graph", name, target)
+        return (layer,) if layer else ()
+    found = _index(bundle).up(level, name, target)
+    if level == "hlo" and target != "cpu" and bundle is not None and bundle.graph is not None:
+        layer = layer_of(bundle, "hlo", name, target)
+        ops = items_for_layer(bundle, layer, "graph", target) if layer else ()
+        return ops or found
+    return found
+
+
+@dataclass(frozen=True)
+class Descent:
+    """Where Enter on an item leads: `level` below, the item to select, and all candidates."""
+
+    level: str
+    select: str
+    found: tuple[str, ...]
+
+
+def descend(bundle: Bundle | None, level: str, name: str, target: str) -> Descent | None:
+    """One level down from `name`; None at the bottom. `select` is "" when nothing implements it.
+
+    Lands on the first item that itself leads further down and does work (the
+    Conv2D op, not the ReadVariableOp feeding it; the convolution, not the
+    layer's weight parameter), so repeated Enter follows the computation.
+    """
+    below = NEXT_DOWN.get(level)
+    if below is None:
+        return None
+    found = down(bundle, level, name, target)
+    if not found:
+        return Descent(below, "", ())
+    first = found[0]
+    if below in NEXT_DOWN:
+        leading = [n for n in found[:50] if down(bundle, below, n, target)]
+        first = next((n for n in leading if not _is_plumbing(bundle, below, n, target)), leading[0] if leading else first)
+    return Descent(below, first, found)
+
+
+def _is_plumbing(bundle: Bundle | None, level: str, name: str, target: str) -> bool:
+    from explorer.comparison import PLUMBING  # noqa: PLC0415
+
+    found = instruction(bundle, level, target, name)
+    return found is not None and found.opcode in PLUMBING
+
+
+# --- the same item on another target -------------------------------------------------------------
+
+
+def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other: str, layer: str = "") -> str:
+    """The item on `other` nearest to `name` on `target`: same layer, nearest kind.
+
+    Target-free levels keep the item. On the per-target levels an entry
+    parameter maps to the parameter with the same role (the same weight of the
+    same layer, or the input). Otherwise the candidates are the layer's items
+    on `other`, ranked: same opcode and kind doing the same work (a kOutput
+    fusion for a kOutput fusion), then the same work (the convolution: a
+    cuDNN call on GPU, a fusion around it on TPU), the same opcode and kind,
+    the same opcode (a fusion for a fusion, a kernel for a kernel), anything that does work,
+    the layer's first item; at each rank an item the layer owns before one it
+    shares with another layer (a fusion across the boundary). An item no layer
+    owns keeps its name when `other` has it. "" when nothing fits.
+
+    `layer`, when given, is the layer to follow instead of the item's own: `t`
+    from max_pooling2d on CPU lands on the GPU fusion that also holds the
+    dense layer's ops (or, with no such item, on the list's first row), and
+    the next `t` goes on with max_pooling2d, not dense.
+    """
+    if bundle is None or level not in LIST_LEVELS or not target_key(level, target) or target == other:
+        return name
+    index = _index(bundle)
+    entry = index.entry(level, name, target)
+    if entry is not None and entry.role:
+        same = [e.name for e in _parameters(bundle, level, other)
+                if (e.role, e.layer, e.slot) == (entry.role, entry.layer, entry.slot)]
+        if same:
+            return same[0]
+    layer = layer or (entry.layer if entry is not None else "")
+    candidates = index.items_for_layer(layer, level, other) if layer else ()
+    if not candidates:
+        return name if index.entry(level, name, other) is not None else ""
+    kind, work = _kind_of(bundle, level, target, name), _work_of(bundle, level, target, name)
+
+    def rank(candidate: str) -> tuple[bool, int]:
+        # A fusion across a layer boundary is listed under both layers: one the layer owns comes first.
+        owned = index.layer_of(level, candidate, other) == layer
+        their_kind, their_work = _kind_of(bundle, level, other, candidate), _work_of(bundle, level, other, candidate)
+        if their_kind == kind and (their_work & work or not (work or their_work)):
+            return owned, 5
+        if work & their_work:
+            return owned, 4
+        if their_kind == kind:
+            return owned, 3
+        if their_kind[0] == kind[0]:
+            return owned, 2
+        return owned, 1 if their_kind[0] not in _plumbing_opcodes() else 0
+
+    return max(candidates, key=rank)  # the first of the best: candidates are in program order
+
+
+def _kind_of(bundle: Bundle, level: str, target: str, name: str) -> tuple[str, str]:
+    if level == "kernels":
+        found = kernel(bundle, target, name)
+        return (found.kind, "") if found is not None else ("", "")
+    found = instruction(bundle, level, target, name)
+    return (found.opcode, found.fusion_kind or found.custom_call_target) if found is not None else ("", "")
+
+
+# Opcodes that are the work of a layer (what a fusion is built around); elementwise ops are not.
+_HEAVY = frozenset({"convolution", "dot", "reduce", "reduce-window", "select-and-scatter", "scatter", "gather",
+                    "sort", "while", "conditional", "fft", "triangular-solve", "cholesky"})
+# Library calls named after the work they do (`__cudnn$convForward`, `__cublas$gemm`).
+_CALLS = (("conv", "convolution"), ("gemm", "dot"), ("matmul", "dot"))
+
+
+def _work_of(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
+    """The heavy opcodes an item does: its own, those fused inside it, a library call's."""
+    if level == "kernels":
+        found = kernel(bundle, target, name)
+        names = found.hlo if found is not None else ()
+        return frozenset().union(*(_work_of(bundle, "optimized-hlo", target, n) for n in names))
+    found = instruction(bundle, level, target, name)
+    if found is None:
+        return frozenset()
+    return _work(bundle, level, target, found.name)
+
+
+@_per_bundle
+def _work(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
+    found = _instructions(bundle, target, level == "optimized-hlo")[name]
+    work = {found.opcode} & _HEAVY
+    call = found.custom_call_target.lower()
+    work |= {opcode for needle, opcode in _CALLS if needle in call}
+    computations = _computations(bundle, target, level == "optimized-hlo")
+    pending, seen = list(found.called_computations), set()
+    while pending:  # the fused computation and what it calls (nested fusions on TPU)
+        called = pending.pop()
+        if called in seen or called not in computations:
+            continue
+        seen.add(called)
+        for inner in computations[called].instructions:
+            work |= {inner.opcode} & _HEAVY
+            pending.extend(inner.called_computations)
+    return frozenset(work)
+
+
+@_per_bundle
+def _computations(bundle: Bundle, target: str, optimized: bool) -> dict:
+    module = bundle.hlo_module(target, optimized)
+    return {c.name: c for c in module.computations} if module is not None else {}
+
+
+def _plumbing_opcodes() -> frozenset[str]:
+    from explorer.comparison import PLUMBING  # noqa: PLC0415
+
+    return PLUMBING
+
+
+@_per_bundle
+def _parameters(bundle: Bundle, level: str, target: str) -> tuple[IndexEntry, ...]:
+    index = _index(bundle)
+    module = bundle.hlo_module(target, level == "optimized-hlo") if is_hlo(level) else None
+    if module is None or module.entry is None:
+        return ()
+    return tuple(e for i in module.entry.instructions if i.opcode == "parameter"
+                 and (e := index.entry(level, i.name, target)) is not None and e.role)
+
+
+def compare_layer(bundle: Bundle | None, level: str, name: str, target: str) -> str:
+    """The layer the compare view opens on: the selection's, else the first any target compiled."""
+    if bundle is None:
+        return ""
+    layer = layer_of(bundle, level, name, target) if name else ""
+    if layer:
+        return layer
+    try:
+        targets = bundle.targets
+    except TensorwegError:
+        return ""
+    for record in bundle.layers:
+        if any(items_for_layer(bundle, record.name, "optimized-hlo", t) for t in targets):
+            return record.name
+    return bundle.layers[0].name if bundle.layers else ""
+
+
+# --- memory facts ------------------------------------------------------------------------------
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
+
+
+def shape_lines(shape: Shape) -> tuple[str, ...]:
+    """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (explorer's layout math)."""
+    from explorer.hlo import layout_math  # noqa: PLC0415
+
+    if shape.is_tuple:
+        lines = [f"tuple of {len(shape.tuple_shapes)}: {_bytes(shape.byte_size)} without padding"]
+        for position, part in enumerate(shape.tuple_shapes[:6]):
+            lines.append(f"  {{{position}}} {shape_text(part)}  {_bytes(part.byte_size)}")
+        return tuple(lines)
+    lines = [
+        f"shape  {shape_text(shape)}",
+        f"dtype  {shape.element_type} ({layout_math.element_bits(shape)} bits stored)"
+        f"   elements {shape.element_count:,}",
+    ]
+    try:
+        unpadded, padded = layout_math.unpadded_byte_size(shape), layout_math.padded_byte_size(shape)
+        byte_strides = layout_math.byte_strides(shape)
+    except ValueError as exc:  # dynamic dims: no static layout
+        return (*lines, f"layout: {exc}")
+    layout = shape.layout
+    if layout is None:
+        return (*lines, f"bytes  {_bytes(unpadded)}", "layout not written in this HLO (row-major)")
+    lines.append(f"minor-to-major {{{','.join(map(str, layout.minor_to_major))}}} (fastest first)")
+    lines.append("strides (bytes, tiles ignored) " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
+    if layout.tiles:
+        tiles = "".join("(" + ",".join(map(str, t.dims)) + ")" for t in layout.tiles)
+        padded_dims = "x".join(map(str, layout_math.padded_dims(shape)))
+        lines.append(f"tiles  T{tiles}: padded to {padded_dims}")
+        overhead = f" (+{(padded - unpadded) / unpadded:.0%})" if unpadded else ""
+        lines.append(f"bytes  {_bytes(unpadded)} without padding, {_bytes(padded)} with{overhead}")
+    else:
+        lines.append(f"bytes  {_bytes(unpadded)} (untiled: no padding)")
+    if layout.memory_space:
+        lines.append(f"memory space S({layout.memory_space})" + (" on-chip VMEM" if layout.memory_space == 1 else ""))
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class _Buffers:
+    """One memory level by value name: the allocations holding it and its live range."""
+
+    lines: dict[str, tuple[str, ...]]
+    allocations: dict[str, Allocation]
+
+
+def _buffers(bundle: Bundle, target: str) -> _Buffers | None:
+    memory = bundle.memory(target)
+    return _buffer_table(bundle, target) if memory is not None else None
+
+
+@_per_bundle
+def _buffer_table(bundle: Bundle, target: str) -> _Buffers:
+    # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
+    memory = bundle.memory(target)
+    lines: dict[str, list[str]] = {}
+    first: dict[str, Allocation] = {}
+    for allocation in memory.allocations:
+        for value in allocation.values:
+            first.setdefault(value.instruction, allocation)
+            lines.setdefault(value.instruction, []).append(
+                f"buffer allocation {allocation.index} ({allocation.kind}, {_bytes(allocation.size)})"
+                f" offset {value.offset:,} size {_bytes(value.size)} {value.shape_index}")
+    seen: set[str] = set()
+    for live in memory.live_ranges:
+        name = live.value.split("{", 1)[0]
+        if name not in seen:  # the first range of a value (its first tuple part)
+            seen.add(name)
+            lines.setdefault(name, []).append(f"live   positions {live.start}..{live.end} in program order")
+    return _Buffers({name: tuple(found) for name, found in lines.items()}, first)
+
+
+def buffer_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
+    """Where XLA's buffer assignment put `name`: allocation, offset, size, live range."""
+    table = _buffers(bundle, target)
+    if table is None:
+        return ("buffer: memory level not captured",)
+    return table.lines.get(name) or ("buffer: no allocation holds this value (fused into its consumer)",)
+
+
+def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation | None:
+    table = _buffers(bundle, target) if bundle is not None else None
+    return table.allocations.get(name) if table is not None else None
+
+
+def memory_facts(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[str, ...]:
+    """The memory pane: what the selection occupies and how it is laid out."""
+    lines: tuple[str, ...] = ()
+    if bundle is None:
+        return ("nothing recorded for this item",)
+    if level == "layers" and (layer := layer_record(bundle, name)) is not None:
+        lines = (f"dtype policy {layer.dtype_policy}",
+                 "inputs  " + "; ".join(str(s) for s in layer.input_shapes),
+                 "outputs " + "; ".join(str(s) for s in layer.output_shapes),
+                 f"weights {_bytes(layer.weight_bytes)}  activations {_bytes(layer.activation_bytes)}")
+    elif level == "graph" and (op := _ops(bundle).get(name)) is not None:
+        lines = tuple(f"output {out.dtype}{list(out.shape) if out.shape is not None else ' rank unknown'}"
+                      for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
+    elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
+        role = role_text(_index(bundle).entry(level, name, target)) if found.opcode == "parameter" else ""
+        lines = ((f"holds  {role}",) if role else ()) + shape_lines(found.shape)
+        if level == "optimized-hlo":
+            lines += buffer_lines(bundle, target, found.name)
+    elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
+        if found.vector_width_bits:
+            lines += (f"vector width {found.vector_width_bits} bits",)
+        if found.vector_registers:
+            lines += ("registers " + ", ".join(found.vector_registers[:12]),)
+        if found.launch is not None:
+            launch = found.launch
+            lines += (f"grid {launch.grid}  block {launch.block}  shared {_bytes(launch.shared_memory_bytes)}",)
+        if found.hlo:
+            lines += buffer_lines(bundle, target, found.hlo[0])
+    return lines or ("nothing recorded for this item",)
+
+
+# --- device mapping per target -------------------------------------------------------------------
+
+
+def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str, target: str) -> tuple[str, ...]:
+    """What `target` made of the layer of `name` (selected on `shown_target`), from
+    `explorer.comparison.target_layer`: the fusions and ops, kernels and library calls."""
+    from explorer.records import LevelStatus  # noqa: PLC0415
+
+    if bundle is None:
+        return (f"{target}: nothing captured yet",)
+    try:
+        status = bundle.status("optimized-hlo", target)
+    except TensorwegError:  # still capturing: the staging directory has no manifest yet
+        status = LevelStatus("pending")
+    if status.status == "failed":
+        return (f"{target}: capture failed: {status.error}",)
+    if bundle.hlo_module(target, optimized=True) is None:
+        return (f"{target}: optimized HLO not captured yet",)
+    layer = layer_of(bundle, level, name, shown_target)
+    if not layer:
+        entry = _index(bundle).entry(level, name, shown_target)
+        if entry is not None and entry.role:
+            return (f"{target}: {role_text(entry)}: the compiled program's argument, not a layer's work",)
+        return (f"{target}: this item belongs to no layer ({CREATED_BY_XLA})",)
+    return _layer_lines(bundle, layer, target)
+
+
+@_per_bundle
+def _layer_lines(bundle: Bundle, layer: str, target: str) -> tuple[str, ...]:
+    from explorer.comparison import target_layer  # noqa: PLC0415
+
+    column = target_layer(bundle, layer, target)
+    lines = [f"{target}  (layer {layer})"]
+    working = column.working
+    for item in working[:8]:
+        lines.append(f"  {item.name}: {item.fusion_kind or item.custom_call_target or item.opcode}")
+    if len(working) > 8:
+        lines.append(f"  ... {len(working) - 8} more")
+    plumbing = len(column.instructions) - len(working)
+    if plumbing:
+        kinds = "/".join(sorted({i.opcode for i in column.instructions if i.plumbing}))
+        lines.append(f"  +{plumbing} {kinds}")
+    for brief in column.kernels:
+        extra = f" calls {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
+        lines.append(f"  kernel {brief.name} [{brief.kind}]{extra}")
+    if len(lines) == 1:
+        lines.append("  nothing recorded for this layer")
+    return tuple(lines)
+
+
+# --- explanations --------------------------------------------------------------------------------
+
+
+def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[tuple[str, ...], ...]:
+    """The course keys for the selection: one group per text, the item's own kind first.
+
+    Each group is most specific first (a TPU kOutput fusion: `fusion:kOutput`,
+    then `hlo:fusion`). After the item's group come what its data shows: a
+    tiled layout, a memory space other than device memory, the allocation
+    holding it. The explanation pane, the CLI and the course coverage test all
+    use this function.
+    """
+    from explorer.course import keys  # noqa: PLC0415
+
+    if bundle is None:
+        return ()
+    groups: list[tuple[str, ...]] = []
+    if level == "layers" and (layer := layer_record(bundle, name)) is not None:
+        groups.append(tuple(keys.layer_keys(layer)))
+    elif level == "graph" and (op := _ops(bundle).get(name)) is not None:
+        groups.append(tuple(keys.graph_op_keys(op)))
+    elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
+        groups.append(tuple(keys.instruction_keys(found)))
+        layout = keys.layout_keys(found.shape)
+        if "layout:tiles" in layout:
+            groups.append(tuple(layout))
+        groups += [(key,) for key in keys.memory_space_keys(found.shape, target) if key != "memory:device"]
+        if level == "optimized-hlo" and (allocation := allocation_of(bundle, target, name)) is not None:
+            groups.append(tuple(keys.allocation_keys(allocation, target)))
+    elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
+        groups.append(tuple(keys.kernel_keys(found)))
+    elif level == "memory" and (allocation := _allocation(bundle, target, name)) is not None:
+        groups.append(tuple(keys.allocation_keys(allocation, target)))
+    return tuple(dict.fromkeys(groups))
+
+
+def _allocation(bundle: Bundle, target: str, index: str) -> Allocation | None:
+    """A memory-level item: the allocation numbered `index`."""
+    memory = bundle.memory(target)
+    return next((a for a in memory.allocations if str(a.index) == index), None) if memory is not None else None
+
+
+def explanations(bundle: Bundle | None, level: str, target: str, name: str, lang: str) -> tuple[Explanation, ...]:
+    """The texts for `explanation_keys`, one per group (duplicates dropped), never empty:
+    an item with no key gets its level's text. The item's own figures fill the texts'
+    placeholders (`{bytes}`, `{padding_bytes}`, `{vector_width_bits}`, `{grid}`, `{block}`)."""
+    groups = explanation_keys(bundle, level, target, name) or ((),)
+    return _explain_groups(level, groups, target, lang, figures(bundle, level, target, name))
+
+
+def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[tuple[str, object], ...]:
+    """The item's real figures for the course texts' placeholders (absent ones drop their sentence)."""
+    from explorer.hlo import layout_math  # noqa: PLC0415
+
+    found: dict[str, object] = {}
+    if is_hlo(level) and (inst := instruction(bundle, level, target, name)) is not None:
+        shape = inst.shape
+        found["bytes"] = shape.byte_size
+        if not shape.is_tuple and shape.layout is not None and shape.layout.tiles:
+            try:
+                found["padding_bytes"] = layout_math.padded_byte_size(shape) - layout_math.unpadded_byte_size(shape)
+            except ValueError:  # dynamic dims: no static padding
+                pass
+    elif level == "kernels" and (record := kernel(bundle, target, name)) is not None:
+        if record.vector_width_bits:
+            found["vector_width_bits"] = record.vector_width_bits
+        if record.launch is not None:
+            found.update(grid=tuple(record.launch.grid), block=tuple(record.launch.block))
+    elif level == "memory" and bundle is not None and (allocation := _allocation(bundle, target, name)) is not None:
+        found["bytes"] = allocation.size
+    return tuple(sorted(found.items()))
+
+
+@lru_cache(maxsize=1024)
+def _explain_groups(level: str, groups: tuple[tuple[str, ...], ...], target: str, lang: str,
+                    figures: tuple[tuple[str, object], ...]) -> tuple[Explanation, ...]:
+    from explorer.course.lookup import explain  # noqa: PLC0415
+
+    found: dict[str, Explanation] = {}
+    for group in groups:
+        text = explain(level if level in LIST_LEVELS else "memory", list(group), target, lang, dict(figures))
+        found.setdefault(text.key, text)
+    return tuple(found.values())
+
+
+# --- tours ---------------------------------------------------------------------------------------
+
+
+def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Candidate, ...]:
+    """The items of `level` as tour selectors see them (docs/tours.md), in display order.
+
+    HLO kinds are opcode, fusion kind and custom-call target; instructions inside
+    fusion computations are left out, so `kind:convolution` finds the top-level
+    convolution rather than one buried in a fusion. Memory: allocations by index.
+    """
+    if bundle is None:
+        return ()
+    return _tour_candidates(bundle, level, target_key(level, target) or target)
+
+
+@_per_bundle
+def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
+    from explorer.course.tours import Candidate  # noqa: PLC0415
+
+    if level in HLO_LEVELS:
+        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+        if module is None:
+            return ()
+        return tuple(Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
+                               layer_of(bundle, level, i.name, target))
+                     for computation, i in module.all_instructions() if not computation.is_fusion)
+    if level == "memory":
+        memory = bundle.memory(target)
+        return tuple(Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ()))
+    return tuple(Candidate(item.name, (item.kind,), layer_of(bundle, level, item.name, target))
+                 for item in rows(bundle, level, target))
+
+
+def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
+    """The name of the item a tour step selects in this bundle, or None."""
+    from explorer.course.tours import resolve_selection  # noqa: PLC0415
+
+    if step.selection is None:
+        return None
+    return resolve_selection(step.selection, tour_candidates(bundle, step.level, step.target))
+
+
+# --- what the app holds ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The bundle on screen with its index built (the app holds it; the functions above answer)."""
+
+    bundle: Bundle | None = None
+
+    @property
+    def index(self) -> CrossIndex:
+        return _index(self.bundle)
+
+    def layer_of(self, level: str, name: str, target: str) -> str:
+        return layer_of(self.bundle, level, name, target)
+
+
+def build_trace(bundle: Bundle | None) -> Trace:
+    """Index the bundle now (every target's modules are parsed once; call it off the UI thread)."""
+    _index(bundle)
+    return Trace(bundle)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the side panes are asked to show: one item of one level on one target."""
+
+    bundle: Bundle
+    level: str
+    target: str
+    name: str
+    lang: str = "en"
