@@ -145,7 +145,10 @@ def capture(
         if reused is not None:
             _emit_cache_hit(reused, options, emit)
             return final
-    _check_output_dir(final)
+    # A bundle already there that was not reused (damaged, unfinished, --no-cache, -o) is replaced.
+    replace_existing = final.exists()
+    if out_dir is not None:
+        _check_output_dir(final)  # a cache entry that is no bundle (damaged) is simply replaced
     _prepare_folder(final.parent)
     _remove_abandoned(final.parent)
     try:
@@ -160,7 +163,7 @@ def capture(
             normalise_log(staging)
             _write_manifest(staging, source, options, identity, run.statuses)
             (staging / OWNER_FILE).unlink()
-            final = _move_into_place(staging, final, options, replace_existing=out_dir is not None or not use_cache)
+            final = _move_into_place(staging, final, options, replace_existing)
         except CaptureFailed as failure:
             log = _keep_log(staging)
             shutil.rmtree(staging, ignore_errors=True)

@@ -78,7 +78,7 @@ def parse_event(line: str | bytes) -> WorkerEvent | None:
         return None
     level = str(raw.get("level") or "")
     target = "" if level in TARGET_INDEPENDENT_LEVELS else str(raw.get("target") or "")
-    if level and not target:
+    if level and level not in TARGET_INDEPENDENT_LEVELS and not target:
         target = "cpu"  # the TF worker's target levels are cpu's
     try:
         seconds = max(0.0, float(raw.get("seconds") or 0.0))
