@@ -14,7 +14,6 @@ runs code stored in the file.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -111,22 +110,15 @@ KERAS_PACKAGES = ("keras", "keras_hub", "keras_cv", "keras_nlp")
 
 
 def _loaded_keras_class(module: str, name: str) -> Any | None:
-    """A Keras-saveable class of a module that importing the installed Keras package already loaded.
+    """A Keras-saveable class of a module already loaded from the installed Keras packages.
 
-    `keras.src.models.functional.Functional` is found so; `keras_cv.evil` is not
-    (it is no module of an installed package), and nothing is imported by name.
+    `keras.src.models.functional.Functional` is found so (importing Keras loaded
+    it); `keras_cv.evil` is not, and nothing is imported to look.
     """
-    import importlib.util
-
     from keras.src.saving.keras_saveable import KerasSaveable
 
-    package = module.split(".", 1)[0]
-    if package not in KERAS_PACKAGES:
+    if module.split(".", 1)[0] not in KERAS_PACKAGES:
         return None
-    if package not in sys.modules:
-        if importlib.util.find_spec(package) is None:  # a top-level lookup imports nothing
-            return None
-        importlib.import_module(package)  # the installed package (the worker's path has no cwd)
     loaded = sys.modules.get(module)
     found = vars(loaded).get(name) if loaded is not None else None
     return found if isinstance(found, type) and issubclass(found, KerasSaveable) else None
