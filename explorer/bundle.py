@@ -63,7 +63,8 @@ class Bundle:
         worker thread), so the UI thread gets it ready to show.
         """
         stale = {key for key in self._parsed if _belongs_to(key, level, target)}
-        fresh = Bundle(self.path, read_manifest(self.path),
+        manifest = read_manifest(self.path) if is_bundle(self.path) else None
+        fresh = Bundle(self.path, manifest,
                        {key: value for key, value in self._parsed.items() if key not in stale})
         fresh.load_level(level, target)
         return fresh
@@ -235,7 +236,7 @@ def read_manifest(path: Path) -> Manifest:
         raise BundleError(f"{path.name}: damaged manifest: {exc}") from None
     # Target names become paths inside the bundle: only known names are read.
     unknown = [t for t in manifest.options.targets if t not in TARGETS]
-    unknown += [t for t, _level, _status in manifest.levels if t and t not in manifest.options.targets]
+    unknown += [t for t, _level, _status in manifest.levels if t and t not in TARGETS]
     if unknown:
         raise BundleError(f"{path.name}: damaged manifest: unknown target {unknown[0]!r}")
     return manifest
