@@ -1,8 +1,7 @@
 """Trust (issue 16), capture side: nothing runs that the user did not name, bad input is one line.
 
-Unit cases first (the protocol, --input-shape, the Keras config check with the real
-Keras), then end-to-end cases marked `e2e` that run the real workers from a
-hostile current directory.
+Unit cases first (the protocol, --input-shape), then cases marked `e2e` that import
+the real Keras (the config check) or run the real workers from a hostile current directory.
 """
 
 from __future__ import annotations
@@ -82,6 +81,7 @@ def test_bad_input_shapes_are_one_line_errors(text, fragment):
         parse_input_shapes([text])
 
 
+@pytest.mark.e2e  # imports Keras (TensorFlow): not in the TF-free unit lane
 def test_the_worker_takes_both_input_shape_forms_for_a_none_128_input():
     import keras
 
@@ -137,6 +137,7 @@ def hostile_cwd(tmp_path, monkeypatch):
     return marker
 
 
+@pytest.mark.e2e  # imports Keras (TensorFlow): not in the TF-free unit lane
 def test_a_lambda_spelled_as_a_keras_api_name_is_refused(tmp_path, hostile_cwd):
     from explorer.capture.tf_loading import load_model
 
@@ -150,6 +151,7 @@ def test_a_lambda_spelled_as_a_keras_api_name_is_refused(tmp_path, hostile_cwd):
         load_model(str(_keras_file_with(tmp_path, to_lambda)), unsafe=False)
 
 
+@pytest.mark.e2e  # imports Keras (TensorFlow): not in the TF-free unit lane
 def test_a_class_from_a_keras_looking_module_is_refused_and_never_imported(tmp_path, hostile_cwd):
     from explorer.capture.tf_loading import load_model
 
@@ -161,6 +163,7 @@ def test_a_class_from_a_keras_looking_module_is_refused_and_never_imported(tmp_p
     assert not hostile_cwd.exists() and "keras_cv.evil" not in sys.modules
 
 
+@pytest.mark.e2e  # imports Keras (TensorFlow): not in the TF-free unit lane
 def test_keras_own_classes_pass_the_check(tmp_path):
     from explorer.capture.keras_config import refusals
 
@@ -255,3 +258,35 @@ def test_input_shape_as_the_help_shows_it_and_an_oversized_one(tmp_path):
     assert too_big.returncode == 2
     assert too_big.stderr.strip().splitlines()[-1].startswith("error: input 'tokens' of shape (100000, 100000)")
     assert len(list((tmp_path / "cache" / "bundles").iterdir())) == 1  # only the good capture
+
+
+@pytest.mark.e2e
+def test_accelerator_captures_write_nothing_outside_the_bundle_even_when_interrupted(tmp_path):
+    """libtpu's tpu_logs, JAX's tensorweg-xla-* dump folders, keras.json: all inside staging, gone after."""
+    import signal
+    import time
+
+    home, temp, out = tmp_path / "home", tmp_path / "tmp", tmp_path / "out"
+    for folder in (home, temp, out):
+        folder.mkdir()
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(temp)}
+    env.pop("KERAS_HOME", None)
+    command = [sys.executable, "-I", "-m", "explorer.cli", "capture", "mlp", "--targets", "cpu,tpu:v5e"]
+    done = subprocess.run([*command, "-o", str(out / "whole")], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (out / "whole" / "targets" / "tpu-v5e" / "optimized_hlo.txt").is_file()
+    assert list(home.iterdir()) == [] and list(temp.iterdir()) == []
+
+    interrupted = subprocess.Popen([*command, "-o", str(out / "cut")], stderr=subprocess.PIPE, text=True,
+                                   cwd=tmp_path, env=env)
+    deadline = time.monotonic() + 300
+    while not list(out.glob(".staging-*/targets/tpu-v5e")):
+        assert time.monotonic() < deadline and interrupted.poll() is None, "the TPU worker never started"
+        time.sleep(0.1)
+    time.sleep(1.0)  # let libtpu start writing
+    interrupted.send_signal(signal.SIGTERM)
+    _, stderr = interrupted.communicate(timeout=120)
+    assert interrupted.returncode == 2 and "error: capture cancelled (SIGTERM)" in stderr
+    assert sorted(p.name for p in out.iterdir()) == ["whole"]
+    assert list(home.iterdir()) == [] and list(temp.iterdir()) == []
