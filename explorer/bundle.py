@@ -62,10 +62,10 @@ class Bundle:
         derived from them; the new level is read now, on the caller's thread (a capture's
         worker thread), so the UI thread gets it ready to show.
         """
-        stale = {key for key in self._parsed if _belongs_to(key, level, target)}
+        parsed = dict(self._parsed)  # one C-level copy: the UI thread may be adding to the original
         manifest = read_manifest(self.path) if is_bundle(self.path) else None
         fresh = Bundle(self.path, manifest,
-                       {key: value for key, value in self._parsed.items() if key not in stale})
+                       {key: value for key, value in parsed.items() if not _belongs_to(key, level, target)})
         fresh.load_level(level, target)
         return fresh
 

@@ -34,10 +34,14 @@ class StandInCapture:
         self.first_started = threading.Event()
         self.first_cancelled = threading.Event()
         self.late_event_sent = threading.Event()
+        # Real captures take seconds before their first level; the stand-in waits for the screen too.
+        # (A level arriving before the DevicePane's tabs are mounted hits a race there: see the report.)
+        self.screen_ready = threading.Event()
 
     def __call__(self, spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
         number = len(self.calls)
         self.calls.append((options.targets, cancel))
+        assert self.screen_ready.wait(30)
         folder = self.tmp_path / f"capture-{number}"
         shutil.copytree(BUNDLE, folder)
         on_event(CaptureEvent("level_started", "layers", "", staging_dir=str(folder)))
@@ -69,6 +73,8 @@ async def test_c_during_a_capture_cancels_it_and_only_the_new_one_posts(tmp_path
     monkeypatch.setattr(orchestrator, "capture", stand_in)
     app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
     async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        stand_in.screen_ready.set()
         await wait_for(pilot, stand_in.first_started.is_set, "the first capture")
         await wait_for(pilot, lambda: app.bundle is not None, "the first capture's layers")
         first_bundle = app.bundle
@@ -93,6 +99,8 @@ async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch)
     monkeypatch.setattr(orchestrator, "capture", stand_in)
     app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
     async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        stand_in.screen_ready.set()
         await wait_for(pilot, stand_in.first_started.is_set, "the first capture")
         stale = app.capture_generation
         await pilot.press("c")
