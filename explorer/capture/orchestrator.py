@@ -406,6 +406,8 @@ class _CaptureRun:
                     self._ended(item)
                 elif item is not None:
                     self._handle(item)
+                if not (self.staging / OWNER_FILE).is_file():
+                    raise CaptureFailed("the staging folder was removed during the capture; nothing was cached")
                 if pending and not self.fatal and self._model_ready():
                     for target in pending:
                         self._start_accelerator(target)
@@ -530,7 +532,10 @@ class _CaptureRun:
                     os.killpg(worker.process.pid, signal.SIGKILL)  # the worker and anything it started
                 except ProcessLookupError:
                     pass
-            worker.process.stdin.close()
+            try:
+                worker.process.stdin.close()
+            except OSError:  # the request never reached a worker that ended at once
+                pass
         for worker in self.workers:
             worker.process.wait()
             if worker.reader is not threading.current_thread():

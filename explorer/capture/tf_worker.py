@@ -23,7 +23,6 @@ import os
 import shutil
 import sys
 import threading
-import time
 import traceback
 from pathlib import Path
 from typing import Any
