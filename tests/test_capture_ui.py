@@ -108,3 +108,27 @@ async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch)
         app.post_message(LevelCaptured("memory", "cpu", 0.1, None, generation=stale))
         await pilot.pause()
         assert ("memory", "cpu") not in app.progress
+
+
+@pytest.mark.e2e
+@sync
+async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_screen():
+    """Real workers: `c` while TensorFlow loads kills that capture; the new one (all default targets) ends
+    on screen with every level captured, and nothing of the first is left in the cache."""
+    from explorer.cache import cache_root
+
+    app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: ("layers", "") in app.progress, "the first capture's first level")
+        first = app.capture_generation
+        await pilot.press("c")
+        for _ in range(3000):  # real compilers: up to a few minutes on a loaded machine
+            if app.has_manifest() and not app.opening and not app.bundle.path.name.startswith(".staging-"):
+                break
+            await asyncio.sleep(0.1)
+        assert app.capture_generation == first + 1 and not app.load_error
+        bundle = app.bundle
+        assert bundle.targets == ("cpu", "gpu:h100", "tpu:v5e")
+        assert all(bundle.status(level, target).status in ("ok", "unavailable")
+                   for target in bundle.targets for level in ("hlo", "optimized-hlo", "kernels", "memory"))
+    assert [p.name for p in (cache_root() / "bundles").iterdir()] == [bundle.path.name]
