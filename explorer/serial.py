@@ -45,6 +45,22 @@ def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
     field, a list that should be an object) raises `DataError` naming where, so a
     damaged file reads as one clear line instead of failing later, elsewhere.
     """
+    try:
+        return _build(cls, data)
+    except _Mismatch as mismatch:
+        raise DataError(f"{_path_text(where, reversed(mismatch.path))}: {mismatch.reason}") from None
+
+
+class _Mismatch(Exception):
+    """Raised deep inside `_build`; each level on the way out adds its key (no cost when data fits)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[str | int] = []
+
+
+def _build(cls: Any, data: Any) -> Any:
     origin = typing.get_origin(cls)
     if origin in (typing.Union, types.UnionType):
         options = typing.get_args(cls)
@@ -52,42 +68,84 @@ def from_jsonable(cls: Any, data: Any, where: str = "") -> Any:
             return None
         options = [a for a in options if a is not type(None)]
         if len(options) == 1:
-            return from_jsonable(options[0], data, where)
+            return _build(options[0], data)
         for option in options:  # e.g. int | str: take the first that fits
             if isinstance(option, type) and _is_scalar(option, data):
                 return data
-        raise _mismatch(" or ".join(_type_name(o) for o in options), data, where)
+        raise _mismatch(" or ".join(_type_name(o) for o in options), data)
     if origin is tuple:
         args = typing.get_args(cls)
-        items = _expect(list, data, where)
+        items = _expect(list, data)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_jsonable(args[0], v, f"{where}[{i}]") for i, v in enumerate(items))
+            return tuple(_build_items(args[0], items))
         if len(items) != len(args):
-            raise DataError(f"{where or 'value'}: expected {len(args)} items, got {len(items)}")
-        return tuple(from_jsonable(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, items)))
+            raise _Mismatch(f"expected {len(args)} items, found {len(items)}")
+        return tuple(_build_each(args, items))
     if origin is list:
         (arg,) = typing.get_args(cls)
-        return [from_jsonable(arg, v, f"{where}[{i}]") for i, v in enumerate(_expect(list, data, where))]
+        return _build_items(arg, _expect(list, data))
     if origin is dict:
         key_type, value_type = typing.get_args(cls)
-        mapping = _expect(dict, data, where)
-        return {from_jsonable(key_type, k, where): from_jsonable(value_type, v, f"{where}.{k}")
-                for k, v in mapping.items()}
+        built = {}
+        for key, value in _expect(dict, data).items():
+            try:
+                built[_build(key_type, key)] = _build(value_type, value)
+            except _Mismatch as mismatch:
+                mismatch.path.append(key)
+                raise
+        return built
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
-        mapping = _expect(dict, data, where)
-        hints = _hints(cls)
+        mapping = _expect(dict, data)
         kwargs = {}
-        for f in dataclasses.fields(cls):
-            if f.name in mapping:
-                kwargs[f.name] = from_jsonable(hints[f.name], mapping[f.name], _join(where, f.name))
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise DataError(f"{_join(where, f.name)}: missing")
+        for name, hint, required in _fields(cls):
+            if name in mapping:
+                try:
+                    kwargs[name] = _build(hint, mapping[name])
+                except _Mismatch as mismatch:
+                    mismatch.path.append(name)
+                    raise
+            elif required:
+                mismatch = _Mismatch("missing")
+                mismatch.path.append(name)
+                raise mismatch
         return cls(**kwargs)
     if cls in (str, int, float, bool):
         if not _is_scalar(cls, data):
-            raise _mismatch(_type_name(cls), data, where)
+            raise _mismatch(_type_name(cls), data)
         return float(data) if cls is float else data
     return data
+
+
+def _build_items(cls: Any, items: list) -> list:
+    built = []
+    for index, item in enumerate(items):
+        try:
+            built.append(_build(cls, item))
+        except _Mismatch as mismatch:
+            mismatch.path.append(index)
+            raise
+    return built
+
+
+def _build_each(classes: tuple, items: list) -> list:
+    built = []
+    for index, (cls, item) in enumerate(zip(classes, items)):
+        try:
+            built.append(_build(cls, item))
+        except _Mismatch as mismatch:
+            mismatch.path.append(index)
+            raise
+    return built
+
+
+@lru_cache(maxsize=None)
+def _fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
+    """(name, type hint, required) per field of a dataclass."""
+    hints = _hints(cls)
+    return tuple(
+        (f.name, hints[f.name], f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+        for f in dataclasses.fields(cls)
+    )
 
 
 def _is_scalar(cls: type, data: Any) -> bool:
@@ -98,23 +156,26 @@ def _is_scalar(cls: type, data: Any) -> bool:
     return isinstance(data, cls)
 
 
-def _expect(kind: type, data: Any, where: str) -> Any:
+def _expect(kind: type, data: Any) -> Any:
     if not isinstance(data, kind):
-        raise _mismatch("an object" if kind is dict else "a list", data, where)
+        raise _mismatch("an object" if kind is dict else "a list", data)
     return data
 
 
-def _mismatch(expected: str, data: Any, where: str) -> DataError:
+def _mismatch(expected: str, data: Any) -> _Mismatch:
     found = "null" if data is None else {dict: "an object", list: "a list"}.get(type(data), type(data).__name__)
-    return DataError(f"{where or 'value'}: expected {expected}, found {found}")
+    return _Mismatch(f"expected {expected}, found {found}")
 
 
 def _type_name(cls: Any) -> str:
     return "null" if cls is type(None) else getattr(cls, "__name__", str(cls))
 
 
-def _join(where: str, name: str) -> str:
-    return f"{where}.{name}" if where else name
+def _path_text(where: str, path) -> str:
+    text = where
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text or "value"
 
 
 def write_text_atomic(path: Path, text: str) -> None:
