@@ -143,6 +143,14 @@ def test_a_worker_killed_by_a_signal_is_an_error_and_nothing_is_cached(fake):
     assert {(e.level, e.target) for e in events if e.kind == "level_failed"} >= {("graph", ""), ("hlo", "cpu")}
 
 
+def test_a_killed_accelerator_worker_fails_the_whole_capture(fake, monkeypatch):
+    fake("accelerator_sigkill")
+    monkeypatch.setattr("explorer.targets.availability", lambda target: None)  # the stand-in needs no libtpu
+    with pytest.raises(CaptureFailed, match=r"the tpu:v5e worker was killed by SIGKILL.*optimized-hlo \[tpu:v5e\]"):
+        capture("mlp", CaptureOptions(targets=("cpu", "tpu:v5e")))
+    assert cached_bundle("mlp", CaptureOptions(targets=("cpu", "tpu:v5e"))) is None
+
+
 def test_a_worker_that_ends_before_its_levels_caches_nothing(fake):
     fake("exit_early")
     with pytest.raises(CaptureFailed, match="every compiler level failed: not captured"):

@@ -81,8 +81,10 @@ def parse_event(line: str | bytes) -> WorkerEvent | None:
     if level and level not in TARGET_INDEPENDENT_LEVELS and not target:
         target = "cpu"  # the TF worker's target levels are cpu's
     try:
-        seconds = max(0.0, float(raw.get("seconds") or 0.0))
+        seconds = float(raw.get("seconds") or 0.0)
     except (TypeError, ValueError):
+        seconds = 0.0
+    if not 0.0 <= seconds < 1e9:  # NaN, Infinity or negative: not a duration
         seconds = 0.0
     error = " ".join(str(raw.get("error") or "").split())[:ERROR_LIMIT]
     return WorkerEvent(str(raw["event"]), level, target, error, seconds)

@@ -5,7 +5,8 @@ Behaviours: ok, sigkill (killed after the layers level), exit_early (ends 0 afte
 remove_staging (deletes the staging folder after layers), all_fail (every level fails with a
 TensorFlow-style preamble), hang (waits after layers, its pid in $TENSORWEG_FAKE_PIDS),
 fatal (bad input), noisy (stray stdout lines), slow_ok (like ok, a little slower),
-path_error (the graph level fails with absolute paths in its message).
+path_error (the graph level fails with absolute paths in its message),
+accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes).
 """
 
 import json
@@ -89,6 +90,9 @@ def main() -> int:
 def accelerator(request: dict, protocol: ProtocolWriter, behaviour: str) -> int:
     out_dir = Path(request["out_dir"])
     protocol.target = request["target"]
+    if behaviour == "accelerator_sigkill":
+        protocol.level_started("hlo")
+        os.kill(os.getpid(), signal.SIGKILL)
     for level in TARGET_LEVELS:
         protocol.level_started(level)
         write(out_dir / TARGET_FILES[level], '{"allocations": [], "peak_bytes": 0}' if level == "memory" else "[]")
