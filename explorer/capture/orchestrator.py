@@ -17,7 +17,6 @@ outside the bundle.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import queue
@@ -27,22 +26,31 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, is_bundle, target_dirname
-from explorer.cache import cache_root, cached_bundle_path, tool_versions
+from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
+from explorer.cache import cached_bundle_path, tool_versions
 from explorer.capture.artifacts import normalise_log
+from explorer.capture.placement import (
+    UNFINISHED,
+    check_output_dir,
+    keep_log,
+    move_into_place,
+    prepare_folder,
+    remove_abandoned,
+    reusable,
+    shown_path,
+    wanted_levels,
+)
 from explorer.capture.protocol import (
     EXIT_WITH_PARENT,
     FATAL,
     LEVEL_DONE,
     LEVEL_FAILED,
     LEVEL_STARTED,
-    TARGET_INDEPENDENT_LEVELS,
     WorkerEvent,
     parse_event,
 )
@@ -59,9 +67,6 @@ FINISHED = "finished"
 WORK_DIR = ".work"
 # Marks a staging directory as this capture's; if it goes, the capture is not trusted.
 OWNER_FILE = ".capture-owner"
-# A failed level with this error did not finish (older bundles): never a cache hit.
-UNFINISHED = "not captured:"
-KEPT_LOGS = 10
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,7 @@ def staging_reader(event: CaptureEvent, previous: Bundle | None = None) -> Bundl
 def cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
     """The cached bundle for this model and options, or None (no compiler is started)."""
     path = cached_bundle_path(resolve(spec), options)
-    return path if _reusable(path, options) is not None else None
+    return path if reusable(path, options) is not None else None
 
 
 def worker_command(module: str) -> list[str]:
@@ -141,20 +146,20 @@ def capture(
     cancel = cancel or threading.Event()
     final = Path(out_dir) if out_dir else cached_bundle_path(source, options)
     if out_dir is None and use_cache:
-        reused = _reusable(final, options)
+        reused = reusable(final, options)
         if reused is not None:
             _emit_cache_hit(reused, options, emit)
             return final
     # A bundle already there that was not reused (damaged, unfinished, --no-cache, -o) is replaced.
     replace_existing = final.exists()
     if out_dir is not None:
-        _check_output_dir(final)  # a cache entry that is no bundle (damaged) is simply replaced
-    _prepare_folder(final.parent)
-    _remove_abandoned(final.parent)
+        check_output_dir(final)  # a cache entry that is no bundle (damaged) is simply replaced
+    prepare_folder(final.parent)
+    remove_abandoned(final.parent)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=final.parent))
     except OSError as exc:
-        raise TensorwegError(f"cannot write into {_shown(final.parent)}: {exc.strerror or exc}") from None
+        raise TensorwegError(f"cannot write into {shown_path(final.parent)}: {exc.strerror or exc}") from None
     with _signals_cancel(cancel):
         try:
             run = _CaptureRun(source, options, staging, emit, cancel)
@@ -163,11 +168,11 @@ def capture(
             normalise_log(staging)
             _write_manifest(staging, source, options, identity, run.statuses)
             (staging / OWNER_FILE).unlink()
-            final = _move_into_place(staging, final, options, replace_existing)
+            final = move_into_place(staging, final, options, replace_existing)
         except CaptureFailed as failure:
-            log = _keep_log(staging)
+            log = keep_log(staging)
             shutil.rmtree(staging, ignore_errors=True)
-            suffix = f" (worker log: {_shown(log)})" if log else ""
+            suffix = f" (worker log: {shown_path(log)})" if log else ""
             raise CaptureFailed(f"{failure}{suffix}", log) from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -176,44 +181,7 @@ def capture(
     return final
 
 
-# --- the cache and the output folder -------------------------------------------------
-
-
-def wanted_levels(options: CaptureOptions) -> list[tuple[str, str]]:
-    """(target, level) of every level a capture with `options` records; target "" for layers and graph."""
-    wanted = [("", level) for level in TARGET_INDEPENDENT_LEVELS]
-    return wanted + [(target, level) for target in options.targets for level in TARGET_LEVELS]
-
-
-def _reusable(path: Path, options: CaptureOptions) -> Bundle | None:
-    """The bundle at `path` if every level finished there; None means capture (again).
-
-    A damaged manifest or a level that never finished is not reused: the next
-    capture replaces the bundle, so the cache heals itself.
-    """
-    if not is_bundle(path):
-        return None
-    try:
-        bundle = Bundle.open(path)
-    except TensorwegError:
-        return None
-    for target, level in wanted_levels(options):
-        status = bundle.manifest.status(level, target)
-        if status.status not in ("ok", "failed", "unavailable") or status.error.startswith(UNFINISHED):
-            return None
-        if status.status == "ok" and not _level_present(bundle, level, target):
-            return None
-    return bundle
-
-
-def _level_present(bundle: Bundle, level: str, target: str) -> bool:
-    if level == "layers":
-        return (bundle.path / "layers.json").is_file()
-    if level == "graph":
-        return (bundle.path / "graph.json").is_file()
-    name = {"hlo": "hlo.txt", "optimized-hlo": "optimized_hlo.txt", "kernels": "kernels.json",
-            "memory": "memory.json"}[level]
-    return (bundle.target_dir(target) / name).is_file()
+# --- the cache -------------------------------------------------------------------------
 
 
 def _emit_cache_hit(bundle: Bundle, options: CaptureOptions, emit: EventCallback) -> None:
@@ -224,103 +192,6 @@ def _emit_cache_hit(bundle: Bundle, options: CaptureOptions, emit: EventCallback
     emit(CaptureEvent(CACHE_HIT, error=note, staging_dir=str(bundle.path)))
     for target, level, status in failed:
         emit(CaptureEvent(LEVEL_FAILED, level, target, status.error, status.seconds, str(bundle.path)))
-
-
-def _check_output_dir(final: Path) -> None:
-    if final.exists() and not is_bundle(final) and (not final.is_dir() or any(final.iterdir())):
-        raise TensorwegError(f"{final.name}: output exists and is not a tensorweg bundle; refusing to overwrite")
-
-
-def _prepare_folder(folder: Path) -> None:
-    """The folder the bundle goes into exists and is writable; a clear error otherwise."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TensorwegError(f"cannot create the folder {_shown(folder)}: {exc.strerror or exc}") from None
-    if not folder.is_dir():
-        raise TensorwegError(f"{_shown(folder)} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise TensorwegError(f"cannot write into {_shown(folder)}: permission denied")
-
-
-def _remove_abandoned(folder: Path) -> None:
-    """A capture killed outright (the terminal closed) cannot clean up after
-    itself; its staging and set-aside directories name its process, so the next capture can."""
-    for leftover in [*folder.glob(".staging-*-*"), *folder.glob(".old-*-*")]:
-        pid_text = leftover.name.split("-")[1]
-        if pid_text.isdigit() and not _process_alive(int(pid_text)):
-            shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    return True
-
-
-def _move_into_place(staging: Path, final: Path, options: CaptureOptions, replace_existing: bool) -> Path:
-    """Rename staging to final in one step; a bundle that another capture put there first is a cache hit.
-
-    A bundle being replaced (`--no-cache`, `-o` onto an old bundle, a damaged
-    cache entry) is first renamed aside, so readers see the old or the new one.
-    """
-    for attempt in range(5):
-        try:
-            staging.rename(final)
-            return final
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise TensorwegError(f"cannot move the bundle into {_shown(final)}: {exc.strerror or exc}") from None
-        if not replace_existing and _reusable(final, options) is not None:
-            shutil.rmtree(staging, ignore_errors=True)  # another capture of the same model won the race
-            return final
-        aside = final.with_name(f".old-{os.getpid()}-{attempt}-{final.name}")
-        try:
-            final.rename(aside)
-        except FileNotFoundError:
-            continue  # someone else moved it meanwhile: try again
-        except OSError as exc:
-            raise TensorwegError(f"cannot replace {_shown(final)}: {exc.strerror or exc}") from None
-        try:
-            staging.rename(final)
-            return final
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise TensorwegError(f"cannot move the bundle into {_shown(final)}: {exc.strerror or exc}") from None
-        finally:
-            shutil.rmtree(aside, ignore_errors=True)
-    raise TensorwegError(f"{_shown(final)} keeps changing while this capture finishes; capture again")
-
-
-def _keep_log(staging: Path) -> Path | None:
-    """The workers' log of a failed capture, kept in the cache's `logs/` (the newest few)."""
-    log = staging / "capture.log"
-    if not log.is_file():
-        return None
-    try:
-        normalise_log(staging)
-        logs = cache_root() / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        kept = logs / f"capture-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-        shutil.copyfile(log, kept)
-        for old in sorted(logs.glob("capture-*.log"))[:-KEPT_LOGS]:
-            old.unlink(missing_ok=True)
-        return kept
-    except OSError:
-        return None
-
-
-def _shown(path: Path) -> str:
-    """A path as messages show it: under the home folder as `~/...` (no user's absolute path in output)."""
-    text = str(path)
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and (text == home or text.startswith(home + os.sep)):
-        return "~" + text[len(home):]
-    return text
 
 
 @contextmanager
