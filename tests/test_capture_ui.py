@@ -132,3 +132,15 @@ async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_scree
         assert all(bundle.status(level, target).status in ("ok", "unavailable")
                    for target in bundle.targets for level in ("hlo", "optimized-hlo", "kernels", "memory"))
     assert [p.name for p in (cache_root() / "bundles").iterdir()] == [bundle.path.name]
+
+
+@sync
+async def test_a_cache_dir_that_is_a_file_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache should be")
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(blocker))
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.load_error, "the capture to fail")
+        assert "cannot create the folder" in app.load_error and app.is_running
+        assert "cannot create the folder" in str(app.screen.query_one("#notice").render())
