@@ -151,6 +151,14 @@ def test_a_killed_accelerator_worker_fails_the_whole_capture(fake, monkeypatch):
     assert cached_bundle("mlp", CaptureOptions(targets=("cpu", "tpu:v5e"))) is None
 
 
+def test_a_crashed_worker_names_the_last_line_of_its_traceback(fake):
+    fake("crash")
+    with pytest.raises(CaptureFailed, match=r"TensorFlow worker stopped with exit status 1 "
+                                            r"\(RuntimeError: the stand-in broke\)"):
+        capture("mlp", CPU)
+    assert cached_bundle("mlp", CPU) is None
+
+
 def test_a_worker_that_ends_before_its_levels_caches_nothing(fake):
     fake("exit_early")
     with pytest.raises(CaptureFailed, match="every compiler level failed: not captured"):

@@ -52,6 +52,7 @@ from explorer.capture.protocol import (
     LEVEL_FAILED,
     LEVEL_STARTED,
     WorkerEvent,
+    one_line,
     parse_event,
 )
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
@@ -385,8 +386,21 @@ class _CaptureRun:
             hint = " (out of memory?)" if -code == signal.SIGKILL else ""
             self.crashes.append(f"{worker.name} was killed by {name}{hint}")
         else:
-            self.crashes.append(f"{worker.name} stopped with exit status {code}")
+            last = self._last_log_line()
+            self.crashes.append(f"{worker.name} stopped with exit status {code}" + (f" ({last})" if last else ""))
         self._stop_all()  # the other workers' levels would not make a whole bundle either
+
+    def _last_log_line(self) -> str:
+        """The last line the workers wrote to the log: a Python traceback ends with its reason."""
+        self.log.flush()
+        try:
+            with (self.staging / "capture.log").open("rb") as log:
+                log.seek(max(0, log.seek(0, os.SEEK_END) - 4096))
+                tail = log.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        return self._clean(one_line(lines[-1])) if lines else ""
 
     def _model_ready(self) -> bool:
         return (self.staging / "model.json").is_file() and (self.staging / "signature.json").is_file()

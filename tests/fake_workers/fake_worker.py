@@ -6,7 +6,8 @@ remove_staging (deletes the staging folder after layers), all_fail (every level 
 TensorFlow-style preamble), hang (waits after layers, its pid in $TENSORWEG_FAKE_PIDS),
 fatal (bad input), noisy (stray stdout lines), slow_ok (like ok, a little slower),
 path_error (the graph level fails with absolute paths in its message),
-accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes).
+accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes),
+crash (an uncaught exception after the layers level: a traceback, exit status 1).
 """
 
 import json
@@ -53,6 +54,8 @@ def main() -> int:
         os.kill(os.getpid(), signal.SIGKILL)
     if behaviour == "exit_early":
         return 0
+    if behaviour == "crash":
+        raise RuntimeError("the stand-in broke")
     if behaviour == "remove_staging":
         import shutil
 
@@ -105,5 +108,12 @@ def write(path: Path, text: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.stdout.flush()
-    os._exit(main())
+    try:
+        code = main()
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    sys.stderr.flush()
+    os._exit(code)
