@@ -10,10 +10,9 @@ can be read too: missing files read as "not captured yet".
 from __future__ import annotations
 
 import json
-from functools import cached_property, lru_cache
 from pathlib import Path
 
-from explorer.errors import TensorwegError
+from explorer.errors import BundleError, DataError
 from explorer.hlo.model import HloModule
 from explorer.levels import LEVELS, TARGET_LEVELS
 from explorer.records import (
@@ -26,14 +25,10 @@ from explorer.records import (
     MemoryLevel,
 )
 from explorer.serial import from_jsonable, load_json
+from explorer.targets import TARGETS, target_dirname
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
-
-
-def target_dirname(target: str) -> str:
-    """`gpu:h100` -> `gpu-h100` (a target name made safe for paths)."""
-    return target.replace(":", "-")
 
 
 def is_bundle(path: Path) -> bool:
@@ -41,35 +36,57 @@ def is_bundle(path: Path) -> bool:
 
 
 class Bundle:
-    """A capture bundle on disk."""
+    """A capture bundle on disk.
 
-    def __init__(self, path: Path, manifest: Manifest | None = None) -> None:
+    Parsed data is kept per bundle object (one entry per file, so the cache is
+    bounded by the bundle's size). A damaged file raises `DataError` naming it;
+    a file that is not there reads as "not captured".
+    """
+
+    def __init__(self, path: Path, manifest: Manifest | None = None,
+                 parsed: dict[tuple[str, str], object] | None = None) -> None:
         self.path = Path(path)
         self._manifest = manifest
+        self._parsed: dict[tuple[str, str], object] = dict(parsed or {})
 
     @classmethod
     def open(cls, path: Path) -> "Bundle":
         path = Path(path)
-        manifest_path = path / MANIFEST
-        if not manifest_path.is_file():
-            raise TensorwegError(f"{path.name}: not a tensorweg bundle (no {MANIFEST})")
-        try:
-            raw = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise TensorwegError(f"{path.name}: unreadable manifest ({exc.__class__.__name__})") from None
-        version = raw.get("schema_version") if isinstance(raw, dict) else None
-        if version != SCHEMA_VERSION:
-            raise TensorwegError(
-                f"{path.name}: bundle schema {version!r} is not the supported {SCHEMA_VERSION}; capture again"
-            )
-        return cls(path, from_jsonable(Manifest, raw))
+        return cls(path, read_manifest(path))
+
+    def after_level(self, level: str, target: str = "") -> "Bundle":
+        """A reader of the same (growing) directory once `level` of `target` is written.
+
+        What this reader parsed before is kept, except that level's files and what is
+        derived from them; the new level is read now, on the caller's thread (a capture's
+        worker thread), so the UI thread gets it ready to show.
+        """
+        parsed = dict(self._parsed)  # one C-level copy: the UI thread may be adding to the original
+        manifest = read_manifest(self.path) if is_bundle(self.path) else None
+        fresh = Bundle(self.path, manifest,
+                       {key: value for key, value in parsed.items() if not _belongs_to(key, level, target)})
+        fresh.load_level(level, target)
+        return fresh
+
+    def load_level(self, level: str, target: str = "") -> None:
+        """Parse `level` (of `target`) now, so later reads are cache hits."""
+        if level == "layers":
+            self.layers
+        elif level == "graph":
+            self.graph, self.scopes
+        elif level in ("hlo", "optimized-hlo"):
+            self.hlo_module(target, level == "optimized-hlo"), self.scopes
+        elif level == "kernels":
+            self.kernels(target)
+        elif level == "memory":
+            self.memory(target), self.cost(target)
 
     # --- identity and status ------------------------------------------------
 
     @property
     def manifest(self) -> Manifest:
         if self._manifest is None:
-            self._manifest = Bundle.open(self.path).manifest
+            self._manifest = read_manifest(self.path)
         return self._manifest
 
     @property
@@ -86,41 +103,37 @@ class Bundle:
             return self.manifest.status(level, target)
         return self.manifest.status(level, "")
 
-    def log_text(self) -> str:
-        return self._read_text(self.path / "capture.log")
-
     # --- target-independent levels ------------------------------------------
 
-    @cached_property
+    @property
     def layers(self) -> tuple[LayerRecord, ...]:
-        path = self.path / "layers.json"
-        return tuple(load_json(list[LayerRecord], path)) if path.is_file() else ()
+        return self._cached("layers", "", lambda: tuple(self._load(list[LayerRecord], "layers.json") or ()))
 
-    @cached_property
+    @property
     def graph(self) -> GraphLevel | None:
-        path = self.path / "graph.json"
-        return load_json(GraphLevel, path) if path.is_file() else None
+        return self._cached("graph", "", lambda: self._load(GraphLevel, "graph.json"))
 
-    @cached_property
+    @property
     def scopes(self) -> dict[str, dict[str, str]]:
         """{"graph": {scope: layer}, "<target>": {scope: layer}} merged from the bundle."""
-        scopes: dict[str, dict[str, str]] = {}
-        path = self.path / "scopes.json"
-        if path.is_file():
-            scopes.update(json.loads(path.read_text(encoding="utf-8")))
+        return self._cached("scopes", "", self._read_scopes)
+
+    def _read_scopes(self) -> dict[str, dict[str, str]]:
+        scopes: dict[str, dict[str, str]] = dict(self._load(dict[str, dict[str, str]], "scopes.json") or {})
         for target in self.targets:
-            target_path = self.target_dir(target) / "scopes.json"
-            if target_path.is_file():
-                scopes[target] = json.loads(target_path.read_text(encoding="utf-8"))
+            own = self._load(dict[str, str], f"targets/{target_dirname(target)}/scopes.json")
+            if own is not None:
+                scopes[target] = own
         return scopes
 
-    @cached_property
+    @property
     def index(self):
         """The cross-level index (explorer.index.CrossIndex), built from the bundle's data."""
-        try:
-            from explorer.index import build_index
-        except ImportError:  # the index module is optional for reading a bundle
-            return None
+        return self._cached("index", "", self._build_index)
+
+    def _build_index(self):
+        from explorer.index import build_index  # the index is only needed once a screen asks
+
         modules = {}
         for target in self.targets:
             for level, optimized in (("hlo", False), ("optimized-hlo", True)):
@@ -140,17 +153,20 @@ class Bundle:
         return self._read_text(self.target_dir(target) / name)
 
     def hlo_module(self, target: str, optimized: bool = False) -> HloModule | None:
-        return self._load_module(target, optimized)
+        level = "optimized-hlo" if optimized else "hlo"
+        stem = "optimized_hlo" if optimized else "hlo"
+        return self._cached(level, target, lambda: self._load(HloModule, self._target_file(target, f"{stem}.json")))
 
     def memory(self, target: str) -> MemoryLevel | None:
-        return self._load_memory(target)
+        # The UI asks on every key press; a ResNet's memory.json takes a while to parse.
+        return self._cached("memory", target, lambda: self._load(MemoryLevel, self._target_file(target, "memory.json")))
 
     def kernels(self, target: str) -> tuple[KernelRecord, ...]:
-        return self._load_kernels(target)
+        return self._cached("kernels", target, lambda: tuple(
+            self._load(list[KernelRecord], self._target_file(target, "kernels.json")) or ()))
 
     def cost(self, target: str) -> CostAnalysis | None:
-        path = self.target_dir(target) / "cost.json"
-        return load_json(CostAnalysis, path) if path.is_file() else None
+        return self._cached("cost", target, lambda: self._load(CostAnalysis, self._target_file(target, "cost.json")))
 
     def raw_file(self, target: str, name: str) -> str:
         """A raw (normalised) artifact such as `buffer_assignment.txt`; "" if absent."""
@@ -158,28 +174,68 @@ class Bundle:
 
     # --- helpers ----------------------------------------------------------------
 
-    @lru_cache(maxsize=16)
-    def _load_module(self, target: str, optimized: bool) -> HloModule | None:
-        stem = "optimized_hlo" if optimized else "hlo"
-        json_path = self.target_dir(target) / f"{stem}.json"
-        if json_path.is_file():
-            return load_json(HloModule, json_path)
-        return None
-
-    @lru_cache(maxsize=16)
-    def _load_memory(self, target: str) -> MemoryLevel | None:
-        # The UI asks on every key press; a ResNet's memory.json takes a while to parse.
-        path = self.target_dir(target) / "memory.json"
-        return load_json(MemoryLevel, path) if path.is_file() else None
-
-    @lru_cache(maxsize=16)
-    def _load_kernels(self, target: str) -> tuple[KernelRecord, ...]:
-        path = self.target_dir(target) / "kernels.json"
-        return tuple(load_json(list[KernelRecord], path)) if path.is_file() else ()
+    def _cached(self, kind: str, target: str, load):
+        key = (kind, target)
+        if key not in self._parsed:
+            self._parsed[key] = load()
+        return self._parsed[key]
 
     @staticmethod
-    def _read_text(path: Path) -> str:
+    def _target_file(target: str, name: str) -> str:
+        return f"targets/{target_dirname(target)}/{name}"
+
+    def _load(self, cls, relative: str):
+        """`relative` parsed as `cls`, or None when the file is not there (not captured)."""
+        path = self.path / relative
+        if not path.is_file():
+            return None
+        return load_json(cls, path, relative)
+
+    def _read_text(self, path: Path) -> str:
         try:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(f"{path.relative_to(self.path).as_posix()}: unreadable ({exc.__class__.__name__})") from None
+
+
+# What a finished level makes stale in a reader: its own files and what is derived from them.
+_DERIVED = {"layers": ("layers",), "graph": ("graph", "scopes"), "hlo": ("scopes",)}
+
+
+def _belongs_to(key: tuple[str, str], level: str, target: str) -> bool:
+    kind, key_target = key
+    if kind == "index":
+        return True
+    if kind in _DERIVED.get(level, ()):
+        return True
+    if level == "memory" and kind == "cost":
+        return key_target == target
+    return kind == level and key_target == target
+
+
+def read_manifest(path: Path) -> Manifest:
+    """The manifest of the bundle at `path`, checked; BundleError/DataError (one line) when unusable."""
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise BundleError(f"{path.name}: not a tensorweg bundle (no {MANIFEST})")
+    try:
+        raw = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise BundleError(f"{path.name}: unreadable manifest ({exc.__class__.__name__})") from None
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != SCHEMA_VERSION:
+        raise BundleError(
+            f"{path.name}: bundle schema {version!r} is not the supported {SCHEMA_VERSION}; capture again"
+        )
+    try:
+        manifest = from_jsonable(Manifest, raw)
+    except DataError as exc:
+        raise BundleError(f"{path.name}: damaged manifest: {exc}") from None
+    # Target names become paths inside the bundle: only known names are read.
+    unknown = [t for t in manifest.options.targets if t not in TARGETS]
+    unknown += [t for t, _level, _status in manifest.levels if t and t not in TARGETS]
+    if unknown:
+        raise BundleError(f"{path.name}: damaged manifest: unknown target {unknown[0]!r}")
+    return manifest

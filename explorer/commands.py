@@ -11,20 +11,32 @@ from explorer.bundle import Bundle, is_bundle
 from explorer.errors import TensorwegError
 from explorer.records import CaptureOptions
 
-_SHAPE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*)$")
+_SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
 
 
 def parse_input_shapes(values: list[str]) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """`NAME=1x224x224x3` (repeatable) -> ((name, dims), ...)."""
+    """`NAME=1x128` or `NAME=128` (repeatable) -> ((name, dims), ...).
+
+    The dims may include the batch dim or not; the capture worker, which knows
+    the input's rank, decides which (explorer.capture.tf_loading.input_signature).
+    """
+    from explorer.records import MAX_INPUT_ELEMENTS  # noqa: PLC0415
+
     shapes = []
     for value in values:
         match = _SHAPE.match(value.strip())
         if not match:
             raise TensorwegError(f"bad --input-shape '{value}': expected NAME=DIMxDIM..., e.g. image=1x224x224x3")
-        dims = tuple(int(d) for d in match.group(2).split("x"))
+        dims = tuple(int(d) for d in re.split(r"[x,]", match.group(2)))
         if any(d <= 0 for d in dims):
             raise TensorwegError(f"bad --input-shape '{value}': dimensions must be positive")
-        shapes.append((match.group(1), dims))
+        elements = 1
+        for dim in dims:
+            elements *= dim
+        if elements > MAX_INPUT_ELEMENTS:
+            raise TensorwegError(f"bad --input-shape '{value}': {elements:,} elements; "
+                                 f"at most {MAX_INPUT_ELEMENTS:,} are captured")
+        shapes.append((match.group(1).strip(), dims))
     return tuple(shapes)
 
 

@@ -18,3 +18,26 @@ class ParseError(TensorwegError):
         where = f"{source}:" if source else ""
         where += f"{line}:{column}: " if line else ""
         super().__init__(f"{where}{message}")
+
+
+class DataError(TensorwegError):
+    """A stored JSON file that is unreadable or does not hold the record it should; names the file and field."""
+
+
+class BundleError(TensorwegError):
+    """A bundle that cannot be used as it is (no manifest, another schema, damaged files)."""
+
+
+class CaptureCancelled(TensorwegError):
+    """The user (or a signal) cancelled a capture; nothing was written or cached."""
+
+
+class CaptureFailed(TensorwegError):
+    """A capture that produced nothing usable (every compiler level failed, or a worker died).
+
+    `log_path` is where the workers' log was kept for `--debug` (None when it could not be kept).
+    """
+
+    def __init__(self, message: str, log_path=None) -> None:
+        super().__init__(message)
+        self.log_path = log_path

@@ -100,9 +100,11 @@ def _hash_module(spec: str) -> str:
 
 
 def _module_file(dotted: str) -> Path | None:
-    """The file of a module, searched like the worker will (current directory first),
-    without importing it or its packages (that would run the user's code here)."""
-    search = [os.getcwd(), *sys.path]
+    """The file of a module, searched like the worker will (the installed environment,
+    then the current directory last), without importing it or its packages (that
+    would run the user's code here)."""
+    cwd = os.getcwd()
+    search = [*(p for p in sys.path if p and os.path.abspath(p) != cwd), cwd]
     found = None
     for part in dotted.split("."):
         try:

@@ -212,6 +212,11 @@ class ModelIdentity:
     sha256: str = ""
 
 
+# The largest input captured, in elements per input (batch included): the cpu level
+# runs the model once on zeros, so a bigger input would only exhaust memory.
+MAX_INPUT_ELEMENTS = 1 << 28
+
+
 @dataclass(frozen=True)
 class CaptureOptions:
     targets: tuple[str, ...] = ("cpu",)

@@ -205,40 +205,79 @@ class TensorwegApp(App):
         self.load_error = event.error
         self._sync_screen()
 
-    @work(thread=True, exclusive=True, group="capture")
+    capture_generation = 0  # the capture whose messages count; older ones are dropped
+
     def run_capture(self) -> None:
+        """Start capturing `model_spec`; a capture still running is cancelled first (its
+        workers are killed) and whatever it still posts is dropped (by generation)."""
+        self._cancel.set()
+        self._cancel = threading.Event()
+        self.capture_generation += 1
+        self.progress.clear()
+        self._capture_in_thread(self.capture_generation, self._cancel)
+
+    @work(thread=True, exclusive=True, group="capture")
+    def _capture_in_thread(self, generation: int, cancel: threading.Event) -> None:
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
-        from explorer.capture.orchestrator import capture  # noqa: PLC0415 (heavy, only when capturing)
+        from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
+        from explorer.errors import CaptureCancelled  # noqa: PLC0415
+        from screens.trace import build_trace  # noqa: PLC0415
+
+        reader = None
 
         def on_event(event) -> None:
-            staging = Path(event.staging_dir) if event.staging_dir else None
+            nonlocal reader
+            if cancel.is_set():
+                return  # a newer capture owns the screen
             if event.kind == "level_started":
-                self.post_message(LevelStarted(event.level, event.target))
+                self.post_message(LevelStarted(event.level, event.target, generation))
             elif event.kind == "level_done":
-                self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging))
+                try:  # parse the new level here, not on the UI thread
+                    reader = orchestrator.staging_reader(event, reader)
+                    trace = build_trace(reader) if reader is not None else None
+                except TensorwegError as exc:
+                    self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
+                    return
+                staging = Path(event.staging_dir) if event.staging_dir else None
+                self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging,
+                                                reader, trace, generation))
             elif event.kind == "level_failed":
-                self.post_message(CaptureFailed(event.level, event.target, event.error))
+                self.post_message(CaptureFailed(event.level, event.target, event.error, generation))
 
         try:
-            path = capture(self.model_spec, self.options, on_event=on_event, cancel=self._cancel)
+            path = orchestrator.capture(self.model_spec, self.options, on_event=on_event, cancel=cancel)
+        except CaptureCancelled:
+            return  # cancelled by a newer capture or by quitting: nothing to show
         except TensorwegError as exc:
-            self.post_message(CaptureFailed("", "", str(exc)))
+            self.post_message(CaptureFailed("", "", str(exc), generation))
             return
-        self.post_message(BundleLoaded(path))
+        self.post_message(BundleLoaded(path, generation))
+
+    def _from_current_capture(self, event) -> bool:
+        generation = getattr(event, "generation", None)
+        return generation is None or generation == self.capture_generation
 
     @on(LevelStarted)
     def _level_started(self, event: LevelStarted) -> None:
+        if not self._from_current_capture(event):
+            return
         self.progress[(event.level, event.target)] = "running"
         self._sync_screen()
 
     @on(LevelCaptured)
     def _level_captured(self, event: LevelCaptured) -> None:
+        if not self._from_current_capture(event):
+            return
         self.progress[(event.level, event.target)] = "ok"
-        if event.staging_dir is not None and event.staging_dir.is_dir():
+        if event.bundle is not None:  # read and indexed on the capture's thread
+            self.bundle = event.bundle
+            self.trace = event.trace
+            self.generation += 1
+        elif event.staging_dir is not None and event.staging_dir.is_dir():
+            # A message without a reader (tests inject levels so): read the directory here.
             from explorer.bundle import Bundle  # noqa: PLC0415
             from explorer.view import build_trace  # noqa: PLC0415
 
-            # A fresh reader: the old one cached "not captured yet" for missing files.
             staging = Bundle(event.staging_dir)
             self.bundle = staging
             self.trace = build_trace(staging)
@@ -247,6 +286,8 @@ class TensorwegApp(App):
 
     @on(CaptureFailed)
     def _capture_failed(self, event: CaptureFailed) -> None:
+        if not self._from_current_capture(event):
+            return
         if event.level:
             self.progress[(event.level, event.target)] = f"failed: {event.error}"
         else:
@@ -255,6 +296,8 @@ class TensorwegApp(App):
 
     @on(BundleLoaded)
     def _bundle_loaded(self, event: BundleLoaded) -> None:
+        if not self._from_current_capture(event):
+            return
         # The staging reader stays on screen until the finished bundle is read and indexed.
         self.opening = event.path
         self.opened.clear()

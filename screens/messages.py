@@ -1,6 +1,8 @@
 """Past-tense events the capture worker posts to the app (and tests inject).
 
-The worker thread only posts these; handlers on the app own all state.
+The worker thread only posts these; handlers on the app own all state. Capture
+messages carry the capture's `generation`: the app drops those of a capture it
+has replaced (None: injected by a test, always taken).
 """
 
 from __future__ import annotations
@@ -11,39 +13,51 @@ from textual.message import Message
 
 
 class LevelCaptured(Message):
-    """A level of one target is on disk (in the staging directory) and can be shown."""
+    """A level of one target is captured (in the staging directory) and can be shown.
 
-    def __init__(self, level: str, target: str, seconds: float, staging_dir: Path | None) -> None:
+    `bundle` reads the staging directory with this level already parsed and `trace`
+    links its levels, both made on the capture's worker thread
+    (explorer.capture.orchestrator.staging_reader), so the UI thread parses nothing.
+    """
+
+    def __init__(self, level: str, target: str, seconds: float, staging_dir: Path | None,
+                 bundle=None, trace=None, generation: int | None = None) -> None:
         super().__init__()
         self.level = level
         self.target = target
         self.seconds = seconds
         self.staging_dir = staging_dir
+        self.bundle = bundle
+        self.trace = trace
+        self.generation = generation
 
 
 class LevelStarted(Message):
-    def __init__(self, level: str, target: str) -> None:
+    def __init__(self, level: str, target: str, generation: int | None = None) -> None:
         super().__init__()
         self.level = level
         self.target = target
+        self.generation = generation
 
 
 class CaptureFailed(Message):
     """A level (or, with level "", the whole capture) failed; `error` is one line."""
 
-    def __init__(self, level: str, target: str, error: str) -> None:
+    def __init__(self, level: str, target: str, error: str, generation: int | None = None) -> None:
         super().__init__()
         self.level = level
         self.target = target
         self.error = error
+        self.generation = generation
 
 
 class BundleLoaded(Message):
     """The finished bundle at `path` replaces whatever was being shown."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, generation: int | None = None) -> None:
         super().__init__()
         self.path = path
+        self.generation = generation
 
 
 class BundleOpened(Message):

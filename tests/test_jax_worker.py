@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from explorer.capture import jax_worker
+from explorer.capture.protocol import ProtocolWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = {"hlo", "optimized-hlo", "memory", "kernels"}
@@ -53,17 +54,12 @@ def test_missing_wheels_fail_every_level_as_not_available(monkeypatch, tmp_path)
     monkeypatch.setattr(jax_worker, "availability", lambda name: "not available on this platform")
     stream = io.StringIO()
     request = {"model_file": "m.keras", "signature": [], "target": "tpu:v5e", "out_dir": str(tmp_path / "t")}
-    jax_worker.run(request, jax_worker.Protocol(stream, "tpu:v5e"))
+    jax_worker.run(request, ProtocolWriter(stream, "tpu:v5e"))
     events = [json.loads(line) for line in stream.getvalue().splitlines()]
     failed = _by_kind(events, "level_failed")
     assert set(failed) == LEVELS
     assert all(e["error"] == "not available on this platform" and e["target"] == "tpu:v5e"
                for e in failed.values())
-
-
-def test_one_line_keeps_the_first_line_of_a_compiler_message():
-    assert jax_worker.one_line("\n  INVALID_ARGUMENT: bad shape\n  at foo\n") == "INVALID_ARGUMENT: bad shape"
-    assert len(jax_worker.one_line("x" * 1000)) == 300
 
 
 def test_normalise_keeps_jax_op_names_and_strips_paths():

@@ -220,7 +220,7 @@ def test_input_shapes_fill_free_dims_and_integer_inputs_keep_their_dtype():
     "shapes, fragment",
     [
         ({"tokens": (12,)}, "input 'image'"),  # a None remains
-        ({"tokens": (12, 3), "image": (8, 8, 3)}, "input 'tokens'"),  # wrong rank
+        ({"tokens": (12, 3, 5), "image": (8, 8, 3)}, "input 'tokens'"),  # wrong rank (with or without batch)
         ({"tokens": (12,), "image": (8, 8, 4)}, "dim 3 is fixed to 3"),  # contradicts the model
         ({"tokens": (12,), "image": (8, 8, 3), "other": (1,)}, "no model input named other"),
     ],

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from explorer.errors import ParseError
-from explorer.serial import dump_json
+from explorer.serial import dump_json, write_text_atomic
 
 
 def write_parsed(text_path: Path) -> bool:
@@ -36,4 +36,4 @@ def normalise_log(staging: Path) -> None:
 
     log = staging / "capture.log"
     if log.is_file():
-        log.write_text(normalise_text(log.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
+        write_text_atomic(log, normalise_text(log.read_text(encoding="utf-8", errors="replace")))

@@ -39,7 +39,7 @@ from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule
 from explorer.normalise import normalise_text
 from explorer.records import KernelRecord
-from explorer.serial import dump_json
+from explorer.serial import dump_json, write_text_atomic
 
 _AFTER = "cpu_after_optimizations.txt"
 _MODULE_NUMBER = re.compile(r"^module_(\d+)\.")
@@ -251,7 +251,7 @@ def read_cpu_dump(dump_dir: Path, out_dir: Path) -> None:
     }
     for file_name, text in texts.items():
         if text is not None:
-            (out_dir / file_name).write_text(normalise_text(text), encoding="utf-8")
+            write_text_atomic(out_dir / file_name, normalise_text(text))
 
     try:
         module = _parse_module(texts["optimized_hlo.txt"])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer.capture.model_inputs import structured_inputs
 from explorer.records import CostAnalysis
 from explorer.targets import TargetSpec, gpu_target_config_text
 
@@ -108,7 +109,7 @@ def lower(model: Any, signature: list, spec: TargetSpec) -> Lowering:
     trainable = [abstract(v.shape, v.dtype) for v in model.trainable_variables]
     non_trainable = [abstract(v.shape, v.dtype) for v in model.non_trainable_variables]
     inputs = [abstract(shape, dtype) for _name, shape, dtype in signature]
-    x = inputs[0] if len(inputs) == 1 else inputs
+    x = structured_inputs(model, inputs)
 
     def fwd(trainable, non_trainable, x):
         outputs, _ = model.stateless_call(trainable, non_trainable, x, training=False)

@@ -20,69 +20,20 @@ import re
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import IO
 
+from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
 from explorer.records import KernelRecord, MemoryLevel
-from explorer.serial import dump_json
+from explorer.serial import dump_json, write_text_atomic
 from explorer.targets import TARGETS, TargetSpec, availability
 
 LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
-
-
-class Protocol:
-    """Writes the worker's progress events as JSON lines."""
-
-    def __init__(self, stream: IO[str], target: str) -> None:
-        self.stream = stream
-        self.target = target
-        self.started: dict[str, float] = {}
-
-    def _send(self, event: dict) -> None:
-        self.stream.write(json.dumps(event) + "\n")
-        self.stream.flush()
-
-    def started_level(self, level: str) -> None:
-        self.started[level] = time.perf_counter()
-        self._send({"event": "level_started", "level": level, "target": self.target})
-
-    def done(self, level: str) -> None:
-        seconds = time.perf_counter() - self.started.get(level, time.perf_counter())
-        self._send({"event": "level_done", "level": level, "target": self.target,
-                    "seconds": round(seconds, 3)})
-
-    def failed(self, level: str, error: str) -> None:
-        self._send({"event": "level_failed", "level": level, "target": self.target,
-                    "error": one_line(error)})
-
-    def fatal(self, error: str) -> None:
-        self._send({"event": "fatal", "error": one_line(error)})
-
-
-def one_line(message: str, limit: int = 300) -> str:
-    """The first non-empty line of a compiler message, shortened."""
-    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    text = lines[0] if lines else "unknown error"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def normalise(text: str) -> str:
     from explorer.normalise import normalise_text
 
     return normalise_text(text)
-
-
-def take_over_stdout() -> IO[str]:
-    """Keep the real stdout for the protocol; everything else printed goes to stderr.
-
-    libtpu and the CUDA plugin write from C++ straight to fd 1, so redirecting
-    `sys.stdout` alone is not enough.
-    """
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return protocol
 
 
 def prepare_environment(spec: TargetSpec, dump_dir: Path) -> None:
@@ -200,14 +151,14 @@ def memory_level(buffer_assignment: str, live_range: str, report: str,
 # --- the run ---------------------------------------------------------------------
 
 
-def run(request: dict, protocol: Protocol) -> None:
+def run(request: dict, protocol: ProtocolWriter) -> None:
     spec = TARGETS[request["target"]]
     out_dir = Path(request["out_dir"])
     out_dir.mkdir(parents=True, exist_ok=True)
     missing = availability(spec.name)
     if missing:
         for level in LEVELS:
-            protocol.failed(level, missing)
+            protocol.level_failed(level, missing)
         return
     dump_dir = Path(tempfile.mkdtemp(prefix="tensorweg-xla-"))
     try:
@@ -218,15 +169,15 @@ def run(request: dict, protocol: Protocol) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    path.write_text(normalise(text), encoding="utf-8")
+    write_text_atomic(path, normalise(text))
 
 
 def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
-             protocol: Protocol) -> None:
+             protocol: ProtocolWriter) -> None:
     from explorer.capture import jax_compile
     from explorer.capture.artifacts import write_parsed
 
-    protocol.started_level("hlo")
+    protocol.level_started("hlo")
     try:
         model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
         lowering = jax_compile.lower(model, request["signature"], spec)
@@ -234,41 +185,41 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
         write_parsed(out_dir / "hlo.txt")
     except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
         for level in LEVELS:
-            protocol.failed(level, f"{type(exc).__name__}: {exc}")
+            protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
         return
-    (out_dir / "scopes.json").write_text(json.dumps(lowering.scopes, indent=1), encoding="utf-8")
-    protocol.done("hlo")
+    write_text_atomic(out_dir / "scopes.json", json.dumps(lowering.scopes, indent=1))
+    protocol.level_done("hlo")
 
-    protocol.started_level("optimized-hlo")
+    protocol.level_started("optimized-hlo")
     try:
         compiled = lowering.lowered.compile()
     except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
         for level in LEVELS[1:]:
-            protocol.failed(level, one_line(str(exc)))
+            protocol.level_failed(level, exc)
         return
     optimized_path = find_optimized_dump(dump_dir, jax_compile.MODULE_NAME)
     optimized = (optimized_path.read_text(encoding="utf-8") if optimized_path
                  else compiled.as_text())
     _write(out_dir / "optimized_hlo.txt", optimized)
     write_parsed(out_dir / "optimized_hlo.txt")
-    protocol.done("optimized-hlo")
+    protocol.level_done("optimized-hlo")
 
     _level(protocol, "memory", lambda: _capture_memory(out_dir, optimized_path, compiled))
     _level(protocol, "kernels", lambda: _capture_kernels(spec, out_dir, dump_dir, optimized))
 
 
-def _level(protocol: Protocol, level: str, capture) -> None:
+def _level(protocol: ProtocolWriter, level: str, capture) -> None:
     """Run one level's capture; a failure fails that level only."""
-    protocol.started_level(level)
+    protocol.level_started(level)
     try:
         capture()
     except Exception as exc:  # noqa: BLE001 - reported as the level's error
         import traceback
 
         traceback.print_exc(file=sys.stderr)
-        protocol.failed(level, f"{type(exc).__name__}: {exc}")
+        protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
         return
-    protocol.done(level)
+    protocol.level_done(level)
 
 
 def _capture_memory(out_dir: Path, optimized_path: Path | None, compiled) -> None:
@@ -281,7 +232,7 @@ def _capture_memory(out_dir: Path, optimized_path: Path | None, compiled) -> Non
         found = sibling(optimized_path, suffix) if optimized_path else None
         raw[name] = normalise(found.read_text(encoding="utf-8")) if found else ""
         if found:
-            (out_dir / name).write_text(raw[name], encoding="utf-8")
+            write_text_atomic(out_dir / name, raw[name])
     memory = memory_level(raw["buffer_assignment.txt"], raw["live_range.txt"],
                           raw["memory_report.txt"], jax_compile.memory_figures(compiled))
     dump_json(memory, out_dir / "memory.json")
@@ -304,8 +255,7 @@ def _capture_kernels(spec: TargetSpec, out_dir: Path, dump_dir: Path, optimized:
     dump_json(kernels, out_dir / "kernels.json")
 
 
-def parse_request(text: str) -> dict:
-    request = json.loads(text)
+def check_request(request: dict) -> dict:
     for key in ("model_file", "signature", "target", "out_dir"):
         if key not in request:
             raise ValueError(f"request has no {key!r}")
@@ -317,11 +267,11 @@ def parse_request(text: str) -> dict:
 def main() -> int:
     stream = take_over_stdout()
     try:
-        request = parse_request(sys.stdin.read())
+        request = check_request(read_request())
     except ValueError as exc:  # json.JSONDecodeError is a ValueError too
-        Protocol(stream, "").fatal(f"bad request: {exc}")
-        return 2
-    protocol = Protocol(stream, request["target"])
+        ProtocolWriter(stream).fatal(f"bad request: {one_line(exc)}")
+        return EXIT_BAD_INPUT
+    protocol = ProtocolWriter(stream, request["target"])
     run(request, protocol)
     return 0
 

@@ -3,9 +3,16 @@
 The caller's process never imports a compiler: TensorFlow (layers, graph,
 cpu) runs in one worker process and each GPU/TPU target in a Keras-on-JAX
 worker of its own, started as soon as the TensorFlow worker has saved the
-model as a `.keras` file. Workers write into a staging directory next to the
-final bundle, which is renamed into place only when everything is written,
-so an interrupted capture leaves no half bundle.
+model's Keras config. Workers write into a staging directory next to the
+final bundle, which is renamed into place only when every level has
+finished, so an interrupted capture leaves no half bundle and nothing
+half-captured is ever cached.
+
+Workers start isolated (`python -I`: no current directory, no PYTHONPATH, no
+user site on their import path) with their current directory, TMPDIR, Keras
+home and compiler log directories inside the staging directory, so a
+`sitecustomize.py` beside a downloaded model never runs and nothing lands
+outside the bundle.
 """
 
 from __future__ import annotations
@@ -19,29 +26,60 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, is_bundle, target_dirname
+from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
 from explorer.cache import cached_bundle_path, tool_versions
 from explorer.capture.artifacts import normalise_log
-from explorer.errors import TensorwegError
+from explorer.capture.placement import (
+    UNFINISHED,
+    check_output_dir,
+    keep_log,
+    move_into_place,
+    prepare_folder,
+    remove_abandoned,
+    reusable,
+    shown_path,
+    wanted_levels,
+)
+from explorer.capture.protocol import (
+    EXIT_WITH_PARENT,
+    FATAL,
+    LEVEL_DONE,
+    LEVEL_FAILED,
+    LEVEL_STARTED,
+    WorkerEvent,
+    one_line,
+    parse_event,
+)
+from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
 from explorer.model_source import ModelSource, resolve
+from explorer.normalise import normalise_paths
 from explorer.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
-from explorer.serial import dump_json, from_jsonable
+from explorer.serial import dump_json, load_json
 
-TARGET_INDEPENDENT_LEVELS = ("layers", "graph")
-
-
-class CaptureCancelled(TensorwegError):
-    """The user cancelled a capture; nothing was written."""
+# CaptureEvent kinds: the worker protocol's level events, plus the capture's own.
+CACHE_HIT = "cache_hit"
+FINISHED = "finished"
+# The folder inside staging that workers run in: their TMPDIR, Keras home, compiler logs.
+WORK_DIR = ".work"
+# Marks a staging directory as this capture's; if it goes, the capture is not trusted.
+OWNER_FILE = ".capture-owner"
 
 
 @dataclass(frozen=True)
 class CaptureEvent:
-    """Progress of a capture. kind: level_started, level_done, level_failed, cache_hit, finished."""
+    """Progress of a capture.
+
+    kind: level_started, level_done, level_failed (a worker protocol event for
+    `level` of `target`), cache_hit (the bundle at `staging_dir` is reused;
+    `error` notes failed levels in it) or finished (`staging_dir` is the bundle).
+    While capturing, `staging_dir` is the growing staging bundle: read it with
+    `staging_reader` (explorer.capture.orchestrator).
+    """
 
     kind: str
     level: str = ""
@@ -54,10 +92,36 @@ class CaptureEvent:
 EventCallback = Callable[[CaptureEvent], None]
 
 
+def staging_reader(event: CaptureEvent, previous: Bundle | None = None) -> Bundle | None:
+    """For a `level_done` event: a Bundle of the staging directory with that level parsed.
+
+    Call it on the thread that receives events (not the UI thread): levels
+    `previous` (the reader of the same staging directory) already parsed are
+    kept, only the new level's files are read. None when the staging directory
+    is gone (the capture ended meanwhile).
+    """
+    if event.kind != LEVEL_DONE or not event.staging_dir:
+        return None
+    path = Path(event.staging_dir)
+    if previous is None or previous.path != path:
+        previous = Bundle(path)
+    try:
+        return previous.after_level(event.level, event.target)
+    except TensorwegError:
+        if not (path / MANIFEST).is_file():
+            return None
+        raise
+
+
 def cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
     """The cached bundle for this model and options, or None (no compiler is started)."""
     path = cached_bundle_path(resolve(spec), options)
-    return path if is_bundle(path) else None
+    return path if reusable(path, options) is not None else None
+
+
+def worker_command(module: str) -> list[str]:
+    """How a worker starts: isolated from the current directory and PYTHON* variables."""
+    return [sys.executable, "-I", "-m", module]
 
 
 def capture(
@@ -70,56 +134,103 @@ def capture(
 ) -> Path:
     """Capture every level of `spec` for `options.targets`; return the bundle directory.
 
-    Raises TensorwegError (one line) for bad input, CaptureCancelled when `cancel` is set.
+    Raises TensorwegError (one line) for bad input, CaptureCancelled when `cancel`
+    is set (or SIGTERM/SIGHUP arrive while this runs in the main thread), and
+    CaptureFailed when the capture produced nothing trustworthy (a worker was
+    killed, the staging directory vanished, every compiler level failed).
     """
     from explorer.targets import parse_targets  # validates names before any process starts
 
     options = replace(options, targets=parse_targets(",".join(options.targets)))
     source = resolve(spec)
     emit = on_event or (lambda event: None)
+    cancel = cancel or threading.Event()
     final = Path(out_dir) if out_dir else cached_bundle_path(source, options)
-    if out_dir is None and use_cache and is_bundle(final):
-        emit(CaptureEvent("cache_hit", staging_dir=str(final)))
-        return final
-    _check_output_dir(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned_staging(final.parent)
-    staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=final.parent))
+    if out_dir is None and use_cache:
+        reused = reusable(final, options)
+        if reused is not None:
+            _emit_cache_hit(reused, options, emit)
+            return final
+    # A bundle already there that was not reused (damaged, unfinished, --no-cache, -o) is replaced.
+    replace_existing = final.exists()
+    if out_dir is not None:
+        check_output_dir(final)  # a cache entry that is no bundle (damaged) is simply replaced
+    prepare_folder(final.parent)
+    remove_abandoned(final.parent)
     try:
-        run = _CaptureRun(source, options, staging, emit, cancel or threading.Event())
-        identity = run.execute()
-        normalise_log(staging)
-        _write_manifest(staging, source, options, identity, run.statuses)
-        _move_into_place(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    emit(CaptureEvent("finished", staging_dir=str(final)))
+        staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=final.parent))
+    except OSError as exc:
+        raise TensorwegError(f"cannot write into {shown_path(final.parent)}: {exc.strerror or exc}") from None
+    with _signals_cancel(cancel):
+        try:
+            run = _CaptureRun(source, options, staging, emit, cancel)
+            identity = run.execute()
+            shutil.rmtree(staging / WORK_DIR, ignore_errors=True)
+            normalise_log(staging)
+            _write_manifest(staging, source, options, identity, run.statuses)
+            (staging / OWNER_FILE).unlink()
+            final = move_into_place(staging, final, options, replace_existing)
+        except CaptureFailed as failure:
+            log = keep_log(staging)
+            shutil.rmtree(staging, ignore_errors=True)
+            suffix = f" (worker log: {shown_path(log)})" if log else ""
+            raise CaptureFailed(f"{failure}{suffix}", log) from None
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    emit(CaptureEvent(FINISHED, staging_dir=str(final)))
     return final
 
 
-def _remove_abandoned_staging(folder: Path) -> None:
-    """A capture killed outright (the terminal closed) cannot clean up after
-    itself; its staging directory names its process, so the next capture can."""
-    for staging in folder.glob(".staging-*-*"):
-        pid_text = staging.name.split("-")[1]
-        if pid_text.isdigit() and not _process_alive(int(pid_text)):
-            shutil.rmtree(staging, ignore_errors=True)
+# --- the cache -------------------------------------------------------------------------
 
 
-def _process_alive(pid: int) -> bool:
+def _emit_cache_hit(bundle: Bundle, options: CaptureOptions, emit: EventCallback) -> None:
+    failed = [(target, level, status) for target, level in wanted_levels(options)
+              if (status := bundle.manifest.status(level, target)).status == "failed"]
+    note = (f"{len(failed)} level(s) failed in the cached capture; --no-cache captures them again"
+            if failed else "")
+    emit(CaptureEvent(CACHE_HIT, error=note, staging_dir=str(bundle.path)))
+    for target, level, status in failed:
+        emit(CaptureEvent(LEVEL_FAILED, level, target, status.error, status.seconds, str(bundle.path)))
+
+
+@contextmanager
+def _signals_cancel(cancel: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGHUP (the terminal went away) cancel the capture, so its cleanup runs.
+
+    Only the main thread can handle signals; elsewhere (the UI's worker thread)
+    the owner cancels through `cancel`.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+
+    def handler(signum, frame):
+        cancel.reason = signal.Signals(signum).name  # type: ignore[attr-defined]
+        cancel.set()
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        previous[signum] = signal.signal(signum, handler)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    return True
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
-def _check_output_dir(final: Path) -> None:
-    if final.exists() and not is_bundle(final) and (not final.is_dir() or any(final.iterdir())):
-        raise TensorwegError(f"{final.name}: output exists and is not a tensorweg bundle; refusing to overwrite")
+# --- one capture -------------------------------------------------------------------------
+
+
+@dataclass
+class _Worker:
+    """One worker process, what it captures, and its reader thread."""
+
+    name: str
+    process: subprocess.Popen
+    reader: threading.Thread | None = None
+    ended: bool = False
 
 
 class _CaptureRun:
@@ -130,19 +241,25 @@ class _CaptureRun:
         self.source = source
         self.options = options
         self.staging = staging
+        self.work = staging / WORK_DIR
         self.emit = emit
         self.cancel = cancel
         self.events: queue.Queue = queue.Queue()
-        self.processes: list[subprocess.Popen] = []
+        self.workers: list[_Worker] = []
         self.statuses: dict[tuple[str, str], LevelStatus] = {}
-        self.log = (staging / "capture.log").open("ab")
         self.fatal = ""
+        self.crashes: list[str] = []
 
     def execute(self) -> ModelIdentity | None:
+        self.work.mkdir()
+        (self.work / "keras").mkdir()
+        (self.staging / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
         accelerator_targets = [t for t in self.options.targets if t != "cpu"]
+        self.log = (self.staging / "capture.log").open("ab")
         try:
-            tf_worker = self._start("explorer.capture.tf_worker", {
+            self._start("TensorFlow worker", "explorer.capture.tf_worker", {
                 "model": self.source.spec,
+                "cwd": os.getcwd(),
                 "unsafe": self.options.unsafe,
                 "batch": self.options.batch,
                 "input_shapes": {name: list(dims) for name, dims in self.options.input_shapes},
@@ -151,47 +268,83 @@ class _CaptureRun:
                 "architecture": bool(accelerator_targets),
             })
             pending = list(accelerator_targets)
-            while self._running() or not self.events.empty():
+            while any(not worker.ended for worker in self.workers):
                 self._check_cancel()
                 try:
-                    self._handle(self.events.get(timeout=0.1))
+                    item = self.events.get(timeout=0.1)
                 except queue.Empty:
-                    pass
-                if pending and self._model_ready():
+                    item = None
+                if isinstance(item, _Worker):
+                    self._ended(item)
+                elif item is not None:
+                    self._handle(item)
+                if not (self.staging / OWNER_FILE).is_file():
+                    raise CaptureFailed("the staging folder was removed during the capture; nothing was cached")
+                if pending and not self.fatal and self._model_ready():
                     for target in pending:
                         self._start_accelerator(target)
                     pending = []
-            if self.fatal:
-                raise TensorwegError(self.fatal)
-            if tf_worker.returncode not in (0, None) and not self._captured_anything():
-                raise TensorwegError(f"capture worker stopped unexpectedly (exit {tf_worker.returncode}); see --debug")
-            for target in pending:
-                reason = "GPU and TPU targets need a Keras model; this model's Keras config could not be written"
-                for level in TARGET_LEVELS:
-                    self._set(target, level, LevelStatus("failed", reason))
+            self._check_cancel()
         finally:
             self._stop_all()
             self.log.close()
-        self._fill_missing()
+        return self._finish(pending)
+
+    def _finish(self, pending: list[str]) -> ModelIdentity | None:
+        """Decide what the finished workers leave: a trusted bundle, or an error."""
+        if self.fatal:
+            raise TensorwegError(self.fatal)
+        if not (self.staging / OWNER_FILE).is_file():
+            raise CaptureFailed("the staging folder was removed during the capture; nothing was cached")
+        if self.crashes:
+            unfinished = self._unfinished(f"{UNFINISHED} the {' and the '.join(self.crashes)}")
+            levels = ", ".join(f"{level}" + (f" [{target}]" if target else "") for target, level in unfinished)
+            raise CaptureFailed(f"capture incomplete: the {' and the '.join(self.crashes)}; "
+                                f"not captured: {levels}; nothing was cached")
+        for target in pending:
+            reason = "GPU and TPU targets need a Keras model; this model's Keras config could not be written"
+            for level in TARGET_LEVELS:
+                self._record(LEVEL_FAILED, level, target, reason)
+        self._unfinished(f"{UNFINISHED} the worker ended before this level")
+        compiled = [key for key in wanted_levels(self.options) if key[1] != "layers"]
+        if not any(self.statuses[key].status == "ok" for key in compiled):
+            reason = next((self.statuses[key].error for key in compiled if self.statuses[key].error),
+                          "no level could be compiled")
+            raise CaptureFailed(f"every compiler level failed: {reason}")
         return self._identity()
 
     # --- workers --------------------------------------------------------------
 
-    def _start(self, module: str, request: dict) -> subprocess.Popen:
-        env = dict(os.environ)
-        # A `module:function` model is imported from where the user runs tensorweg.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH", "")]))
-        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    def _start(self, name: str, module: str, request: dict) -> None:
         process = subprocess.Popen(
-            [sys.executable, "-m", module],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-            env=env, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            worker_command(module), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            cwd=self.work, env=self._environment(), start_new_session=True,
         )
-        process.stdin.write(json.dumps(request).encode())
-        process.stdin.close()
-        self.processes.append(process)
-        threading.Thread(target=self._read_events, args=(process,), daemon=True).start()
-        return process
+        # stdin stays open: when this process ends, even killed, the worker sees it close and ends too.
+        try:
+            process.stdin.write((json.dumps({**request, EXIT_WITH_PARENT: True}) + "\n").encode("utf-8"))
+            process.stdin.flush()
+        except BrokenPipeError:
+            pass  # it ended at once; its reader reports how
+        worker = _Worker(name, process)
+        worker.reader = threading.Thread(target=self._read_events, args=(worker,), name=f"capture-{name}",
+                                         daemon=True)
+        self.workers.append(worker)
+        worker.reader.start()
+
+    def _environment(self) -> dict[str, str]:
+        """The workers' environment: temporary files, Keras's home and compiler logs go into
+        the staging directory (removed with it), never into the user's home or /tmp."""
+        work = str(self.work)
+        env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+        env.update({
+            "TMPDIR": work, "TMP": work, "TEMP": work,  # tempfile, autograph, jax's dump folders
+            "KERAS_HOME": str(self.work / "keras"),  # keras.json is written on first import
+            "TPU_LOG_DIR": work,  # libtpu's tpu_logs
+            "CUDA_CACHE_PATH": str(self.work / "cuda-cache"),
+        })
+        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        return env
 
     def _start_accelerator(self, target: str) -> None:
         from explorer.targets import availability
@@ -199,103 +352,127 @@ class _CaptureRun:
         missing = availability(target)
         if missing:
             for level in TARGET_LEVELS:
-                self._set(target, level, LevelStatus("unavailable", missing))
-                self.emit(CaptureEvent("level_failed", level, target, missing))
+                self._record("unavailable", level, target, missing)
             return
         out_dir = self.staging / "targets" / target_dirname(target)
         out_dir.mkdir(parents=True, exist_ok=True)
-        signature = json.loads((self.staging / "signature.json").read_text())
-        self._start("explorer.capture.jax_worker", {
+        signature = load_json(list[tuple[str, tuple[int, ...], str]], self.staging / "signature.json")
+        self._start(f"{target} worker", "explorer.capture.jax_worker", {
             "model_file": str(self.staging / "model.json"),
             "unsafe": self.options.unsafe,
-            "signature": signature,
+            "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
             "target": target,
             "out_dir": str(out_dir),
         })
 
-    def _read_events(self, process: subprocess.Popen) -> None:
-        for raw in process.stdout:
-            line = raw.decode("utf-8", "replace").strip()
-            try:
-                event = json.loads(line)
-            except ValueError:
-                event = None
-            if isinstance(event, dict) and "event" in event:
+    def _read_events(self, worker: _Worker) -> None:
+        """Reader thread: every line of the worker's stdout, then the worker itself when it has ended."""
+        for raw in worker.process.stdout:
+            event = parse_event(raw)
+            if event is not None:
                 self.events.put(event)
-            elif line:  # stray output belongs in the log, not the user's terminal
+            elif raw.strip():  # stray output belongs in the log, not the user's terminal
                 self.log.write(raw)
-        process.wait()
+        worker.process.wait()
+        self.events.put(worker)  # after its last event: the loop sees every line before the end
 
-    def _running(self) -> bool:
-        return any(p.poll() is None for p in self.processes)
+    def _ended(self, worker: _Worker) -> None:
+        worker.ended = True
+        code = worker.process.returncode
+        if code == 0 or self.fatal:
+            return
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            hint = " (out of memory?)" if -code == signal.SIGKILL else ""
+            self.crashes.append(f"{worker.name} was killed by {name}{hint}")
+        else:
+            last = self._last_log_line()
+            self.crashes.append(f"{worker.name} stopped with exit status {code}" + (f" ({last})" if last else ""))
+        self._stop_all()  # the other workers' levels would not make a whole bundle either
+
+    def _last_log_line(self) -> str:
+        """The last line the workers wrote to the log: a Python traceback ends with its reason."""
+        self.log.flush()
+        try:
+            with (self.staging / "capture.log").open("rb") as log:
+                log.seek(max(0, log.seek(0, os.SEEK_END) - 4096))
+                tail = log.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        return self._clean(one_line(lines[-1])) if lines else ""
 
     def _model_ready(self) -> bool:
         return (self.staging / "model.json").is_file() and (self.staging / "signature.json").is_file()
 
     def _check_cancel(self) -> None:
         if self.cancel.is_set():
-            raise CaptureCancelled("capture cancelled")
+            reason = getattr(self.cancel, "reason", "")
+            raise CaptureCancelled(f"capture cancelled{f' ({reason})' if reason else ''}; nothing was written")
 
     def _stop_all(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.kill()
-        for process in self.processes:
-            process.wait()
+        for worker in self.workers:
+            if worker.process.poll() is None:
+                try:
+                    os.killpg(worker.process.pid, signal.SIGKILL)  # the worker and anything it started
+                except ProcessLookupError:
+                    pass
+            try:
+                worker.process.stdin.close()
+            except OSError:  # the request never reached a worker that ended at once
+                pass
+        for worker in self.workers:
+            worker.process.wait()
+            if worker.reader is not threading.current_thread():
+                worker.reader.join()  # its pipe is closed now: every line it read is queued
 
     # --- events and statuses ---------------------------------------------------
 
-    def _handle(self, raw: dict) -> None:
-        kind = raw.get("event", "")
-        level = str(raw.get("level", ""))
-        target = "" if level in TARGET_INDEPENDENT_LEVELS else str(raw.get("target", "") or "cpu")
-        error = " ".join(str(raw.get("error", "")).split())
-        seconds = float(raw.get("seconds", 0.0) or 0.0)
-        if kind == "fatal":
-            self.fatal = error or "capture failed"
+    def _handle(self, event: WorkerEvent) -> None:
+        if event.kind == FATAL:
+            self.fatal = self._clean(event.error) or "capture failed"
             return
-        if kind == "level_done":
-            self._set(target, level, LevelStatus("ok", "", round(seconds, 3)))
-        elif kind == "level_failed":
-            status = "unavailable" if "not available" in error else "failed"
-            self._set(target, level, LevelStatus(status, error, round(seconds, 3)))
-        elif kind != "level_started":
+        if event.kind == LEVEL_STARTED:
+            self.emit(CaptureEvent(LEVEL_STARTED, event.level, event.target, staging_dir=str(self.staging)))
             return
-        if kind != "level_started":
+        status = "ok" if event.kind == LEVEL_DONE else "failed"
+        if status == "failed" and "not available" in event.error:
+            status = "unavailable"
+        self._record(status, event.level, event.target, self._clean(event.error), event.seconds)
+
+    def _record(self, status: str, level: str, target: str, error: str = "", seconds: float = 0.0) -> None:
+        """Note a level's outcome, rewrite the staging manifest (the UI reads it), then tell the caller."""
+        self.statuses[(target, level)] = LevelStatus(status, error, round(seconds, 3))
+        if not (self.staging / OWNER_FILE).is_file():
+            return  # the staging folder was removed: nothing more is written or announced
+        try:
             # The staging directory stays a readable bundle while it grows, so
             # the UI can show each level as soon as it is captured.
             _write_manifest(self.staging, self.source, self.options, self._identity(), self.statuses)
+        except OSError:
+            return
+        kind = LEVEL_DONE if status == "ok" else LEVEL_FAILED
         self.emit(CaptureEvent(kind, level, target, error, seconds, str(self.staging)))
 
-    def _set(self, target: str, level: str, status: LevelStatus) -> None:
-        self.statuses[(target, level)] = status
+    def _unfinished(self, reason: str) -> list[tuple[str, str]]:
+        """Mark every wanted level without an outcome as failed with `reason`; return them."""
+        missing = [key for key in wanted_levels(self.options) if key not in self.statuses]
+        for target, level in missing:
+            self._record("failed", level, target, reason)
+        return missing
 
-    def _captured_anything(self) -> bool:
-        return any(s.status == "ok" for s in self.statuses.values())
-
-    def _fill_missing(self) -> None:
-        wanted = [("", level) for level in TARGET_INDEPENDENT_LEVELS]
-        wanted += [(target, level) for target in self.options.targets for level in TARGET_LEVELS]
-        for key in wanted:
-            if key not in self.statuses:
-                self.statuses[key] = LevelStatus("failed", "not captured: the worker ended before this level")
+    def _clean(self, error: str) -> str:
+        """A worker's message without this machine's paths (the staging folder, installed packages)."""
+        return normalise_paths(error.replace(str(self.staging), "<bundle>"))
 
     def _identity(self) -> ModelIdentity | None:
         path = self.staging / "identity.json"
         if not path.is_file():
             return None
-        return from_jsonable(ModelIdentity, json.loads(path.read_text()))
-
-
-def _die_with_parent() -> None:
-    """Linux: a worker gets SIGKILL when the app that started it goes away (no orphans)."""
-    import ctypes
-
-    PR_SET_PDEATHSIG = 1
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
+        try:
+            return load_json(ModelIdentity, path)
+        except TensorwegError:
+            return None
 
 
 def _write_manifest(staging: Path, source: ModelSource, options: CaptureOptions,
@@ -316,18 +493,11 @@ def _inputs(staging: Path) -> tuple[tuple[str, tuple[int, ...], str], ...]:
     path = staging / "signature.json"
     if not path.is_file():
         return ()
-    return tuple((name, tuple(shape), dtype) for name, shape, dtype in json.loads(path.read_text()))
+    try:
+        return tuple(load_json(list[tuple[str, tuple[int, ...], str]], path))
+    except TensorwegError:
+        return ()
 
 
-def _move_into_place(staging: Path, final: Path) -> None:
-    """Atomic for readers: the old bundle (if any) is moved aside before the rename."""
-    old = None
-    if final.exists():
-        old = final.with_name(f".old-{final.name}-{os.getpid()}")
-        final.rename(old)
-    staging.rename(final)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-__all__ = ["CaptureCancelled", "CaptureEvent", "LEVELS", "Bundle", "cached_bundle", "capture"]
+__all__ = ["CACHE_HIT", "CaptureCancelled", "CaptureEvent", "CaptureFailed", "FINISHED", "LEVELS", "Bundle",
+           "cached_bundle", "capture", "staging_reader", "wanted_levels", "worker_command"]

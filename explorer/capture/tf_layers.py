@@ -135,8 +135,10 @@ def trace_layer_calls(model: Any, signature: list[tuple[str, tuple[int, ...], st
 
 
 def call_model(model: Any, inputs: tuple[Any, ...]) -> Any:
-    """Inference call; several inputs go in as a list in `model.inputs` order."""
-    return model(inputs[0] if len(inputs) == 1 else list(inputs), training=False)
+    """Inference call; `inputs` in `model.inputs` order, passed in the structure the model was built on."""
+    from explorer.capture.model_inputs import structured_inputs
+
+    return model(structured_inputs(model, inputs), training=False)
 
 
 def layer_records(

@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import re
 import sys
 import zipfile
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.errors import TensorwegError
-from explorer.records import ModelIdentity
+from explorer.records import MAX_INPUT_ELEMENTS, ModelIdentity
 
 ZIP_MAGIC = b"PK\x03\x04"
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
@@ -29,13 +30,14 @@ FUNCTION_SPEC = re.compile(r"^(?P<module>[^:]+):(?P<function>[A-Za-z_][A-Za-z0-9
 Signature = list[tuple[str, tuple[int, ...], str]]
 
 
-def load_model(spec: str, unsafe: bool = False) -> tuple[Any, ModelIdentity]:
+def load_model(spec: str, unsafe: bool = False, cwd: str | None = None) -> tuple[Any, ModelIdentity]:
     """Load `spec` and say what it was.
 
     Order: an existing path wins, then a sample name, then `module:function`.
     A SavedModel is wrapped in a one-layer functional model around its
     `serving_default` signature: it has no Keras layers of its own, so the
-    layers level shows that single wrapper layer.
+    layers level shows that single wrapper layer. `cwd` is where the user
+    ran tensorweg: a `module:function` is imported from there (and only that).
     """
     path = Path(spec)
     if path.is_dir():
@@ -48,7 +50,7 @@ def load_model(spec: str, unsafe: bool = False) -> tuple[Any, ModelIdentity]:
         return _load_sample(spec)
     match = FUNCTION_SPEC.match(spec)
     if match and not spec.endswith((".keras", ".h5")):
-        return _load_function(spec, match["module"], match["function"])
+        return _load_function(spec, match["module"], match["function"], cwd or os.getcwd())
     if path.suffix in (".keras", ".h5", ".hdf5") or "/" in spec or spec.startswith("."):
         raise TensorwegError(f"no such file or directory: {spec}")
     raise TensorwegError(
@@ -75,21 +77,9 @@ def _load_model_file(path: Path, unsafe: bool) -> tuple[Any, ModelIdentity]:
         raise TensorwegError(
             f"{path.name} is not a Keras model file (expected a .keras zip archive or a legacy .h5 file)"
         )
-    if not unsafe:
-        lambdas = _lambda_layer_names(config)
-        if lambdas:
-            raise TensorwegError(
-                f"{path.name} contains Lambda layer {', '.join(repr(n) for n in lambdas)} whose Python code "
-                "would run on load; Keras safe mode refuses it (pass --unsafe if you trust the file)"
-            )
+    _check_config(path.name, config, legacy=kind == "h5", unsafe=unsafe)
     import keras
 
-    missing = _unregistered_classes(config) if kind == "keras" else []
-    if missing:
-        raise TensorwegError(
-            f"{path.name} uses custom layer class {', '.join(repr(n) for n in missing)} that is not registered "
-            "(decorate it with @keras.saving.register_keras_serializable() and load it via module:function)"
-        )
     try:
         model = keras.saving.load_model(path, safe_mode=not unsafe, compile=False)
     except Exception as error:  # Keras raises ValueError, TypeError, OSError, KeyError...
@@ -126,47 +116,27 @@ def _h5_config(path: Path) -> dict:
     return json.loads(text)
 
 
-def _walk_layer_configs(config: Any):
-    """Yield every dict in a serialised Keras config that describes an object."""
-    if isinstance(config, dict):
-        if "class_name" in config:
-            yield config
-        for value in config.values():
-            yield from _walk_layer_configs(value)
-    elif isinstance(config, list):
-        for value in config:
-            yield from _walk_layer_configs(value)
+def _check_config(file_name: str, config: dict, legacy: bool, unsafe: bool) -> None:
+    """Refuse, before Keras reads the config, what would run or import code (explorer.capture.keras_config)."""
+    from explorer.capture.keras_config import refusals
 
-
-def _lambda_layer_names(config: dict) -> list[str]:
-    return [
-        str(entry.get("config", {}).get("name", "?"))
-        for entry in _walk_layer_configs(config)
-        if entry.get("class_name") == "Lambda"
-    ]
-
-
-def _unregistered_classes(config: dict) -> list[str]:
-    """Layer classes Keras will not find: not in keras and not registered.
-
-    Found up front because Keras' own error for a `.keras` file only says the
-    enclosing Functional "could not be deserialized properly". Built-in objects
-    in a `.keras` config always name their `keras...` module.
-    """
-    import keras
-
-    missing: list[str] = []
-    for entry in _walk_layer_configs(config):
-        class_name = entry.get("class_name", "")
-        module = entry.get("module") or ""
-        if class_name.startswith("__") or module.startswith("keras") or not isinstance(entry.get("config"), dict):
-            continue
-        registered = entry.get("registered_name") or class_name
-        if keras.saving.get_registered_object(registered) is not None:
-            continue
-        if class_name not in missing:
-            missing.append(class_name)
-    return missing
+    if unsafe:
+        return
+    found = refusals(config, legacy)
+    lambdas = [r.name for r in found if r.kind == "lambda"]
+    if lambdas:
+        raise TensorwegError(
+            f"{file_name} contains Lambda layer {', '.join(repr(n) for n in lambdas)} whose Python code "
+            "would run on load; Keras safe mode refuses it (pass --unsafe if you trust the file)"
+        )
+    unknown = [repr(r.name) + (f" from module {r.module!r}" if r.module else "") for r in found if r.kind == "unknown"]
+    if unknown:
+        raise TensorwegError(
+            f"{file_name} uses custom layer class {', '.join(unknown)} that is neither part of "
+            "Keras nor registered, so loading it would import code named by the file "
+            "(decorate it with @keras.saving.register_keras_serializable() and load it via module:function, "
+            "or pass --unsafe if you trust the file)"
+        )
 
 
 # --- SavedModel ----------------------------------------------------------------
@@ -227,8 +197,8 @@ def _load_sample(name: str) -> tuple[Any, ModelIdentity]:
     return model, ModelIdentity(spec=name, kind="sample", name=model.name, sha256=digest.hexdigest())
 
 
-def _load_function(spec: str, module_name: str, function_name: str) -> tuple[Any, ModelIdentity]:
-    module = _import_user_module(spec, module_name)
+def _load_function(spec: str, module_name: str, function_name: str, cwd: str) -> tuple[Any, ModelIdentity]:
+    module = _import_user_module(spec, module_name, cwd)
     builder = getattr(module, function_name, None)
     if not callable(builder):
         raise TensorwegError(f"{spec}: module {module_name!r} has no function {function_name!r}")
@@ -245,19 +215,28 @@ def _load_function(spec: str, module_name: str, function_name: str) -> tuple[Any
     return model, ModelIdentity(spec=spec, kind="function", name=model.name, sha256=sha)
 
 
-def _import_user_module(spec: str, module_name: str):
-    """Import the user's module: a `.py` path or a dotted name importable from the current directory."""
+def _import_user_module(spec: str, module_name: str, cwd: str):
+    """Import the user's module: a `.py` path or a dotted name importable from `cwd`.
+
+    The worker runs isolated (no current directory on its path). The user named
+    this module, so `cwd` joins the path, but last and only after Keras and
+    TensorFlow are imported: a file there can add modules, never replace one the
+    worker uses.
+    """
+    import keras  # noqa: F401 - installed modules are loaded before cwd is on the path
+    import tensorflow  # noqa: F401
+
     try:
         if module_name.endswith(".py"):
-            file = Path(module_name)
+            file = Path(cwd, module_name)
             if not file.is_file():
                 raise TensorwegError(f"{spec}: no such file {module_name}")
             module_spec = importlib.util.spec_from_file_location(file.stem, file)
             module = importlib.util.module_from_spec(module_spec)
             module_spec.loader.exec_module(module)
             return module
-        if "" not in sys.path:
-            sys.path.insert(0, "")
+        if cwd not in sys.path:
+            sys.path.append(cwd)
         return importlib.import_module(module_name)
     except TensorwegError:
         raise
@@ -292,11 +271,12 @@ def _first_line(error: BaseException) -> str:
 
 
 def input_signature(model: Any, batch: int, input_shapes: dict[str, tuple[int, ...]] | None = None) -> Signature:
-    """Concrete (name, shape, dtype) for every model input.
+    """Concrete (name, shape, dtype) for every model input, in `model.inputs` order.
 
     The first dim, when unknown, becomes `batch`. `input_shapes[name]` gives
-    the dims after the batch dim (as `keras.Input(shape=...)` takes them) and
-    fills any other unknown dims; it must agree with dims the model fixes.
+    either the dims after the batch dim (as `keras.Input(shape=...)` takes them)
+    or the whole shape with the batch dim first (as `--input-shape image=1x28x28x1`
+    reads); it fills unknown dims and must agree with dims the model fixes.
     """
     input_shapes = dict(input_shapes or {})
     inputs = list(getattr(model, "inputs", None) or [])
@@ -312,30 +292,50 @@ def input_signature(model: Any, batch: int, input_shapes: dict[str, tuple[int, .
     signature: Signature = []
     for name, tensor in zip(names, inputs):
         dims = list(tensor.shape)
-        if dims and dims[0] is None:
-            dims[0] = batch
         given = input_shapes.get(name)
         if given is not None:
-            given = tuple(int(d) for d in given)
-            if len(given) != len(dims) - 1:
-                raise TensorwegError(
-                    f"input {name!r} has shape {_shape_text(tensor.shape)}: its input shape needs "
-                    f"{len(dims) - 1} dims after the batch dim, got {len(given)} ({_shape_text(given)})"
-                )
-            for axis, (model_dim, user_dim) in enumerate(zip(dims[1:], given), start=1):
-                if model_dim is not None and model_dim != user_dim:
-                    raise TensorwegError(
-                        f"input {name!r} has shape {_shape_text(tensor.shape)}: dim {axis} is fixed to "
-                        f"{model_dim}, the given input shape says {user_dim}"
-                    )
-            dims[1:] = list(given)
+            dims = _apply_given_shape(name, tensor.shape, tuple(int(d) for d in given))
+        if dims and dims[0] is None:
+            dims[0] = batch
         if any(d is None for d in dims):
             raise TensorwegError(
                 f"input {name!r} has shape {_shape_text(tensor.shape)} with unknown dims after the batch dim; "
-                f"give them with --input-shape {name}=" + ",".join("N" if d is None else str(d) for d in dims[1:])
+                f"give them with --input-shape {name}=" + "x".join("N" if d is None else str(d) for d in dims)
             )
+        _check_size(name, dims)
         signature.append((name, tuple(int(d) for d in dims), _dtype_name(tensor.dtype)))
     return signature
+
+
+def _apply_given_shape(name: str, model_shape: Any, given: tuple[int, ...]) -> list:
+    """The model's dims with `given` filled in; `given` may include the batch dim or not."""
+    dims = list(model_shape)
+    if len(given) == len(dims) - 1:
+        given = (dims[0],) + given  # the batch dim stays the model's (or --batch)
+    elif len(given) != len(dims):
+        raise TensorwegError(
+            f"input {name!r} has shape {_shape_text(model_shape)}: --input-shape needs {len(dims)} dims "
+            f"(or {len(dims) - 1} after the batch dim), got {len(given)} ({_shape_text(given)})"
+        )
+    for axis, (model_dim, user_dim) in enumerate(zip(dims, given)):
+        if model_dim is not None and user_dim is not None and model_dim != user_dim:
+            raise TensorwegError(
+                f"input {name!r} has shape {_shape_text(model_shape)}: dim {axis} is fixed to "
+                f"{model_dim}, the given input shape says {user_dim}"
+            )
+    return list(given)
+
+
+def _check_size(name: str, dims: list[int]) -> None:
+    """A shape the compilers can hold: the cpu level runs the model once on zeros of this shape."""
+    elements = 1
+    for dim in dims:
+        elements *= int(dim)
+    if elements > MAX_INPUT_ELEMENTS:
+        raise TensorwegError(
+            f"input {name!r} of shape {_shape_text(dims)} has {elements:,} elements; "
+            f"at most {MAX_INPUT_ELEMENTS:,} are captured (use a smaller --batch or --input-shape)"
+        )
 
 
 def _input_name(tensor: Any) -> str:

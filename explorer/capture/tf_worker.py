@@ -23,68 +23,27 @@ import os
 import shutil
 import sys
 import threading
-import time
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from explorer.capture.protocol import (
+    EXIT_BAD_INPUT,
+    ProtocolWriter,
+    one_line,
+    read_request,
+    take_over_stdout,
+)
 from explorer.errors import TensorwegError
-from explorer.serial import dump_json
+from explorer.serial import dump_json, write_text_atomic
 
 DUMP_DIR_NAME = "xla_dump_cpu"
-EXIT_BAD_INPUT = 2
 
 
-class Protocol:
-    """Writes progress events as JSON lines on the protocol stream."""
+class Protocol(ProtocolWriter):
+    """The protocol writer, plus why tracing failed (the graph level reports it from its thread)."""
 
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-        self.started: dict[tuple[str, str], float] = {}
-        self.trace_error: BaseException | None = None
-        self._lock = threading.Lock()  # the graph level reports from its own thread
-
-    def send(self, event: dict) -> None:
-        with self._lock:
-            self.stream.write(json.dumps(event) + "\n")
-            self.stream.flush()
-
-    def level_started(self, level: str, target: str = "") -> None:
-        self.started[(level, target)] = time.perf_counter()
-        self.send(_event("level_started", level, target))
-
-    def level_done(self, level: str, target: str = "") -> None:
-        seconds = time.perf_counter() - self.started.get((level, target), time.perf_counter())
-        self.send({**_event("level_done", level, target), "seconds": round(seconds, 3)})
-
-    def level_failed(self, level: str, error: BaseException | str, target: str = "") -> None:
-        self.send({**_event("level_failed", level, target), "error": one_line(error)})
-
-    def fatal(self, error: BaseException | str) -> None:
-        self.send({"event": "fatal", "error": one_line(error)})
-
-
-def _event(kind: str, level: str, target: str) -> dict:
-    event = {"event": kind, "level": level}
-    if target:
-        event["target"] = target
-    return event
-
-
-def one_line(error: BaseException | str, limit: int = 400) -> str:
-    """The first non-empty line of a (TF/XLA) message; TF errors keep their own text."""
-    text = getattr(error, "message", None) or str(error)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    line = lines[0] if lines else type(error).__name__
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def take_over_stdout() -> IO[str]:
-    """Keep a dup of the real stdout for the protocol and point fd 1 at stderr (C++ logging included)."""
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return protocol
+    trace_error: BaseException | str | None = None
 
 
 def prepare_environment(dump_dir: Path) -> None:
@@ -103,7 +62,7 @@ def run(request: dict, protocol: Protocol) -> int:
     from explorer.capture.tf_loading import input_signature, load_model
 
     try:
-        model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)))
+        model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)), request.get("cwd"))
         shapes = {name: tuple(dims) for name, dims in (request.get("input_shapes") or {}).items()}
         signature = input_signature(model, int(request.get("batch", 1)), shapes)
     except TensorwegError as error:
@@ -138,14 +97,11 @@ def _save_architecture(model: Any, kind: str, staging: Path) -> None:
         return
     import keras
 
-    partial = staging / ".model-partial.json"
     try:
-        partial.write_text(json.dumps(keras.saving.serialize_keras_object(model)), encoding="utf-8")
-        os.replace(partial, staging / "model.json")
+        write_text_atomic(staging / "model.json", json.dumps(keras.saving.serialize_keras_object(model)))
     except Exception:
         print("tensorweg: could not write the model's Keras config (GPU/TPU targets need it):", file=sys.stderr)
         traceback.print_exc()
-        partial.unlink(missing_ok=True)
 
 
 def _layers(model: Any, signature: list, staging: Path, protocol: Protocol) -> Any:
@@ -155,7 +111,10 @@ def _layers(model: Any, signature: list, staging: Path, protocol: Protocol) -> A
 
     protocol.level_started("layers")
     traced = None
+    not_ascii = _non_ascii_layer_name(model)
     try:
+        if not_ascii:  # TensorFlow's own message would only say "in user code:"
+            raise ValueError(f"TensorFlow requires ASCII layer names; layer {not_ascii!r} is not")
         traced = trace_model(model, signature)
     except Exception as error:  # the model does not even trace: layers without shapes, no graph
         protocol.trace_error = error
@@ -170,13 +129,19 @@ def _layers(model: Any, signature: list, staging: Path, protocol: Protocol) -> A
     return traced
 
 
+def _non_ascii_layer_name(model: Any) -> str:
+    """The first layer (or the model) whose name TensorFlow cannot use as a name scope, or ""."""
+    names = [model.name] + [layer.name for layer in model._flatten_layers(include_self=False, recursive=True)]
+    return next((name for name in names if not str(name).isascii()), "")
+
+
 def _graph(traced: Any, staging: Path, protocol: Protocol) -> None:
     """graph.json (traced and Grappler-optimised ops) and scopes.json."""
     from explorer.capture.tf_graph import graph_level
 
     protocol.level_started("graph")
     if traced is None:
-        protocol.level_failed("graph", f"tracing the model failed: {one_line(protocol.trace_error)}")
+        protocol.level_failed("graph", f"tracing the model failed: {one_line(protocol.trace_error or 'unknown error')}")
         return
     try:
         dump_json(graph_level(traced.concrete, traced.scope_map), staging / "graph.json")
@@ -196,8 +161,9 @@ def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) 
     out_dir.mkdir(parents=True, exist_ok=True)
     stages = (("hlo", "hlo", "hlo.txt"), ("optimized-hlo", "optimized_hlo", "optimized_hlo.txt"))
     if traced is None:
+        reason = f"the model could not be traced by TensorFlow: {one_line(protocol.trace_error or 'unknown error')}"
         for level in ("hlo", "optimized-hlo", "kernels", "memory"):
-            protocol.level_failed(level, "the model could not be traced by TensorFlow", "cpu")
+            protocol.level_failed(level, reason, "cpu")
         return
     compiled = True
     for level, stage, file_name in stages:
@@ -207,7 +173,7 @@ def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) 
             continue
         try:
             text = traced.function.experimental_get_compiler_ir(*traced.specs)(stage=stage)
-            (out_dir / file_name).write_text(normalise_text(text), encoding="utf-8")
+            write_text_atomic(out_dir / file_name, normalise_text(text))
             write_parsed(out_dir / file_name)
             protocol.level_done(level, "cpu")
         except Exception as error:  # XLA's own message, e.g. an op without an XLA kernel
@@ -256,8 +222,8 @@ def _run_once_on_zeros(traced: Any) -> None:
 def main() -> int:
     protocol = Protocol(take_over_stdout())
     try:
-        request = json.loads(sys.stdin.read())
-        if not isinstance(request, dict) or "model" not in request or "staging_dir" not in request:
+        request = read_request()
+        if "model" not in request or "staging_dir" not in request:
             raise ValueError("the request needs at least 'model' and 'staging_dir'")
     except ValueError as error:
         protocol.fatal(f"bad worker request: {one_line(error)}")

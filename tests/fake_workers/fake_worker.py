@@ -1,0 +1,119 @@
+"""A stand-in for the capture workers: the real protocol, no compiler, behaviour from $TENSORWEG_FAKE_WORKER.
+
+Run as `python -I fake_worker.py <module>` (tests point `orchestrator.worker_command` here).
+Behaviours: ok, sigkill (killed after the layers level), exit_early (ends 0 after layers),
+remove_staging (deletes the staging folder after layers), all_fail (every level fails with a
+TensorFlow-style preamble), hang (waits after layers, its pid in $TENSORWEG_FAKE_PIDS),
+fatal (bad input), noisy (stray stdout lines), slow_ok (like ok, a little slower),
+path_error (the graph level fails with absolute paths in its message),
+accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes),
+crash (an uncaught exception after the layers level: a traceback, exit status 1).
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from explorer.capture.protocol import ProtocolWriter, one_line, read_request, take_over_stdout
+
+TARGET_LEVELS = ("hlo", "optimized-hlo", "kernels", "memory")
+TARGET_FILES = {"hlo": "hlo.txt", "optimized-hlo": "optimized_hlo.txt", "kernels": "kernels.json",
+                "memory": "memory.json"}
+TF_PREAMBLE = ("in user code:\n\n    File \"<path>/model.py\", line 3, in call\n        return x\n\n"
+               "    ValueError: Exception encountered when calling Functional.call().\n\n"
+               "    Input 0 of layer \"dense\" is incompatible with the layer: expected axis -1 to have value 4\n\n"
+               "    Arguments received by Functional.call():\n      • inputs=tf.Tensor(shape=(1, 3))\n")
+
+
+def main() -> int:
+    behaviour = os.environ.get("TENSORWEG_FAKE_WORKER", "ok")
+    pids = os.environ.get("TENSORWEG_FAKE_PIDS")
+    if pids:
+        Path(pids, f"{os.getpid()}.pid").write_text(sys.argv[1])
+    protocol = ProtocolWriter(take_over_stdout())
+    request = read_request()
+    facts = {"isolated": sys.flags.isolated, "cwd": os.getcwd(), "tmpdir": os.environ.get("TMPDIR"),
+             "keras_home": os.environ.get("KERAS_HOME"), "tpu_log_dir": os.environ.get("TPU_LOG_DIR"),
+             "request": request}
+    if behaviour == "fatal":
+        protocol.fatal("unknown model 'nothing': not a file")
+        return 2
+    if sys.argv[1].endswith("jax_worker"):
+        return accelerator(request, protocol, behaviour)
+    staging = Path(request["staging_dir"])
+    (staging / "worker_facts.json").write_text(json.dumps(facts))
+    (staging / "identity.json").write_text(json.dumps({"spec": "mlp", "kind": "sample", "name": "fake"}))
+    (staging / "signature.json").write_text(json.dumps([["x", [1, 4], "float32"]]))
+    protocol.level_started("layers")
+    (staging / "layers.json").write_text("[]")
+    protocol.level_done("layers")
+    if behaviour == "sigkill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if behaviour == "exit_early":
+        return 0
+    if behaviour == "crash":
+        raise RuntimeError("the stand-in broke")
+    if behaviour == "remove_staging":
+        import shutil
+
+        shutil.rmtree(staging)
+    if behaviour == "hang":
+        time.sleep(600)
+    if behaviour == "noisy":
+        os.write(protocol.stream.fileno(), b"a stray line from C++\n")
+    if request.get("architecture"):
+        (staging / "model.json").write_text("{}")
+    protocol.level_started("graph")
+    if behaviour == "path_error":
+        protocol.level_failed("graph", f"cannot read {staging}/targets/x.json from "
+                                       "/usr/lib/python3/site-packages/keras/src/ops.py")
+    elif behaviour == "all_fail":
+        protocol.level_failed("graph", "tracing the model failed: " + one_line(TF_PREAMBLE))  # as tf_worker
+        for level in TARGET_LEVELS:
+            protocol.level_failed(level, TF_PREAMBLE, "cpu")
+        return 0
+    else:
+        write(staging / "graph.json", '{"ops": []}')
+        protocol.level_done("graph")
+    if "cpu" in request.get("targets", []):
+        cpu = staging / "targets" / "cpu"
+        cpu.mkdir(parents=True, exist_ok=True)
+        for level in TARGET_LEVELS:
+            protocol.level_started(level, "cpu")
+            if behaviour == "slow_ok":
+                time.sleep(0.2)
+            write(cpu / TARGET_FILES[level], '{"allocations": [], "peak_bytes": 0}' if level == "memory" else "[]")
+            protocol.level_done(level, "cpu")
+    return 0
+
+
+def accelerator(request: dict, protocol: ProtocolWriter, behaviour: str) -> int:
+    out_dir = Path(request["out_dir"])
+    protocol.target = request["target"]
+    if behaviour == "accelerator_sigkill":
+        protocol.level_started("hlo")
+        os.kill(os.getpid(), signal.SIGKILL)
+    for level in TARGET_LEVELS:
+        protocol.level_started(level)
+        write(out_dir / TARGET_FILES[level], '{"allocations": [], "peak_bytes": 0}' if level == "memory" else "[]")
+        protocol.level_done(level)
+    return 0
+
+
+def write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+if __name__ == "__main__":
+    try:
+        code = main()
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,146 @@
+"""The app's capture: levels arrive parsed, and `c` during a capture cancels it and starts anew.
+
+The orchestrator's `capture` is replaced by a stand-in that emits real CaptureEvents
+over copies of the recorded bundle and honours `cancel` the way the orchestrator
+does (it raises CaptureCancelled); everything from the event to the screen is the
+app's real code (run_capture, staging_reader, the message handlers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+
+import pytest
+
+from explorer.capture import orchestrator
+from explorer.capture.orchestrator import CaptureEvent
+from explorer.errors import CaptureCancelled
+from explorer.records import CaptureOptions
+from pilot_support import BUNDLE, needs_bundle, sync
+from screens.app import create_app
+from screens.messages import LevelCaptured
+
+pytestmark = needs_bundle
+
+
+class StandInCapture:
+    """Capture calls: the first blocks after its first level until cancelled, later ones finish."""
+
+    def __init__(self, tmp_path) -> None:
+        self.tmp_path = tmp_path
+        self.calls: list[tuple[tuple[str, ...], threading.Event]] = []
+        self.first_started = threading.Event()
+        self.first_cancelled = threading.Event()
+        self.late_event_sent = threading.Event()
+        # Real captures take seconds before their first level; the stand-in waits for the screen too.
+        # (A level arriving before the DevicePane's tabs are mounted hits a race there: see the report.)
+        self.screen_ready = threading.Event()
+
+    def __call__(self, spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
+        number = len(self.calls)
+        self.calls.append((options.targets, cancel))
+        assert self.screen_ready.wait(30)
+        folder = self.tmp_path / f"capture-{number}"
+        shutil.copytree(BUNDLE, folder)
+        on_event(CaptureEvent("level_started", "layers", "", staging_dir=str(folder)))
+        on_event(CaptureEvent("level_done", "layers", "", seconds=0.1, staging_dir=str(folder)))
+        if number == 0:
+            self.first_started.set()
+            assert cancel.wait(30), "the first capture was never cancelled"
+            self.first_cancelled.set()
+            # A level that finished just as the cancel came: it must not reach the screen.
+            on_event(CaptureEvent("level_done", "graph", "", seconds=0.1, staging_dir=str(folder)))
+            self.late_event_sent.set()
+            raise CaptureCancelled("capture cancelled; nothing was written")
+        on_event(CaptureEvent("level_done", "hlo", "cpu", seconds=0.1, staging_dir=str(folder)))
+        return folder
+
+
+async def wait_for(pilot, predicate, what: str) -> None:
+    for _ in range(400):
+        if predicate():
+            return
+        await asyncio.sleep(0.02)
+        await pilot.pause()
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@sync
+async def test_c_during_a_capture_cancels_it_and_only_the_new_one_posts(tmp_path, monkeypatch):
+    stand_in = StandInCapture(tmp_path)
+    monkeypatch.setattr(orchestrator, "capture", stand_in)
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        stand_in.screen_ready.set()
+        await wait_for(pilot, stand_in.first_started.is_set, "the first capture")
+        await wait_for(pilot, lambda: app.bundle is not None, "the first capture's layers")
+        first_bundle = app.bundle
+        # Parsed on the capture's thread: the message carries a reader with the layers loaded.
+        assert ("layers", "") in first_bundle._parsed and app.progress[("layers", "")] == "ok"
+
+        await pilot.press("c")
+        await wait_for(pilot, stand_in.late_event_sent.is_set, "the first capture to end")
+        await wait_for(pilot, lambda: not app.opening and app.bundle is not first_bundle
+                       and app.has_manifest() and app.bundle.path.name == "capture-1", "the second capture's bundle")
+
+        assert len(stand_in.calls) == 2
+        (first_targets, first_cancel), (second_targets, second_cancel) = stand_in.calls
+        assert first_cancel.is_set() and not second_cancel.is_set()
+        assert second_targets == ("cpu", "gpu:h100", "tpu:v5e")  # `c` adds the missing default targets
+        assert ("graph", "") not in app.progress, "the cancelled capture's late level reached the screen"
+
+
+@sync
+async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch):
+    stand_in = StandInCapture(tmp_path)
+    monkeypatch.setattr(orchestrator, "capture", stand_in)
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        stand_in.screen_ready.set()
+        await wait_for(pilot, stand_in.first_started.is_set, "the first capture")
+        stale = app.capture_generation
+        await pilot.press("c")
+        await wait_for(pilot, stand_in.first_cancelled.is_set, "the cancel")
+        app.post_message(LevelCaptured("memory", "cpu", 0.1, None, generation=stale))
+        await pilot.pause()
+        assert ("memory", "cpu") not in app.progress
+
+
+@pytest.mark.e2e
+@sync
+async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_screen():
+    """Real workers: `c` while TensorFlow loads kills that capture; the new one (all default targets) ends
+    on screen with every level captured, and nothing of the first is left in the cache."""
+    from explorer.cache import cache_root
+
+    app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: ("layers", "") in app.progress, "the first capture's first level")
+        first = app.capture_generation
+        await pilot.press("c")
+        for _ in range(3000):  # real compilers: up to a few minutes on a loaded machine
+            if app.has_manifest() and not app.opening and not app.bundle.path.name.startswith(".staging-"):
+                break
+            await asyncio.sleep(0.1)
+        assert app.capture_generation == first + 1 and not app.load_error
+        bundle = app.bundle
+        assert bundle.targets == ("cpu", "gpu:h100", "tpu:v5e")
+        assert all(bundle.status(level, target).status in ("ok", "unavailable")
+                   for target in bundle.targets for level in ("hlo", "optimized-hlo", "kernels", "memory"))
+    assert [p.name for p in (cache_root() / "bundles").iterdir()] == [bundle.path.name]
+
+
+@sync
+async def test_a_cache_dir_that_is_a_file_is_a_message_not_a_crash(tmp_path, monkeypatch):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache should be")
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(blocker))
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.load_error, "the capture to fail")
+        assert "cannot create the folder" in app.load_error and app.is_running
+        assert "cannot create the folder" in str(app.screen.query_one("#notice").render())
