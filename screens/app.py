@@ -221,7 +221,7 @@ class TensorwegApp(App):
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
         from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
         from explorer.errors import CaptureCancelled  # noqa: PLC0415
-        from screens.trace import build_trace  # noqa: PLC0415
+        from explorer.view import build_trace  # noqa: PLC0415
 
         reader = None
 
