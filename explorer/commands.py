@@ -142,6 +142,8 @@ def check_output_file(out: Path, suffix: str) -> None:
     if out.is_dir():
         raise TensorwegError(f"{out}: --out is a folder; name a {suffix} file inside it")
     parent = out.parent
+    if parent.exists() and not parent.is_dir():
+        raise TensorwegError(f"{out}: {parent} is not a folder")
     if not parent.is_dir():
         raise TensorwegError(f"{out}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK):

@@ -19,16 +19,20 @@ from screens.app import create_app
 async def _render(bundle_path: Path, level: str, target: str, select: str | None,
                   size: tuple[int, int], lang: str) -> str:
     app = create_app(bundle_path, level=level, target=target, select=select, lang=lang)
+    svg = ""
     async with app.run_test(size=size) as pilot:
-        await app.opened.wait()
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await app.workers.wait_for_complete()  # reading the bundle (it may end the app)
         await pilot.pause()
-        if app.load_error:
-            raise TensorwegError(app.load_error)
-        if select is not None:
-            _check_selected(app, level, target, select)
-        return app.export_screenshot(title=f"tensorweg {level}")
+        if app.failure is None:
+            if app.load_error:
+                raise TensorwegError(app.load_error)
+            if select is not None:
+                _check_selected(app, level, target, select)
+            svg = app.export_screenshot(title=f"tensorweg {level}")
+    if app.failure is not None:  # a TensorwegError raised inside the app
+        raise app.failure
+    return svg
 
 
 def _check_selected(app, level: str, target: str, select: str) -> None:
