@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tour = sub.add_parser("tour", help="open the explorer in a guided tour")
     tour.add_argument("tour", metavar="FILE", help="a tour file, or the name of a built-in tour")
-    tour.add_argument("model", metavar="MODEL", help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
+    tour.add_argument("model", metavar="MODEL",
+                      help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
     _common_capture_options(tour, defaults)
     tour.add_argument("--lang", choices=("de", "en"), default=None)
 

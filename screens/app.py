@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from explorer.bundle import Bundle
     from explorer.course.tours import Tour
     from explorer.records import CaptureOptions
+
     from screens.trace import Trace
 
 # Levels whose data belongs to one target: explorer.bundle.TARGET_LEVELS (a test keeps them
@@ -208,6 +209,7 @@ class TensorwegApp(App):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
         from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
+
         from screens.items import items_for_level  # noqa: PLC0415
         from screens.trace import build_trace  # noqa: PLC0415
 
@@ -274,6 +276,7 @@ class TensorwegApp(App):
         self.progress[(event.level, event.target)] = "ok"
         if event.staging_dir is not None and event.staging_dir.is_dir():
             from explorer.bundle import Bundle  # noqa: PLC0415
+
             from screens.trace import build_trace  # noqa: PLC0415
 
             # A fresh reader: the old one cached "not captured yet" for missing files.

@@ -52,7 +52,7 @@ class LevelScreen(Screen):
         self._shown_selection: Selection | None = None
 
     @property
-    def tensorweg(self) -> "TensorwegApp":
+    def tensorweg(self) -> TensorwegApp:
         return self.app  # type: ignore[return-value]
 
     # --- layout ------------------------------------------------------------

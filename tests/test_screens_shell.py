@@ -24,8 +24,9 @@ import pytest
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-import screens
 from explorer.course.tours import parse_tour
+
+import screens
 from screens.app import create_app
 from screens.compare import CompareScreen
 from screens.glossary import GlossaryScreen
@@ -33,6 +34,7 @@ from screens.help import HelpScreen
 from screens.memory_map import MemoryMapScreen
 from screens.tour import TourListScreen, TourScreen
 from screens.widgets.code_view import CodeView
+
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
 pytestmark = needs_bundle

@@ -117,6 +117,7 @@ async def test_an_error_inside_the_app_ends_it_for_the_one_line():
     """A TensorwegError raised while the app runs (a screen reading a broken file) is not a traceback:
     the app stops and hands it to the CLI, which prints it as one line (see screens.cli)."""
     from explorer.errors import TensorwegError
+
     from screens.app import create_app
 
     app = create_app(BUNDLE, level="layers")
