@@ -433,6 +433,9 @@ class TensorwegApp(App):
 
         `message` is shown as text: it often carries a layer or op name from the model.
         """
+        del timeout, markup  # a status line keeps its message until the next; it is always text
+        if title:
+            message = f"{title}: {message}"
         self.status = message
         for screen in self.screen_stack:
             for line in screen.query("#status"):
