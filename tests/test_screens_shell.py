@@ -298,3 +298,30 @@ def test_every_binding_has_an_id_description_and_tooltip():
         for binding in vars(owner)["BINDINGS"]:
             assert isinstance(binding, Binding), (owner, binding)
             assert binding.id and binding.description and binding.tooltip, (owner.__name__, binding)
+
+
+# --- code views scroll sideways instead of cutting long lines ----------------------------------
+
+
+@sync
+async def test_code_view_scrolls_sideways_to_the_end_of_a_long_line():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        view = app.screen.query_one(CodeView)
+        view.focus()
+        longest = max(range(view.line_count), key=lambda index: len(view._source[index]))
+        end = view._source[longest].rstrip()[-12:]
+        view.top = longest
+        await pilot.pause()
+        first_row = view.render_line(0).text
+        assert end not in first_row and first_row.rstrip().endswith("…")  # cut, and says so
+        for _ in range(len(view._source[longest]) // 8 + 1):
+            await pilot.press("right")
+        await pilot.pause()
+        scrolled = view.render_line(0).text
+        assert end in scrolled  # the end of the line is reachable
+        assert scrolled.lstrip().startswith(f"{longest + 1} …")  # line numbers stay; "…" marks the left cut
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.left == 0 and view.render_line(0).text == first_row
