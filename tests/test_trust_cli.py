@@ -14,6 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.course.tours import parse_tour
+from explorer.course.tours.parser import read_tour_file
+from explorer.errors import ParseError
 
 from pilot_support import BUNDLE, needs_bundle, sync
 
@@ -131,3 +137,34 @@ async def test_an_error_inside_the_app_ends_it_for_the_one_line():
         await pilot.pause()
     assert isinstance(app.failure, TensorwegError) and str(app.failure) == "hlo.json: not valid JSON"
     assert app.return_code == 2
+
+
+# --- any tour text: a tour or one located parse error, never a crash ---------------------------
+
+TOUR_PIECES = ["# title: T\n", "# model: mnist_cnn\n", "# lang: en\n", "# lang: xx\n", "# bogus: 1\n", "step:",
+               " level=hlo", " level=layers", " target=tpu:v5e", " target=zx81", ' select="a b', ' select="x"',
+               " select=layer:conv2d,kind:", " select=", "=", '"', "\n", "text: hi\n", "text:\n", "  more\n",
+               "explain: selected\n", "explain: nope\n", "\t", " ", "\x00", "é", "[/]", "#"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOUR_PIECES), max_size=40).map("".join) | st.text(max_size=200))
+def test_any_tour_text_is_a_tour_or_one_located_parse_error(text):
+    try:
+        tour = parse_tour(text, "fuzz.tour")
+    except ParseError as error:
+        assert error.line >= 1 and error.column >= 1, str(error)
+        assert "\n" not in str(error)
+        return
+    assert tour.steps and tour.lang in ("de", "en")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_tour_file_bytes_are_a_tour_or_one_located_parse_error(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("tour") / "fuzz.tour"
+    path.write_bytes(data)
+    try:
+        parse_tour(read_tour_file(path, "fuzz.tour"), "fuzz.tour")
+    except ParseError as error:
+        assert error.line >= 1 and error.column >= 1, str(error)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from explorer.course.lookup import LEVELS, has_topic
-from explorer.errors import ParseError
+from explorer.errors import ParseError, TensorwegError
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description")
 REQUIRED_HEADERS = ("title", "model", "lang")
@@ -82,7 +82,10 @@ def parse_selection(text: str, line: int = 0, column: int = 0, source: str = "")
 
 def read_tour_file(path: Path, source: str = "") -> str:
     """The text of a tour file; a binary or non-UTF-8 file raises ParseError at its first bad byte."""
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TensorwegError(f"{source or path.name}: cannot read ({exc.strerror or exc})") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
