@@ -325,3 +325,19 @@ async def test_code_view_scrolls_sideways_to_the_end_of_a_long_line():
         await pilot.press("home")
         await pilot.pause()
         assert view.left == 0 and view.render_line(0).text == first_row
+
+
+@sync
+async def test_markup_in_layer_names_is_text_in_the_target_comparison(hostile_bundle):
+    app = create_app(hostile_bundle, level="layers", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        for name in HOSTILE.values():
+            app.goto_level("layers", name)
+            await pilot.pause()
+            await pilot.press("x")
+            await pilot.pause()
+            assert isinstance(app.screen, CompareScreen)
+            assert f"layer {name}" in screen_text(app)
+            await pilot.press("escape")
+            await pilot.pause()
