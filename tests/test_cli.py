@@ -79,3 +79,13 @@ def test_the_core_alone_refuses_the_ui_commands_in_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "explorer.cli", "screenshot", "mnist_cnn", "--out",
                              str(tmp_path / "x.svg")], capture_output=True, text=True, timeout=120)
     assert_one_line_error(result, "opens the explorer", "tensorweg screenshot")
+
+
+def test_the_ui_side_handles_exactly_the_commands_the_core_leaves_to_it():
+    from explorer.cli import UI_COMMANDS
+    from explorer.commands import HANDLERS
+
+    from screens.cli import UI_HANDLERS
+
+    assert set(UI_HANDLERS) == set(UI_COMMANDS)
+    assert not set(HANDLERS) & set(UI_COMMANDS)
