@@ -74,9 +74,16 @@ class LevelScreen(Screen):
                     with Vertical(classes="pane", id=box_id) as box:
                         box.border_title = label(key, lang)
                         yield pane
-        yield Static("", id="status")  # the app's notifications (never over the content)
+        yield self._status_line()
         yield Static("", id="progress")
         yield Lazy(Footer())
+
+    def _status_line(self) -> Static:
+        """The app's notifications (never over the content); hidden while there is none, from the
+        first frame on, so showing the rows never waits on a layout change."""
+        status = Static(Content(self.tensorweg.status), id="status")
+        status.display = bool(self.tensorweg.status)
+        return status
 
     def compose_extra(self) -> ComposeResult:
         yield from ()

@@ -30,7 +30,9 @@ class MemoryMapScreen(Screen):
         with VerticalScroll(id="map"):
             yield Static("", id="allocations", classes="pane")
             yield Static("", id="live-ranges", classes="pane")
-        yield Static("", id="status")  # the app's notifications (never over the map)
+        status = Static(Content(self.app.status), id="status")  # the app's notifications (never over the map)
+        status.display = bool(self.app.status)
+        yield status
         yield Footer()
 
     def on_mount(self) -> None:
