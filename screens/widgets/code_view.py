@@ -18,6 +18,7 @@ from functools import lru_cache
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -118,7 +119,8 @@ class CodeView(Widget, can_focus=True):
         self._marked: set[int] = set()
         self._placeholder = ""
         self._focus = 0
-        self._strips: dict[tuple[int, bool, int, int], Strip] = {}  # (line, marked, width, left) -> row
+        # (line, marked, width, left) -> drawn row; bounded, since scrolling sideways and resizing add keys.
+        self._strips: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(2048)
         self._longest = 0  # cells of the longest line, to bound sideways scrolling
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
