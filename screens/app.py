@@ -140,8 +140,7 @@ class TensorwegApp(App):
 
     def __init__(self, bundle_path: Path | None = None, model_spec: str | None = None,
                  options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
-                 select: str | None = None, lang: str = "en") -> None:
-        plain = plain_terminal()
+                 select: str | None = None, lang: str = "en", plain: bool = False) -> None:
         super().__init__(ansi_color=True if plain else None)
         for mode in SCREENS:  # lazily: only the first screen's module is imported before the first frame
             self.add_mode(mode, partial(_make_screen, mode))
@@ -530,8 +529,14 @@ class TensorwegApp(App):
 
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
                options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
-               select: str | None = None, lang: str = "en", tour: Tour | None = None) -> TensorwegApp:
-    """The app as the CLI, the screenshots and the tests build it."""
-    app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select, lang)
+               select: str | None = None, lang: str = "en", tour: Tour | None = None,
+               plain: bool = False) -> TensorwegApp:
+    """The app as the CLI, the screenshots and the tests build it.
+
+    `plain`: the terminal's own colours, then none (`plain_terminal()`, which the CLI passes for a
+    real terminal); screenshots and tests keep the fixed theme whatever the environment says.
+    """
+    app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select,
+                       lang, plain)
     app.start_tour = tour  # an explorer.course.tours.Tour to start in, or None
     return app

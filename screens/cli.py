@@ -44,12 +44,13 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
     if bundle_path is None:
         resolve(args.model)
     _require_terminal()
-    from screens.app import create_app  # noqa: PLC0415 (Textual loads only for a valid command line)
+    from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
 
+    plain = plain_terminal()
     if bundle_path is not None:
-        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour)
+        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain)
     else:
-        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour)
+        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain)
     app.run()
     if app.failure is not None:  # a TensorwegError inside the app: one line, like any other
         raise app.failure
