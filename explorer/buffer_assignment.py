@@ -65,7 +65,7 @@ class MemoryReport:
     largest_first: tuple[int, ...]  # allocation indices, as XLA sorted them
 
 
-def _parse_flags(rest: str, line_number: int) -> tuple[tuple[str, ...], int | None]:
+def _parse_flags(rest: str) -> tuple[tuple[str, ...], int | None]:
     flags: list[str] = []
     parameter_number = None
     remaining = rest
@@ -106,7 +106,7 @@ def _parse_allocations(lines: list[str]) -> tuple[Allocation, ...]:
                 allocations[-1] = replace(allocations[-1], values=tuple(values))
             in_section = True
             values = []
-            flags, parameter_number = _parse_flags(match.group(3), number)
+            flags, parameter_number = _parse_flags(match.group(3))
             allocations.append(
                 Allocation(
                     index=int(match.group(1)),

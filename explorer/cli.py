@@ -1,21 +1,31 @@
-"""The `tensorweg` command line.
+"""The `tensorweg` command line: the parser, and `main` that turns every problem into one line.
 
-`tensorweg [MODEL]` opens the explorer; the subcommands capture and inspect
-headlessly. Errors print one line `error: ...` and exit 2; `--debug` shows
-the traceback instead.
+The console script is `screens.cli:main`: it passes the commands that open the
+UI (`open`, `tour`, `screenshot`) to `main` here, so this core module never
+imports the UI. `python -m explorer.cli` runs the headless subcommands only.
+Errors print one line `error: ...` and exit 2; `--debug` shows the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from explorer.bundle import LEVELS
+from explorer.course import commands as course_commands
 from explorer.errors import TensorwegError
+from explorer.targets import DEFAULT_TARGETS
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare")
+# The subcommands whose handlers live on the UI side (screens.cli).
+UI_COMMANDS = ("open", "tour", "screenshot")
+
+Handler = Callable[[argparse.Namespace], int]
 
 
 def _common_capture_options(parser: argparse.ArgumentParser, default_targets: str | None) -> None:
@@ -37,8 +47,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from explorer.targets import DEFAULT_TARGETS
-
     defaults = ",".join(DEFAULT_TARGETS)
     parser = _Parser(prog="tensorweg", description="Der Weg eines Tensors: "
                                      "what TensorFlow and XLA make of a Keras model, level by level.")
@@ -60,8 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser("inspect", help="print one level as text or JSON")
     inspect.add_argument("model", help="MODEL or BUNDLE")
-    inspect.add_argument("--level", required=True,
-                         choices=("layers", "graph", "hlo", "optimized-hlo", "kernels", "memory"))
+    inspect.add_argument("--level", required=True, choices=LEVELS)
     inspect.add_argument("--target", default="cpu")
     inspect.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
     _common_capture_options(inspect, None)
@@ -74,30 +81,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
     shot.add_argument("model", help="MODEL or BUNDLE")
-    shot.add_argument("--level", default="layers")
+    shot.add_argument("--level", default="layers", choices=LEVELS)
     shot.add_argument("--target", default="cpu")
     shot.add_argument("--select", default=None, help="name of the item to select")
-    shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40)")
+    shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40, at most 500x200)")
     shot.add_argument("--lang", choices=("de", "en"), default="en")
     shot.add_argument("--out", type=Path, required=True, help="SVG file to write")
     _common_capture_options(shot, None)
 
     tour = sub.add_parser("tour", help="open the explorer in a guided tour")
     tour.add_argument("tour", metavar="FILE", help="a tour file, or the name of a built-in tour")
-    tour.add_argument("model", metavar="MODEL", help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
+    tour.add_argument("model", metavar="MODEL",
+                      help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
     _common_capture_options(tour, defaults)
     tour.add_argument("--lang", choices=("de", "en"), default=None)
 
-    try:
-        from explorer.course import commands as course_commands
-    except ImportError:
-        course_commands = None
-    if course_commands is not None:
-        course_commands.register(sub)
+    course_commands.register(sub)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, ui_handlers: Mapping[str, Handler] | None = None) -> int:
+    """Run one subcommand; `ui_handlers` (from screens.cli) run the commands that open the UI."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -107,9 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["open", *argv]
     try:
         args = build_parser().parse_args(argv)
-        from explorer import commands
+        from explorer import commands  # noqa: PLC0415 (the handlers' imports wait for a valid command line)
 
-        return commands.dispatch(args)
+        handlers = {**commands.HANDLERS, **(ui_handlers or {})}
+        if args.command in UI_COMMANDS and args.command not in handlers:
+            raise TensorwegError(f"'{args.command}' opens the explorer: run it as `tensorweg {args.command} ...`")
+        return commands.dispatch(args, handlers)
     except TensorwegError as exc:
         if debug:
             raise
@@ -117,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `tensorweg inspect ... | head`: the reader left; not an error
         sys.stderr.close()
         return 0

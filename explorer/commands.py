@@ -1,13 +1,21 @@
-"""What each `tensorweg` subcommand does (the parser lives in `explorer.cli`)."""
+"""What each headless `tensorweg` subcommand does (the parser lives in `explorer.cli`).
+
+The commands that open the UI (`open`, `tour`, `screenshot`) live in
+`screens.cli`; the checks they make before the UI starts are here, in the core.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
 
 from explorer.bundle import Bundle, is_bundle
+from explorer.course.lookup import default_language as language_from_environment
+from explorer.course.tours import Tour, builtin_tour, parse_tour
+from explorer.course.tours.parser import read_tour_file
 from explorer.errors import TensorwegError
 from explorer.records import CaptureOptions
 
@@ -123,96 +131,74 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _size(text: str) -> tuple[int, int]:
+# A screenshot's terminal: large enough to show a level, small enough to render in seconds
+# (an unbounded size grows the SVG and the render without limit).
+MIN_SIZE = (40, 12)
+MAX_SIZE = (500, 200)
+
+
+def screenshot_size(text: str) -> tuple[int, int]:
+    """`--size COLUMNSxROWS`, bounded by MIN_SIZE and MAX_SIZE."""
     match = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not match or int(match.group(1)) < 40 or int(match.group(2)) < 12:
-        raise TensorwegError(f"bad --size '{text}': expected COLUMNSxROWS, at least 40x12, e.g. 120x40")
-    return int(match.group(1)), int(match.group(2))
+    size = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+    if not all(low <= value <= high for low, value, high in zip(MIN_SIZE, size, MAX_SIZE, strict=True)):
+        raise TensorwegError(f"bad --size '{text}': expected COLUMNSxROWS from {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+                             f"to {MAX_SIZE[0]}x{MAX_SIZE[1]}, e.g. 120x40")
+    return size
 
 
-def cmd_screenshot(args: argparse.Namespace) -> int:
-    size = _size(args.size)
-    if args.out.suffix.lower() != ".svg":
-        raise TensorwegError(f"{args.out.name}: --out must name an .svg file")
-    bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
-    from screens.screenshot import render_screenshot
-
-    render_screenshot(bundle.path, args.level, args.target, args.select, size, args.out)
-    print(args.out)
-    return 0
-
-
-def cmd_open(args: argparse.Namespace) -> int:
-    from screens.app import create_app
-
-    options = capture_options(args)
-    lang = args.lang or _default_language()
-    path = Path(args.model)
-    if path.is_dir() and is_bundle(path):
-        app = create_app(bundle_path=path, lang=lang)
-    else:
-        from explorer.model_source import resolve
-
-        resolve(args.model)  # bad input fails here, before the terminal is taken over
-        app = create_app(model_spec=args.model, options=options, lang=lang)
-    app.run()
-    return int(getattr(app, "return_code", 0) or 0)
+def check_output_file(out: Path, suffix: str) -> None:
+    """Fail before any work when `out` cannot become a new `suffix` file (checked again on writing)."""
+    if out.suffix.lower() != suffix:
+        raise TensorwegError(f"{out}: --out must name a {suffix} file")
+    if out.is_dir():
+        raise TensorwegError(f"{out}: --out is a folder; name a {suffix} file inside it")
+    parent = out.parent
+    if parent.exists() and not parent.is_dir():
+        raise TensorwegError(f"{out}: {parent} is not a folder")
+    if not parent.is_dir():
+        raise TensorwegError(f"{out}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise TensorwegError(f"{out}: the folder {parent} is not writable")
 
 
-def load_tour_argument(text: str):
+def write_output_file(out: Path, text: str) -> None:
+    """Write `text` to a temporary name beside `out` and rename it: `out` is whole or absent."""
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
+
+
+def load_tour_argument(text: str) -> Tour:
     """A tour file, else a built-in tour's name; a malformed file raises ParseError (FILE:LINE:COL)."""
-    from explorer.course.tours import builtin_tour, parse_tour
-
     path = Path(text)
     if path.is_file():  # errors name the file as the user typed it
-        return parse_tour(path.read_text(encoding="utf-8"), text)
+        return parse_tour(read_tour_file(path, text), text)
     if path.suffix == ".tour" or path.parent != Path("."):
         raise TensorwegError(f"{text}: no such tour file")
     return builtin_tour(text)
 
 
-def cmd_tour(args: argparse.Namespace) -> int:
-    """Parse the tour first (a bad tour fails before any capture), then open like `open`."""
-    tour = load_tour_argument(args.tour)
-    from screens.app import create_app
-
-    options = capture_options(args)
-    lang = args.lang or _default_language()
-    path = Path(args.model)
-    if path.is_dir() and is_bundle(path):
-        app = create_app(bundle_path=path, lang=lang, tour=tour)
-    else:
-        from explorer.model_source import resolve
-
-        resolve(args.model)
-        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour)
-    app.run()
-    return int(getattr(app, "return_code", 0) or 0)
-
-
-def _default_language() -> str:
-    import os
-
-    try:
-        from explorer.course.lookup import default_language
-    except ImportError:
-        return "en"
-    return default_language(os.environ)
+def default_language() -> str:
+    """The language of the user's locale (LC_ALL, LC_MESSAGES, LANG): de or en."""
+    return language_from_environment(os.environ)
 
 
 HANDLERS = {
     "samples": cmd_samples,
     "capture": cmd_capture,
     "inspect": cmd_inspect,
-    "screenshot": cmd_screenshot,
-    "open": cmd_open,
-    "tour": cmd_tour,
     "compare": cmd_compare,
 }
 
 
-def dispatch(args: argparse.Namespace) -> int:
-    handler = HANDLERS.get(args.command) or getattr(args, "handler", None)
+def dispatch(args: argparse.Namespace, handlers: dict | None = None) -> int:
+    """Run the handler of `args.command` (course subcommands carry theirs in `args.handler`)."""
+    handler = (handlers or HANDLERS).get(args.command) or getattr(args, "handler", None)
     if handler is None:
         raise TensorwegError(f"unknown command '{args.command}'")
     return handler(args)

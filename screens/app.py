@@ -10,18 +10,22 @@ after the first frame, so the screen paints before any data is read.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import asyncio
+import os
 import threading
+from dataclasses import replace
 from functools import partial
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.console import Console
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.content import Content
+from textual.filter import NoColor
+from textual.worker import WorkerFailed
 
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
@@ -73,6 +77,16 @@ def _warm_up_renderers() -> None:
     highlight_line("", "hlo")
 
 
+def plain_terminal(environ=os.environ) -> bool:
+    """No colour wanted (NO_COLOR) or none possible (Rich finds no colour system: TERM=dumb).
+
+    Textual would otherwise turn the theme into greys (NO_COLOR) or send truecolour codes
+    to a terminal Rich judged colourless; the app then uses the terminal's own ANSI
+    colours and removes them (Textual's NoColor filter).
+    """
+    return "NO_COLOR" in environ or Console(force_terminal=True, _environ=dict(environ)).color_system is None
+
+
 def _screen_factories() -> dict:
     """mode -> screen class, every one imported (for tests that look at all screens)."""
     return {mode: _screen_class(mode) for mode in SCREENS}
@@ -104,6 +118,12 @@ class TensorwegApp(App):
                 tooltip="Switch language (English/German): interface labels and explanations"),
         Binding("T", "tours", "Tours", id="app.tours", tooltip="Choose a built-in guided tour"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit tensorweg"),
+        # Over SSH learners expect Ctrl+C to quit (Textual's default asks for Ctrl+Q); a capture
+        # in progress is cancelled on the way out (on_unmount).
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt",
+                tooltip="Quit tensorweg (cancels a capture in progress)"),
+        Binding("z", "toggle_maximize", "Zoom", show=False, id="app.maximize",
+                tooltip="Maximise the focused pane to the whole screen, or restore it (Tab moves the focus)"),
         Binding("x", "compare_targets", "Compare targets", id="app.compare",
                 tooltip="The selected layer on every target side by side: fusions, kernels, layouts, est. time"),
     ]
@@ -116,12 +136,14 @@ class TensorwegApp(App):
 
     def __init__(self, bundle_path: Path | None = None, model_spec: str | None = None,
                  options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
-                 select: str | None = None, lang: str = "en") -> None:
-        super().__init__()
+                 select: str | None = None, lang: str = "en", plain: bool = False) -> None:
+        super().__init__(ansi_color=True if plain else None)
         for mode in SCREENS:  # lazily: only the first screen's module is imported before the first frame
             self.add_mode(mode, partial(_make_screen, mode))
         self.animation_level = "none"
-        self.theme = "textual-dark"
+        self.theme = "ansi-dark" if plain else "textual-dark"
+        if plain and not any(isinstance(f, NoColor) for f in self._filters):
+            self._filters.append(NoColor())  # TERM=dumb without NO_COLOR: Textual adds none itself
         self.bundle_path = Path(bundle_path) if bundle_path else None
         self.model_spec = model_spec
         self._options = options  # None: capture just `target` (built when first asked for)
@@ -140,6 +162,9 @@ class TensorwegApp(App):
         self.opening: Path | None = None  # a bundle being read in the background
         self.opened = asyncio.Event()  # set whenever no bundle is being read (tests wait on it)
         self._cancel = threading.Event()
+        self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
+        self.status = ""  # the last notification, shown in the screens' status line
+        self.came_from: dict[str, str] = {}  # mode -> the mode it was entered from (Esc returns there)
         if select:
             self.selections[level] = select
 
@@ -160,6 +185,15 @@ class TensorwegApp(App):
 
     def on_unmount(self) -> None:
         self._cancel.set()
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A TensorwegError inside the app ends it with one line from the CLI, not a traceback."""
+        cause = error.error if isinstance(error, WorkerFailed) else error  # raised in a thread worker
+        if isinstance(cause, TensorwegError) and "debug" not in self.features:
+            self.failure = cause
+            self.exit(return_code=2)
+            return
+        super()._handle_exception(error)
 
     def _start_tour_once(self) -> None:
         tour = getattr(self, "start_tour", None)
@@ -358,7 +392,10 @@ class TensorwegApp(App):
         if self.bundle is None:
             if self.opening is not None:
                 return ("opening", "")
-            return ("failed", self.load_error) if self.load_error else ("pending", "")
+            if self.load_error:
+                return ("failed", self.load_error)
+            # A capture starts with the app: say so from the first frame, before its first event.
+            return ("running", "") if self.model_spec else ("pending", "")
         if not self.has_manifest():
             return ("pending", "")  # a staging directory: only what was reported is known
         status = self.bundle.status(level, self.target)
@@ -382,6 +419,7 @@ class TensorwegApp(App):
         return label(key, lang).format(level=self.level_title(level), target=self.target, error=error) + still
 
     def title_line(self, level: str) -> str:
+        """The title bar's text (plain text: screens show it as Content, never as markup)."""
         if self.has_manifest():
             model = self.bundle.model_name
         elif self.opening is not None and self.bundle is None:
@@ -409,7 +447,36 @@ class TensorwegApp(App):
         if self.current_mode == level:
             self._sync_screen()
         else:
+            self.came_from[level] = self.current_mode
             self.switch_mode(level)
+
+    def return_from(self, level: str, default: str) -> None:
+        """Esc on a screen entered from another: back to that one (`default` when opened first)."""
+        origin = self.came_from.get(level, default)
+        self.goto_level(origin if origin != level else default)
+
+    def action_toggle_maximize(self) -> None:
+        """`z`: the focused pane fills the screen (80x24 shows four code lines otherwise); again restores."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif screen.focused is None or not screen.maximize(screen.focused):
+            self.notify(label("notify.nothing_to_maximize", self.lang))
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Notifications go to the status line of the screen, never over its content.
+
+        `message` is shown as text: it often carries a layer or op name from the model.
+        """
+        del timeout, markup  # a status line keeps its message until the next; it is always text
+        if title:
+            message = f"{title}: {message}"
+        self.status = message
+        for screen in self.screen_stack:
+            for line in screen.query("#status"):
+                line.update(Content.styled(str(message), "bold" if severity != "information" else ""))
+                line.display = bool(message)
 
     def action_goto_level(self, level: str) -> None:
         self.goto_level(level)
@@ -510,14 +577,14 @@ class TensorwegApp(App):
 
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
                options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
-               select: str | None = None, lang: str = "en", size: tuple[int, int] | None = None,
-               tour: Tour | None = None) -> TensorwegApp:
-    """The app as the CLI and the tests build it.
+               select: str | None = None, lang: str = "en", tour: Tour | None = None,
+               plain: bool = False) -> TensorwegApp:
+    """The app as the CLI, the screenshots and the tests build it.
 
-    `size` is recorded for headless runs (`run_test(size=app.requested_size)`);
-    a real terminal decides its own size.
+    `plain`: the terminal's own colours, then none (`plain_terminal()`, which the CLI passes for a
+    real terminal); screenshots and tests keep the fixed theme whatever the environment says.
     """
-    app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select, lang)
-    app.requested_size = size
+    app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select,
+                       lang, plain)
     app.start_tour = tour  # an explorer.course.tours.Tour to start in, or None
     return app

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -155,10 +156,10 @@ class CompareScreen(Screen):
         summaries = [target_summary(bundle, t) for t in targets]
         if self.comparison is None:
             layer_view.update("This model has no layers to compare.")
-            title.update(f"Compare targets | {bundle.model_name}")
+            title.update(Content(f"Compare targets | {bundle.model_name}"))
         else:
-            title.update(f"Compare targets | {bundle.model_name} | layer {self.layer_name} "
-                         f"({self.comparison.class_name}) | n/p layer, Esc back")
+            title.update(Content(f"Compare targets | {bundle.model_name} | layer {self.layer_name} "
+                                 f"({self.comparison.class_name}) | n/p layer, Esc back"))  # names are text
             columns = self.comparison.targets
             cells = [column_cells(c) for c in columns]
             rows = [(label, [col[row] for col in cells]) for row, label in enumerate(LAYER_ROWS)]

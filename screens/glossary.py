@@ -14,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -75,10 +76,11 @@ class GlossaryScreen(ModalScreen):
         if entry is None:
             text.update(_NOTHING[self.lang])
             return
-        body = f"[b]{_escape(entry.term)}[/b]\n\n{_escape(entry.definition)}"
+        # Definitions contain `[...]` (shapes such as f32[8]): assembled as text, never read as markup.
+        parts: list = [(entry.term, "bold"), "\n\n", entry.definition]
         if entry.see_also:
-            body += f"\n\n[i]{label('word.see_also', self.lang)}:[/i] {_escape(', '.join(entry.see_also))}"
-        text.update(body)
+            parts += ["\n\n", (f"{label('word.see_also', self.lang)}:", "italic"), " ", ", ".join(entry.see_also)]
+        text.update(Content.assemble(*parts))
 
     @on(Input.Changed, "#glossary-search")
     def _query_changed(self, event: Input.Changed) -> None:
@@ -96,7 +98,3 @@ class GlossaryScreen(ModalScreen):
         current = options.highlighted if options.highlighted is not None else -step
         options.highlighted = max(0, min(len(self.entries) - 1, current + step))
 
-
-def _escape(text: str) -> str:
-    # Definitions contain `[...]` (shapes such as f32[8]); Rich markup would eat them.
-    return text.replace("[", r"\[")

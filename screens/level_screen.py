@@ -14,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -51,7 +52,7 @@ class LevelScreen(Screen):
         self._shown_selection: Selection | None = None
 
     @property
-    def tensorweg(self) -> "TensorwegApp":
+    def tensorweg(self) -> TensorwegApp:
         return self.app  # type: ignore[return-value]
 
     # --- layout ------------------------------------------------------------
@@ -73,8 +74,16 @@ class LevelScreen(Screen):
                     with Vertical(classes="pane", id=box_id) as box:
                         box.border_title = label(key, lang)
                         yield pane
+        yield self._status_line()
         yield Static("", id="progress")
         yield Lazy(Footer())
+
+    def _status_line(self) -> Static:
+        """The app's notifications (never over the content); hidden while there is none, from the
+        first frame on, so showing the rows never waits on a layout change."""
+        status = Static(Content(self.tensorweg.status), id="status")
+        status.display = bool(self.tensorweg.status)
+        return status
 
     def compose_extra(self) -> ComposeResult:
         yield from ()
@@ -97,10 +106,14 @@ class LevelScreen(Screen):
         for pane_id, key in self.PANE_TITLES:
             for pane in self.query(pane_id):  # none before the lazy side panes are mounted
                 pane.border_title = label(key, app.lang)
-        self.query_one("#title", Static).update(app.title_line(self.LEVEL))
+        # Names from the model (title, trail, errors) are text: Content, never markup.
+        self.query_one("#title", Static).update(Content(app.title_line(self.LEVEL)))
         self.query_one("#progress", Static).update(app.progress_line())
+        status = self.query_one("#status", Static)
+        status.update(Content(app.status))
+        status.display = bool(app.status)
         notice = app.level_notice(self.LEVEL)
-        self.query_one("#notice", Static).update(notice)
+        self.query_one("#notice", Static).update(Content(notice))
         self.query_one("#notice", Static).display = bool(notice)
         # Read before the rows are refilled: the refill announces its first row as highlighted.
         wanted = app.selections.get(self.LEVEL)
@@ -162,6 +175,9 @@ class LevelScreen(Screen):
             self.tensorweg.descend(self.LEVEL, item.name)
 
     def action_back(self) -> None:
+        if self.maximized is not None:  # Esc first restores a maximised pane
+            self.minimize()
+            return
         if self.items_table.filtering:
             self.items_table.close_filter()
             return

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -20,7 +21,8 @@ class MemoryMapScreen(Screen):
     LEVEL = "memory"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
-        Binding("backspace,escape", "back", "Back", id="memory.back", tooltip="Back to the optimized HLO"),
+        Binding("backspace,escape", "back", "Back", id="memory.back",
+                tooltip="Back to the screen the memory map was opened from"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -28,6 +30,9 @@ class MemoryMapScreen(Screen):
         with VerticalScroll(id="map"):
             yield Static("", id="allocations", classes="pane")
             yield Static("", id="live-ranges", classes="pane")
+        status = Static(Content(self.app.status), id="status")  # the app's notifications (never over the map)
+        status.display = bool(self.app.status)
+        yield status
         yield Footer()
 
     def on_mount(self) -> None:
@@ -41,7 +46,11 @@ class MemoryMapScreen(Screen):
 
     def sync(self) -> None:
         app = self.app
-        self.query_one("#title", Static).update(app.title_line("memory"))
+        # Names from the model (title, allocations, errors) are text: Content, never markup.
+        self.query_one("#title", Static).update(Content(app.title_line("memory")))
+        status = self.query_one("#status", Static)
+        status.update(Content(app.status))
+        status.display = bool(app.status)
         allocations = self.query_one("#allocations", Static)
         live = self.query_one("#live-ranges", Static)
         allocations.border_title = label("pane.allocations", app.lang)
@@ -49,16 +58,19 @@ class MemoryMapScreen(Screen):
         memory = app.bundle.memory(app.target) if app.bundle is not None else None
         if memory is None:
             notice = app.level_notice("memory") or label("notice.memory_not_captured", app.lang)
-            allocations.update(notice)
+            allocations.update(Content(notice))
             live.update("")
             return
         width = max(20, self.size.width - 40)  # label 30 + border and padding
         header = f"peak {memory.peak_bytes:,} bytes, {len(memory.allocations)} allocations"
-        allocations.update(header + "\n" + "\n".join(allocation_rows(memory, width)))
-        live.update("\n".join(live_range_rows(memory, max(20, self.size.width - 50))))
+        allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width))))
+        live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50)))))
 
     def action_back(self) -> None:
-        self.app.goto_level("optimized-hlo")
+        if self.maximized is not None:  # Esc first restores a maximised pane
+            self.minimize()
+            return
+        self.app.return_from(self.LEVEL, default="optimized-hlo")
 
     def help_text(self) -> str:
         return label("help.memory", self.app.lang)

@@ -20,6 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -115,7 +116,8 @@ class TourScreen(ModalScreen):
         lang = getattr(self.app, "lang", "en")
         step = self.step
         box = self.query_one("#tour-box", Vertical)
-        box.border_title = f"{label('pane.tour', lang)}: {self.tour.title}"
+        # The tour's title and the selected name come from files: text, never markup.
+        box.border_title = Content(f"{label('pane.tour', lang)}: {self.tour.title}")
         box.border_subtitle = (f"{label('word.step', lang)} {self.index + 1} "
                                f"{label('word.of', lang)} {len(self.tour.steps)}")
         where = f"{label('level.' + step.level, lang)} · {step.target}"
@@ -123,7 +125,7 @@ class TourScreen(ModalScreen):
             where += f" · {self.selected}"
         elif step.selection is not None:
             where += " " + _NOTHING_SELECTED[lang].format(step.selection.text)
-        self.query_one("#tour-heading", Static).update(where)
+        self.query_one("#tour-heading", Static).update(Content(where))
         self.query_one("#tour-text", Static).update(Markdown(step.text) if step.text else "")
         self.query_one("#tour-explanation", Static).update(Markdown(self.explanation()))
         self.query_one("#tour-keys", Static).update(_KEYS[lang])
@@ -167,7 +169,7 @@ class TourListScreen(ModalScreen[Tour | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="tour-list-box") as box:
             box.border_title = label("pane.tour", self.lang)
-            yield OptionList(*[Option(f"{tour.title}  [{tour.lang}, {tour.model}]", id=name)
+            yield OptionList(*[Option(Content(f"{tour.title}  [{tour.lang}, {tour.model}]"), id=name)
                                for name, tour in self.tours], id="tour-list")
             yield Static("", id="tour-list-description")
 
@@ -177,7 +179,7 @@ class TourListScreen(ModalScreen[Tour | None]):
     @on(OptionList.OptionHighlighted, "#tour-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         tour = self.tours[event.option_index][1]
-        self.query_one("#tour-list-description", Static).update(tour.description or tour.outcome)
+        self.query_one("#tour-list-description", Static).update(Content(tour.description or tour.outcome))
 
     @on(OptionList.OptionSelected, "#tour-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

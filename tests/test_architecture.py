@@ -49,7 +49,7 @@ def test_screens_never_import_a_compiler():
 def test_explorer_core_imports_neither_textual_nor_compilers():
     probe = imported_by("explorer", skip=WORKER_PREFIXES)
     assert "explorer.bundle" in probe["imported"]
-    assert "textual" not in probe["top"]
+    assert "textual" not in probe["top"] and "screens" not in probe["top"]
     leaked = [name for name in COMPILERS if name in probe["top"]]
     assert leaked == [], f"explorer core imported {leaked}"
 

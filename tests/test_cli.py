@@ -1,6 +1,7 @@
 """The command line contract: one-line errors with exit status 2, listings, argument checks.
 
-These run the real `tensorweg` entry point in a subprocess, as a user would.
+These run the real `tensorweg` entry point (`screens.cli:main`, the console
+script of pyproject.toml) in a subprocess, as a user would.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import sys
 import pytest
 
 
-def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "explorer.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
+def run_cli(*args: str, cwd=None, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "screens.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, stdin=stdin, timeout=600)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -63,3 +64,28 @@ def test_debug_shows_the_traceback():
     result = run_cli("--debug", "capture", "no_such_model")
     assert result.returncode != 0
     assert "Traceback" in result.stderr
+
+
+def test_the_console_script_is_the_ui_side_entry_point():
+    """`tensorweg` runs screens.cli:main, which hands the UI commands to the core's parser."""
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "tensorweg"]
+    assert script.value == "screens.cli:main"
+
+
+def test_the_core_alone_refuses_the_ui_commands_in_one_line(tmp_path):
+    """`python -m explorer.cli` has no UI; it says where the command lives instead of importing it."""
+    result = subprocess.run([sys.executable, "-m", "explorer.cli", "screenshot", "mnist_cnn", "--out",
+                             str(tmp_path / "x.svg")], capture_output=True, text=True, timeout=120)
+    assert_one_line_error(result, "opens the explorer", "tensorweg screenshot")
+
+
+def test_the_ui_side_handles_exactly_the_commands_the_core_leaves_to_it():
+    from explorer.cli import UI_COMMANDS
+    from explorer.commands import HANDLERS
+
+    from screens.cli import UI_HANDLERS
+
+    assert set(UI_HANDLERS) == set(UI_COMMANDS)
+    assert not set(HANDLERS) & set(UI_COMMANDS)

@@ -180,7 +180,7 @@ async def test_screens_opened_after_the_switch_are_labelled_in_the_new_language(
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "explorer.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "screens.cli", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -303,6 +303,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "notify.several_below": ("{count} items implement {name}: {first}",
                              "{count} Elemente setzen {name} um: {first}"),
     "notify.one_target": ("Only one target captured.", "Nur ein Ziel erfasst."),
+    "notify.nothing_to_maximize": ("Nothing focused to maximise: Tab moves the focus to a pane.",
+                                   "Nichts fokussiert zum Maximieren: Tab setzt den Fokus auf einen Bereich."),
     "notify.capture_needs_model": (
         "Opened from a bundle: run a capture with the extra targets to add them.",
         "Aus einem Bundle geöffnet: eine Erfassung mit den zusätzlichen Zielen fügt sie hinzu."),

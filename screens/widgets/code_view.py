@@ -1,5 +1,9 @@
 """A read-only code view: highlighted lazily, drawn as a window around the selection.
 
+Long lines (HLO with its metadata, LLVM IR) are not cut: the view scrolls
+sideways (left/right, Home), the line numbers staying put, and an ellipsis
+at either edge says there is more that way.
+
 Rich's `Syntax` would re-lex a 3,000-line module on every selection change;
 here HLO (a line-oriented lexer) is lexed one line at a time as lines come
 into view, and each refresh only slices the visible window, so opening a
@@ -14,6 +18,7 @@ from functools import lru_cache
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -95,9 +100,16 @@ class CodeView(Widget, can_focus=True):
                 tooltip="Scroll the code a page down"),
         Binding("pageup", "scroll_lines(-20)", "Page up", show=False, id="code.pageup",
                 tooltip="Scroll the code a page up"),
+        Binding("right,l", "scroll_columns(8)", "Right", show=False, id="code.right",
+                tooltip="Scroll the code right, to the end of long lines"),
+        Binding("left,h", "scroll_columns(-8)", "Left", show=False, id="code.left",
+                tooltip="Scroll the code left"),
+        Binding("home", "scroll_columns(-1000000)", "Line start", show=False, id="code.home",
+                tooltip="Scroll back to the start of the lines"),
     ]
 
     top: reactive[int] = reactive(0)
+    left: reactive[int] = reactive(0)  # columns of code scrolled off to the left
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -107,7 +119,9 @@ class CodeView(Widget, can_focus=True):
         self._marked: set[int] = set()
         self._placeholder = ""
         self._focus = 0
-        self._strips: dict[tuple[int, bool, int], Strip] = {}  # (line, marked, width) -> drawn row
+        # (line, marked, width, left) -> drawn row; bounded, since scrolling sideways and resizing add keys.
+        self._strips: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(2048)
+        self._longest = 0  # cells of the longest line, to bound sideways scrolling
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
         code = code.rstrip()
@@ -118,7 +132,9 @@ class CodeView(Widget, can_focus=True):
         self._placeholder = placeholder
         self._marked = set()
         self._strips.clear()
+        self._longest = max((len(line) for line in self._source), default=0)
         self.top = 0
+        self.left = 0
         self.refresh()
 
     @property
@@ -151,7 +167,17 @@ class CodeView(Widget, can_focus=True):
         self._focus = 0  # the reader scrolls now; a resize must not jump back
         self.top = max(0, min(self.top + delta, max(0, len(self._source) - 1)))
 
+    def action_scroll_columns(self, delta: int) -> None:
+        visible = max(1, self.size.width - self._gutter_width())
+        self.left = max(0, min(self.left + delta, max(0, self._longest - visible + 1)))
+
+    def _gutter_width(self) -> int:
+        return len(str(len(self._source))) + 1
+
     def watch_top(self) -> None:
+        self.refresh()
+
+    def watch_left(self) -> None:
         self.refresh()
 
     def notify_style_update(self) -> None:
@@ -168,12 +194,16 @@ class CodeView(Widget, can_focus=True):
         if number > len(self._source):
             return Strip.blank(width, self.rich_style)
         marked = number in self._marked
-        key = (number, marked, width)
+        key = (number, marked, width, self.left)
         strip = self._strips.get(key)
         if strip is None:
-            digits = len(str(len(self._source)))
+            digits = self._gutter_width() - 1
             gutter = self.get_component_rich_style("code-view--gutter", partial=True)
-            row = Text.assemble((f"{number:>{digits}} ", gutter), self._line(number - 1))
+            code = self._line(number - 1)
+            if self.left:
+                code = code[self.left:] if len(code) > self.left else Text("")
+                code = Text.assemble(("…", gutter), code[1:]) if code.plain else code
+            row = Text.assemble((f"{number:>{digits}} ", gutter), code)
             if marked:
                 row.stylize(self.get_component_rich_style("code-view--marked", partial=True))
             strip = self._strips[key] = self._strip(row, width)

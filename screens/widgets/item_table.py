@@ -126,9 +126,11 @@ class ItemTable(Vertical):
         self._fill()
 
     def _row(self, item: LevelItem) -> tuple:
+        # A str cell would be read as markup by the DataTable; names from the model are text.
+        cells = tuple(Text(cell) if isinstance(cell, str) else cell for cell in item.cells)
         if item.name in self._created:
-            return (*item.cells[:-1], Text(CREATED_BY_XLA, style="italic"))
-        return item.cells
+            return (*cells[:-1], Text(CREATED_BY_XLA, style="italic"))
+        return cells
 
     def _fill(self) -> None:
         needle = self.filter_text.lower()

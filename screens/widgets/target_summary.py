@@ -8,6 +8,7 @@ same widget reads at 80 columns and at 200. Cell texts come from
 from __future__ import annotations
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -18,7 +19,8 @@ from explorer.comparison_view import summary_rows
 
 def target_table(title: str, targets: list[tuple[str, str]], rows: list[tuple[str, list[str]]]) -> Table:
     """A label column, then one column per (target, subtitle); cells wrap, never crop."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, expand=True,
+    # The title names a layer: text, not markup.
+    table = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, expand=True,
                   padding=(0, 1), show_edge=False, header_style="bold", title_style="bold")
     table.add_column("", style="bold", no_wrap=True, min_width=8, ratio=None)
     for target, subtitle in targets:

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from explorer.course.tours.parser import (
-    Condition, Selection, Tour, TourStep, parse_selection, parse_tour,
+    Condition, Selection, Tour, TourStep, parse_selection, parse_tour, read_tour_file,
 )
 from explorer.errors import TensorwegError
 
@@ -66,7 +66,7 @@ def _holds(condition: Condition, candidate: Candidate) -> bool:
 
 def load_tour(path: Path) -> Tour:
     """Parse an instructor's tour file (its file name is named in error messages)."""
-    return parse_tour(path.read_text(encoding="utf-8"), path.name)
+    return parse_tour(read_tour_file(path, path.name), path.name)
 
 
 @lru_cache(maxsize=None)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from explorer.course.lookup import LEVELS, has_topic
-from explorer.errors import ParseError
+from explorer.errors import ParseError, TensorwegError
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description")
 REQUIRED_HEADERS = ("title", "model", "lang")
@@ -17,7 +18,9 @@ KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4"
 EXPLAIN_SELECTED = "selected"
 
 _HEADER = re.compile(r"#\s*([A-Za-z]+)\s*:\s*(.*)$")
-_OPTION = re.compile(r'([A-Za-z]+)=("([^"]*)"|(\S+))')
+# A quoted value runs to the next quote; an unquoted one may not start with a quote
+# (so `select="a b` is an unterminated quote, not the value `"a`).
+_OPTION = re.compile(r'([A-Za-z]+)=("([^"]*)"|([^"\s]\S*))')
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,33 @@ def parse_selection(text: str, line: int = 0, column: int = 0, source: str = "")
     return Selection(tuple(conditions), text)
 
 
+def read_tour_file(path: Path, source: str = "") -> str:
+    """The text of a tour file; a binary or non-UTF-8 file raises ParseError at its first bad byte."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TensorwegError(f"{source or path.name}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(data[:exc.start].decode("utf-8", errors="replace"))
+        raise ParseError("not a UTF-8 text file", line, column, source or path.name) from None
+    if "\0" in text:
+        line, column = _position(text[:text.index("\0")])
+        raise ParseError("not a text file (contains a NUL byte)", line, column, source or path.name)
+    return text
+
+
+def _position(before: str) -> tuple[int, int]:
+    """1-based line and column just after `before`."""
+    lines = before.split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
 def parse_tour(text: str, source: str = "") -> Tour:
     """Parse a tour file; raises ParseError naming the line and column of the first problem."""
     headers: dict[str, str] = {}
+    header_at: dict[str, tuple[int, int]] = {}  # header -> (line, column) of its value
     steps: list[TourStep] = []
     current: TourStep | None = None
     level, target = "", "cpu"
@@ -101,6 +128,7 @@ def parse_tour(text: str, source: str = "") -> Tour:
             match = _HEADER.match(stripped)
             if current is None and match and match.group(1) in HEADER_FIELDS:
                 headers[match.group(1)] = match.group(2).strip()
+                header_at[match.group(1)] = (number, len(raw) - len(match.group(2)) + 1)
             elif current is None and match:
                 raise ParseError(f"unknown header '{match.group(1)}' (known: {', '.join(HEADER_FIELDS)})",
                                  number, raw.index(match.group(1)) + 1, source)
@@ -138,7 +166,7 @@ def parse_tour(text: str, source: str = "") -> Tour:
         if not headers.get(name):
             raise ParseError(f"missing header '# {name}: ...'", 1, 1, source)
     if headers["lang"] not in ("de", "en"):
-        raise ParseError(f"lang must be 'de' or 'en', not '{headers['lang']}'", 1, 1, source)
+        raise ParseError(f"lang must be 'de' or 'en', not '{headers['lang']}'", *header_at["lang"], source)
     if not steps:
         raise ParseError("a tour needs at least one 'step:'", len(lines) or 1, 1, source)
     return Tour(headers["title"], headers["model"], headers["lang"], tuple(steps), source,
@@ -156,6 +184,9 @@ def _parse_options(text: str, level: str, target: str, line: int, column: int,
         match = _OPTION.match(text, position)
         where = column + position
         if not match:
+            quote = text.find('"', position)
+            if quote >= 0 and text.count('"', quote) % 2:
+                raise ParseError("unterminated quote", line, column + quote, source)
             raise ParseError("expected 'name=value' (quote values with spaces)", line, where, source)
         name, value = match.group(1), match.group(3) if match.group(3) is not None else match.group(4)
         value_column = where + len(name) + 1

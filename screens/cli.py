@@ -1,0 +1,91 @@
+"""The `tensorweg` console script: the commands that open the UI, and `main`.
+
+`explorer.cli` parses every subcommand and runs the headless ones; the ones
+that need Textual (`open`, `tour`, `screenshot`) are handed to it from here,
+so the dependency points one way: the UI imports the core, never the reverse.
+Everything a user can get wrong is checked before the terminal is taken over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from explorer import cli as core_cli
+from explorer.bundle import is_bundle
+from explorer.commands import (
+    capture_options,
+    check_output_file,
+    default_language,
+    load_tour_argument,
+    open_or_capture,
+    screenshot_size,
+    write_output_file,
+)
+from explorer.course.tours import Tour
+from explorer.errors import TensorwegError
+from explorer.model_source import resolve
+
+
+def _require_terminal() -> None:
+    """The explorer draws on a terminal and reads keys from it; without one it would wait forever."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise TensorwegError("the explorer needs a terminal (stdin and stdout); "
+                             "for a picture without one use `tensorweg screenshot MODEL --out FILE.svg`")
+
+
+def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
+    """Open the explorer on a bundle directory, or capture MODEL in it; bad input fails before the UI."""
+    options = capture_options(args)
+    lang = args.lang or default_language()
+    path = Path(args.model)
+    bundle_path = path if path.is_dir() and is_bundle(path) else None
+    if bundle_path is None:
+        resolve(args.model)
+    _require_terminal()
+    from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
+
+    plain = plain_terminal()
+    if bundle_path is not None:
+        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain)
+    else:
+        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain)
+    app.run()
+    if app.failure is not None:  # a TensorwegError inside the app: one line, like any other
+        raise app.failure
+    return app.return_code or 0
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    return _run_explorer(args)
+
+
+def cmd_tour(args: argparse.Namespace) -> int:
+    """Parse the tour first (a bad tour fails before any capture), then open like `open`."""
+    return _run_explorer(args, load_tour_argument(args.tour))
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    size = screenshot_size(args.size)
+    check_output_file(args.out, ".svg")
+    bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
+    if args.target not in bundle.targets:
+        raise TensorwegError(f"--target {args.target}: not in this bundle (captured: {', '.join(bundle.targets)})")
+    from screens.screenshot import render_screenshot  # noqa: PLC0415
+
+    svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang)
+    write_output_file(args.out, svg)
+    print(args.out)
+    return 0
+
+
+UI_HANDLERS = {"open": cmd_open, "tour": cmd_tour, "screenshot": cmd_screenshot}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return core_cli.main(argv, UI_HANDLERS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
