@@ -36,10 +36,9 @@ from explorer.records import CaptureOptions, LevelStatus
 
 # What the TensorFlow worker writes at the bundle's top (its cpu target lives in targets/cpu).
 TENSORFLOW_FILES = ("identity.json", "signature.json", "model.json", "layers.json", "graph.json", "scopes.json")
-# Of those, its levels' own files: not carried into a version where it runs again. The others are
-# (it replaces them by renaming), so GPU/TPU workers start at once from the kept model.json.
-TENSORFLOW_LEVEL_FILES = ("layers.json", "graph.json", "scopes.json")
-# What the GPU/TPU workers compile from: written by the TensorFlow worker.
+# What the GPU/TPU workers compile from, written by the TensorFlow worker. Where it runs again,
+# these are the only top-level files carried over (it replaces them by renaming), so GPU/TPU
+# workers start at once; everything else at the top is its to write afresh.
 ARCHITECTURE_FILES = ("model.json", "signature.json")
 # Files of a bundle that a new version never shares with the old: rewritten or appended to.
 NOT_SHARED = (MANIFEST, "capture.log")
@@ -114,17 +113,16 @@ def stage_kept(growth: GrowPlan, staging: Path) -> None:
     base = growth.base
     if base is None:
         return
-    replaced_top = set(TENSORFLOW_LEVEL_FILES) if growth.tensorflow else set()
     recaptured_dirs = {target_dirname(t) for t in growth.accelerators + (("cpu",) if growth.cpu else ())}
     for entry in base.path.iterdir():
-        if entry.name in NOT_SHARED or entry.name in replaced_top or entry.name.startswith("."):
+        if entry.name in NOT_SHARED or entry.name.startswith("."):
             continue
         if entry.name == "targets" and entry.is_dir() and not entry.is_symlink():
             (staging / "targets").mkdir(exist_ok=True)
             for target_dir in entry.iterdir():
                 if target_dir.name not in recaptured_dirs:
                     _link_tree(target_dir, staging / "targets" / target_dir.name)
-        else:
+        elif not growth.tensorflow or entry.name in ARCHITECTURE_FILES:
             _link_tree(entry, staging / entry.name)
     log = base.path / "capture.log"
     if log.is_file():  # the workers append to it: the old bundle's copy must not change
