@@ -150,7 +150,10 @@ def folder_locked(folder: Path) -> Iterator[None]:
     Held only while a finished capture is merged and swapped in (milliseconds),
     so captures of one bundle commit one after the other.
     """
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise TensorwegError(f"cannot lock {shown_path(folder)}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
