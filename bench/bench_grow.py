@@ -25,6 +25,10 @@ def capture_seconds(model: str, targets: str, out: Path, env: dict) -> float:
                       "-o", str(out)], env)
 
 
+def runs(times: list[float]) -> str:
+    return ", ".join(f"{t:.2f}" for t in times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="mnist_cnn")
@@ -41,7 +45,6 @@ def main() -> None:
         capture_seconds(args.model, args.base, work / f"{i}-grown", env)
         grown.append(capture_seconds(args.model, args.target, work / f"{i}-grown", env))
     median_alone, median_grown = statistics.median(alone), statistics.median(grown)
-    runs = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
     print(f"{args.model} {args.target} alone: median {median_alone:.2f} s ({runs(alone)})")
     print(f"{args.model} {args.target} added to a {args.base} bundle: median {median_grown:.2f} s ({runs(grown)})")
     print(f"{args.model}: added / alone = {median_grown / median_alone:.2f}x (goal <= 1.0x)")

@@ -377,3 +377,36 @@ def test_inspect_with_one_more_target_captures_only_that_target():
     assert {name: after[name] for name in before} == before
     bundle = Bundle.open(path)
     assert bundle.targets == ("cpu", "tpu:v5e") and bundle.hlo_module("tpu:v5e", True) is not None
+
+
+# --- the swap ----------------------------------------------------------------------------------
+
+
+def _two_versions(tmp_path: Path) -> tuple[Path, Path]:
+    final, staging = tmp_path / "bundle", tmp_path / ".staging-1-x"
+    for folder, text in ((final, "old"), (staging, "new")):
+        folder.mkdir()
+        (folder / "manifest.json").write_text(text)
+    return final, staging
+
+
+def test_the_new_version_replaces_the_old_in_one_exchange(tmp_path, monkeypatch):
+    from explorer.capture import growth
+
+    final, staging = _two_versions(tmp_path)
+    exchanged = []
+    real = growth._exchange
+    monkeypatch.setattr(growth, "_exchange", lambda a, b: exchanged.append(real(a, b)) or exchanged[-1])
+    growth.swap_into_place(staging, final)
+    assert (final / "manifest.json").read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["bundle"]
+    if sys.platform == "linux":
+        assert exchanged == [True]  # renameat2: the path never stops being a bundle
+
+
+def test_without_an_atomic_exchange_the_old_version_is_renamed_aside(tmp_path, monkeypatch):
+    from explorer.capture import growth
+
+    final, staging = _two_versions(tmp_path)
+    monkeypatch.setattr(growth, "_exchange", lambda a, b: False)
+    growth.swap_into_place(staging, final)
+    assert (final / "manifest.json").read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["bundle"]

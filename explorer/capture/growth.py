@@ -64,10 +64,6 @@ class GrowPlan:
     accelerators: tuple[str, ...]
     kept: Statuses = field(default_factory=dict)
 
-    @property
-    def captures_anything(self) -> bool:
-        return self.tensorflow or bool(self.accelerators)
-
 
 def same_capture(bundle: Bundle, source: ModelSource, options: CaptureOptions) -> bool:
     """Whether `bundle` holds this model (bytes), compiled with these options and tools: then it may grow."""
