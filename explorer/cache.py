@@ -2,7 +2,9 @@
 
 A bundle is reused when the model's bytes, the capture options and the
 compiler versions are all the same; the key covers exactly those, so a
-cache hit opens without starting a compiler.
+cache hit opens without starting a compiler. The targets are not part of the
+key: one bundle per model and options grows by the targets asked for
+(explorer.capture.growth), so a capture for one more target compiles only that one.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def cache_key(source: ModelSource, options: CaptureOptions) -> str:
         "schema": SCHEMA_VERSION,
         "kind": source.kind,
         "model": source.content_hash,
-        "options": to_jsonable(options),
+        "options": to_jsonable(options.without_targets()),
         "tools": tool_versions(),
     }
     text = json.dumps(payload, sort_keys=True)

@@ -7,7 +7,7 @@ without importing any compiler.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 # --- Level 1: Keras layers -------------------------------------------------
@@ -223,6 +223,11 @@ class CaptureOptions:
     batch: int = 1
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
     unsafe: bool = False
+
+    def without_targets(self) -> "CaptureOptions":
+        """What decides how the model compiles, whatever the target: a bundle grows by targets
+        only while this stays the same (the cache key and `-o DIR` compare it)."""
+        return replace(self, targets=())
 
 
 @dataclass(frozen=True)

@@ -532,14 +532,20 @@ class TensorwegApp(App):
         self._sync_screen()
 
     def action_capture_missing(self) -> None:
-        """`c`: capture again, adding the default targets this capture lacks (the panes name this key)."""
+        """`c`: capture the default targets this bundle lacks (the panes name this key).
+
+        The orchestrator grows the cached bundle: only the workers of the missing
+        targets (and of levels that never finished) run; what it has is kept.
+        """
         if not self.can_capture:
             self.notify(label("notify.capture_needs_model", self.lang))
             return
         from explorer.targets import DEFAULT_TARGETS  # noqa: PLC0415 (a plain registry, no compiler)
 
-        missing = tuple(t for t in DEFAULT_TARGETS if t not in self.options.targets)
-        self.options = replace(self.options, targets=self.options.targets + missing)
+        have = self.options.targets + (self.bundle.targets if self.bundle is not None else ())
+        have = tuple(dict.fromkeys(have))  # asked for, then what the bundle already holds
+        missing = tuple(t for t in DEFAULT_TARGETS if t not in have)
+        self.options = replace(self.options, targets=have + missing)
         self.run_capture()
 
     # --- course: glossary, language, tours --------------------------------------

@@ -1,4 +1,8 @@
-"""The cache key: same model bytes, options and tools -> same bundle; any change -> another."""
+"""The cache key: same model bytes, options and tools -> same bundle; any change -> another.
+
+The targets are not in the key: one bundle per model and options grows by targets
+(tests/test_bundle_grow.py).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ def test_key_follows_model_bytes_and_options(tmp_path):
     key = cache_key(resolve(str(model)), options)
     assert key == cache_key(resolve(str(model)), CaptureOptions(targets=("cpu",)))
     assert key != cache_key(resolve(str(model)), CaptureOptions(targets=("cpu",), batch=2))
-    assert key != cache_key(resolve(str(model)), CaptureOptions(targets=("cpu", "tpu:v5e")))
+    assert key != cache_key(resolve(str(model)), CaptureOptions(targets=("cpu",), unsafe=True))
+    assert key != cache_key(resolve(str(model)), CaptureOptions(targets=("cpu",), input_shapes=(("x", (8,)),)))
     model.write_bytes(b"second")
     assert key != cache_key(resolve(str(model)), options)
 
@@ -38,3 +43,12 @@ def test_cache_lives_under_the_configured_root(tmp_path, monkeypatch):
 def test_tool_versions_name_the_compilers():
     names = dict(tool_versions())
     assert names["tensorflow"] != "not installed" and names["keras"] != "not installed"
+
+
+def test_targets_do_not_change_the_key(tmp_path):
+    """A capture for one more target finds the same bundle and grows it instead of starting over."""
+    model = tmp_path / "m.keras"
+    model.write_bytes(b"weights")
+    keys = {cache_key(resolve(str(model)), CaptureOptions(targets=targets))
+            for targets in [("cpu",), ("tpu:v5e",), ("cpu", "gpu:h100", "tpu:v5e"), ("tpu:v5e", "cpu")]}
+    assert len(keys) == 1

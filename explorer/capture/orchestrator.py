@@ -4,9 +4,13 @@ The caller's process never imports a compiler: TensorFlow (layers, graph,
 cpu) runs in one worker process and each GPU/TPU target in a Keras-on-JAX
 worker of its own, started as soon as the TensorFlow worker has saved the
 model's Keras config. Workers write into a staging directory next to the
-final bundle, which is renamed into place only when every level has
+final bundle, which is swapped into place only when every level has
 finished, so an interrupted capture leaves no half bundle and nothing
 half-captured is ever cached.
+
+A bundle grows: a capture of a model that already has a bundle (same bytes,
+options and tools; the targets may differ) runs only the workers for what it
+lacks and keeps the rest, hard-linked, byte for byte (explorer.capture.growth).
 
 Workers start isolated (`python -I`: no current directory, no PYTHONPATH, no
 user site on their import path) with their current directory, TMPDIR, Keras
@@ -34,14 +38,23 @@ from typing import Callable, Iterator
 from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
 from explorer.cache import cached_bundle_path, tool_versions
 from explorer.capture.artifacts import normalise_log
+from explorer.capture.growth import (
+    GrowPlan,
+    folder_locked,
+    open_growable,
+    plan,
+    stage_kept,
+    swap_into_place,
+    take_settled,
+)
 from explorer.capture.placement import (
     UNFINISHED,
     check_output_dir,
     keep_log,
-    move_into_place,
     prepare_folder,
     remove_abandoned,
     reusable,
+    settled,
     shown_path,
     wanted_levels,
 )
@@ -134,10 +147,14 @@ def capture(
 ) -> Path:
     """Capture every level of `spec` for `options.targets`; return the bundle directory.
 
-    Raises TensorwegError (one line) for bad input, CaptureCancelled when `cancel`
-    is set (or SIGTERM/SIGHUP arrive while this runs in the main thread), and
-    CaptureFailed when the capture produced nothing trustworthy (a worker was
-    killed, the staging directory vanished, every compiler level failed).
+    A bundle of the same model, options and tools already there (the cache's,
+    or `out_dir`'s) is reused when it has every level asked for, and grown by
+    what it lacks otherwise; `use_cache=False` captures everything again and
+    replaces it. Raises TensorwegError (one line) for bad input, CaptureCancelled
+    when `cancel` is set (or SIGTERM/SIGHUP arrive while this runs in the main
+    thread), and CaptureFailed when the capture produced nothing trustworthy (a
+    worker was killed, the staging directory vanished, every compiler level
+    failed); the bundle there before is then left as it was.
     """
     from explorer.targets import parse_targets  # validates names before any process starts
 
@@ -146,30 +163,33 @@ def capture(
     emit = on_event or (lambda event: None)
     cancel = cancel or threading.Event()
     final = Path(out_dir) if out_dir else cached_bundle_path(source, options)
-    if out_dir is None and use_cache:
-        reused = reusable(final, options)
-        if reused is not None:
-            _emit_cache_hit(reused, options, emit)
-            return final
-    # A bundle already there that was not reused (damaged, unfinished, --no-cache, -o) is replaced.
-    replace_existing = final.exists()
+    base = open_growable(final, source, options) if use_cache else None
+    if base is not None and all(settled(base, level, target) for target, level in wanted_levels(options)):
+        _emit_cache_hit(base, options, emit)
+        return final
     if out_dir is not None:
         check_output_dir(final)  # a cache entry that is no bundle (damaged) is simply replaced
     prepare_folder(final.parent)
     remove_abandoned(final.parent)
+    growth = plan(base, options)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=final.parent))
     except OSError as exc:
         raise TensorwegError(f"cannot write into {shown_path(final.parent)}: {exc.strerror or exc}") from None
     with _signals_cancel(cancel):
         try:
-            run = _CaptureRun(source, options, staging, emit, cancel)
+            stage_kept(growth, staging)
+            run = _CaptureRun(source, replace(options, targets=growth.targets), staging, emit, cancel, growth)
             identity = run.execute()
             shutil.rmtree(staging / WORK_DIR, ignore_errors=True)
             normalise_log(staging)
-            _write_manifest(staging, source, options, identity, run.statuses)
-            (staging / OWNER_FILE).unlink()
-            final = move_into_place(staging, final, options, replace_existing)
+            with folder_locked(final.parent):  # growers of one bundle commit one after the other
+                statuses, targets = run.statuses, growth.targets
+                if use_cache:  # what another capture added meanwhile is kept, not captured over
+                    statuses, targets = take_settled(final, staging, source, options, statuses, targets)
+                _write_manifest(staging, source, replace(options, targets=targets), identity, statuses)
+                (staging / OWNER_FILE).unlink()
+                swap_into_place(staging, final)
         except CaptureFailed as failure:
             log = keep_log(staging)
             shutil.rmtree(staging, ignore_errors=True)
@@ -237,16 +257,17 @@ class _CaptureRun:
     """One capture: the workers, their events and the per-level statuses."""
 
     def __init__(self, source: ModelSource, options: CaptureOptions, staging: Path,
-                 emit: EventCallback, cancel: threading.Event) -> None:
+                 emit: EventCallback, cancel: threading.Event, growth: GrowPlan) -> None:
         self.source = source
-        self.options = options
+        self.options = options  # targets: every target of the bundle, kept ones too
+        self.growth = growth
         self.staging = staging
         self.work = staging / WORK_DIR
         self.emit = emit
         self.cancel = cancel
         self.events: queue.Queue = queue.Queue()
         self.workers: list[_Worker] = []
-        self.statuses: dict[tuple[str, str], LevelStatus] = {}
+        self.statuses: dict[tuple[str, str], LevelStatus] = dict(growth.kept)
         self.fatal = ""
         self.crashes: list[str] = []
 
@@ -254,22 +275,31 @@ class _CaptureRun:
         self.work.mkdir()
         (self.work / "keras").mkdir()
         (self.staging / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
-        accelerator_targets = [t for t in self.options.targets if t != "cpu"]
+        if self.growth.base is not None:  # the staging bundle reads as the old one until levels arrive
+            _write_manifest(self.staging, self.source, self.options, self._identity(), self.statuses)
         self.log = (self.staging / "capture.log").open("ab")
         try:
-            self._start("TensorFlow worker", "explorer.capture.tf_worker", {
-                "model": self.source.spec,
-                "cwd": os.getcwd(),
-                "unsafe": self.options.unsafe,
-                "batch": self.options.batch,
-                "input_shapes": {name: list(dims) for name, dims in self.options.input_shapes},
-                "staging_dir": str(self.staging),
-                "targets": ["cpu"] if "cpu" in self.options.targets else [],
-                "architecture": bool(accelerator_targets),
-            })
-            pending = list(accelerator_targets)
-            while any(not worker.ended for worker in self.workers):
+            if self.growth.tensorflow:
+                self._start("TensorFlow worker", "explorer.capture.tf_worker", {
+                    "model": self.source.spec,
+                    "cwd": os.getcwd(),
+                    "unsafe": self.options.unsafe,
+                    "batch": self.options.batch,
+                    "input_shapes": {name: list(dims) for name, dims in self.options.input_shapes},
+                    "staging_dir": str(self.staging),
+                    "targets": ["cpu"] if self.growth.cpu else [],
+                    # Always: a GPU/TPU target added to this bundle later compiles from it, without TensorFlow.
+                    "architecture": True,
+                })
+            pending = list(self.growth.accelerators)
+            while True:
                 self._check_cancel()
+                if pending and not self.fatal and self._model_ready():
+                    for target in pending:
+                        self._start_accelerator(target)
+                    pending = []
+                if all(worker.ended for worker in self.workers):
+                    break
                 try:
                     item = self.events.get(timeout=0.1)
                 except queue.Empty:
@@ -280,10 +310,6 @@ class _CaptureRun:
                     self._handle(item)
                 if not (self.staging / OWNER_FILE).is_file():
                     raise CaptureFailed("the staging folder was removed during the capture; nothing was cached")
-                if pending and not self.fatal and self._model_ready():
-                    for target in pending:
-                        self._start_accelerator(target)
-                    pending = []
             self._check_cancel()
         finally:
             self._stop_all()

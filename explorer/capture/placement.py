@@ -1,15 +1,13 @@
-"""Where a capture's bundle goes: reusing a cached one, the output folder, the atomic move.
+"""Where a capture's bundle goes: reusing a cached one, the output folder, orphan cleanup.
 
-A cached bundle is reused only when every level finished; anything else (a
-damaged manifest, an unfinished level) is captured again and replaced. The
-finished staging directory is renamed into place in one step, and a bundle
-another capture put there first is taken as it is (two captures of the same
-model race harmlessly).
+A cached bundle is reused when every level asked for is settled (finished, or
+failed with the compiler's own message); a damaged manifest or an unfinished
+level is captured again. How a bundle grows and is swapped into place in one
+step: explorer.capture.growth.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 import time
@@ -34,10 +32,11 @@ def wanted_levels(options: CaptureOptions) -> list[tuple[str, str]]:
 
 
 def reusable(path: Path, options: CaptureOptions) -> Bundle | None:
-    """The bundle at `path` if every level finished there; None means capture (again).
+    """The bundle at `path` if every level `options` asks for is settled there; None means capture.
 
     A damaged manifest or a level that never finished is not reused: the next
-    capture replaces the bundle, so the cache heals itself.
+    capture replaces or grows the bundle, so the cache heals itself. Targets the
+    bundle has beyond `options.targets` do not matter.
     """
     if not is_bundle(path):
         return None
@@ -45,16 +44,25 @@ def reusable(path: Path, options: CaptureOptions) -> Bundle | None:
         bundle = Bundle.open(path)
     except TensorwegError:
         return None
-    for target, level in wanted_levels(options):
-        status = bundle.manifest.status(level, target)
-        if status.status not in ("ok", "failed", "unavailable") or status.error.startswith(UNFINISHED):
-            return None
-        if status.status == "ok" and not _level_present(bundle, level, target):
-            return None
-    return bundle
+    return bundle if all(settled(bundle, level, target) for target, level in wanted_levels(options)) else None
 
 
-def _level_present(bundle: Bundle, level: str, target: str) -> bool:
+def settled(bundle: Bundle, level: str, target: str) -> bool:
+    """Whether `level` of `target` has an outcome that capturing again would only repeat.
+
+    "ok" with its file there, "unavailable" (no libtpu), or "failed" with the
+    compiler's own message are kept; "pending", a level whose worker ended
+    before it ("not captured: ..."), or an "ok" whose file is gone are captured again.
+    """
+    status = bundle.manifest.status(level, target)
+    if status.status == "ok":
+        return level_present(bundle, level, target)
+    if status.status == "failed":
+        return not status.error.startswith(UNFINISHED)
+    return status.status == "unavailable"
+
+
+def level_present(bundle: Bundle, level: str, target: str) -> bool:
     if level == "layers":
         return (bundle.path / "layers.json").is_file()
     if level == "graph":
@@ -98,40 +106,6 @@ def _process_alive(pid: int) -> bool:
     except PermissionError:  # alive, owned by someone else
         return True
     return True
-
-
-def move_into_place(staging: Path, final: Path, options: CaptureOptions, replace_existing: bool) -> Path:
-    """Rename staging to final in one step; a bundle that another capture put there first is a cache hit.
-
-    A bundle being replaced (`--no-cache`, `-o` onto an old bundle, a damaged
-    cache entry) is first renamed aside, so readers see the old or the new one.
-    """
-    for attempt in range(5):
-        try:
-            staging.rename(final)
-            return final
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise TensorwegError(f"cannot move the bundle into {shown_path(final)}: {exc.strerror or exc}") from None
-        if not replace_existing and reusable(final, options) is not None:
-            shutil.rmtree(staging, ignore_errors=True)  # another capture of the same model won the race
-            return final
-        aside = final.with_name(f".old-{os.getpid()}-{attempt}-{final.name}")
-        try:
-            final.rename(aside)
-        except FileNotFoundError:
-            continue  # someone else moved it meanwhile: try again
-        except OSError as exc:
-            raise TensorwegError(f"cannot replace {shown_path(final)}: {exc.strerror or exc}") from None
-        try:
-            staging.rename(final)
-            return final
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise TensorwegError(f"cannot move the bundle into {shown_path(final)}: {exc.strerror or exc}") from None
-        finally:
-            shutil.rmtree(aside, ignore_errors=True)
-    raise TensorwegError(f"{shown_path(final)} keeps changing while this capture finishes; capture again")
 
 
 def keep_log(staging: Path) -> Path | None:

@@ -7,7 +7,9 @@ TensorFlow-style preamble), hang (waits after layers, its pid in $TENSORWEG_FAKE
 fatal (bad input), noisy (stray stdout lines), slow_ok (like ok, a little slower),
 path_error (the graph level fails with absolute paths in its message),
 accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes),
-crash (an uncaught exception after the layers level: a traceback, exit status 1).
+crash (an uncaught exception after the layers level: a traceback, exit status 1),
+slow_accelerator (each GPU/TPU level takes a moment: racing growers overlap),
+accelerator_hang (the GPU/TPU worker waits after its first level: a grow in progress).
 """
 
 import json
@@ -98,6 +100,10 @@ def accelerator(request: dict, protocol: ProtocolWriter, behaviour: str) -> int:
         os.kill(os.getpid(), signal.SIGKILL)
     for level in TARGET_LEVELS:
         protocol.level_started(level)
+        if behaviour == "slow_accelerator":
+            time.sleep(0.3)
+        if behaviour == "accelerator_hang" and level == "optimized-hlo":
+            time.sleep(600)
         write(out_dir / TARGET_FILES[level], '{"allocations": [], "peak_bytes": 0}' if level == "memory" else "[]")
         protocol.level_done(level)
     return 0
