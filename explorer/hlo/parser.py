@@ -1,15 +1,29 @@
 """Parse HLO text, as XLA prints it for CPU, GPU and TPU, into `explorer.hlo.model`.
 
-A hand-written scanner: compiled regular expressions match one token at the
-current position, so a ~3,000-line optimised module parses in a small
-fraction of a second without a per-character Python loop. Anything it does not
-understand raises `ParseError` with the line and column; the public entry point
-also turns any slip of its own into a `ParseError` so malformed text can never
-crash a caller with an IndexError or similar.
+A hand-written scanner following the grammar of XLA's own parser
+(`xla/hlo/parser/hlo_parser.cc`): whitespace and `/*...*/` or `//` comments
+may stand between any two tokens. Compiled regular expressions match one
+token at the current position, so a 30,000-line module parses without a
+per-character Python loop. Anything it does not understand raises
+`ParseError` with the line and column; the public entry point also turns any
+slip of its own into a `ParseError` so malformed text can never crash a
+caller with an IndexError or similar.
+
+Fast paths match the common layout of a whole piece (`name = f32[2]{0} op(`,
+`, key=value`) in one expression. Each is a strict special case of the
+general route and hands over to it at the same position when it does not
+match, so they decide speed, never what is accepted or what it reads as
+(`parse_module(..., fast_paths=False)` takes the general route everywhere; a
+property test compares the two).
 
 Attribute values are kept verbatim (the UI shows them as XLA wrote them); only
 the ones the other levels navigate by are interpreted: called computations,
-fusion kind, custom-call target, metadata.
+fusion kind, custom-call target, metadata. Hand-written shorthand that XLA's
+tests use is read as XLA reads it where that is simple: an instruction nested
+as an operand (`add(a, negate(b))`) becomes an instruction of its own named
+`negate.anon`; a missing result shape is inferred for elementwise ops,
+`compare`, `select`, `clamp`, `tuple` and `get-tuple-element`, and is a
+`ParseError` naming the opcode otherwise.
 """
 
 from __future__ import annotations
@@ -24,35 +38,35 @@ from explorer.hlo.text import format_layout, format_shape  # re-exported: printi
 __all__ = ["parse_module", "parse_shape", "format_shape", "format_layout"]
 
 # Whitespace, `/*index=5*/` comments and `//` line comments between tokens.
-_SKIP = re.compile(r"\s*(?:(?:/\*.*?\*/|//[^\n]*)\s*)*", re.S)
+_SKIP_TEXT = r"\s*(?:(?:/\*.*?\*/|//[^\n]*)\s*)*"
+_SKIP = re.compile(_SKIP_TEXT, re.S)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _NAME = re.compile(r"%?([\w][\w.\-]*)")
 _MODULE_NAME = re.compile(r"[^\s,]+")
 _OPCODE = re.compile(r"[A-Za-z][\w\-]*")
-_ATTR_KEY = re.compile(r"[\w.\-]+")
-_KEYWORD = re.compile(r"(ENTRY|ROOT)(?=[\s%])")
+# XLA lexes `key=` as one token: no space between an attribute's name and `=`.
+_ATTR_KEY = re.compile(r"([\w.\-]+)=")
+_KEYWORD = re.compile(r"(ENTRY|ROOT)(?![\w.\-])")
 _INT = re.compile(r"-?\d+")
-_ELEMENT_TYPE = re.compile(r"([a-z][a-z0-9]*)\[")
-_DIM = re.compile(r"\s*(<=)?\s*(\d+|\?)\s*")
-# A common array shape in one match: `f32[2,3]{1,0}`, no tiles, no dynamic dims.
-_SIMPLE_ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([\d,]*)\](?:\{([\d,]*)\})?(?![:\w{])")
-_LAYOUT_ITEM = re.compile(r"([A-Za-z#*]+)\(")
+_ELEMENT_TYPE = re.compile(r"[a-z][a-z0-9]*")
+# Where a shape starts (XLA's CanBeShape): a tuple, `type[`, or a buffer `b(`.
+_SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*" + _SKIP_TEXT + r"\[|b" + _SKIP_TEXT + r"\(", re.S)
+# A layout is `{` followed by a dimension number, `:` or `}`; any other `{` after
+# a shape (a computation body after `-> f32[]`, a literal) is not one.
+_LAYOUT_START = re.compile(r"\{" + _SKIP_TEXT + r"[\d:}]", re.S)
+_LAYOUT_ITEM = re.compile(r"[A-Za-z#*]+")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_PLAIN_VALUE = re.compile(r'[^\s,{}()\[\]"]+')
+# A word of an attribute value; a comment after it is not part of it.
+_PLAIN_VALUE = re.compile(r'(?:[^\s,{}()\[\]"/]|/(?![*/]))+')
 _GROUP_TEXT = re.compile(r'[^{}()\[\]"]+')
-_METADATA_ITEM = re.compile(r'\s*([\w.\-]+)=("[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*)', re.S)
-# Fast paths for the common cases; anything else takes the general (and
-# error-reporting) route, so these only decide speed, never what is accepted.
-_FAST_HEAD = re.compile(r"(ROOT[ \t]+)?%?([\w][\w.\-]*)[ \t]*=[ \t]*")
-_FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
 _OUTPUT_INDEX = re.compile(r"#\d+")
-_FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
-_FAST_ATTRIBUTE = re.compile(
-    r'[ \t]*,[ \t]*([\w.\-]+)=('
-    r'[^\s,{}()\[\]"]+'  # kind=kLoop, to_apply=%region_0.3
-    r'|"[^"\\]*(?:\\.[^"\\]*)*"'  # custom_call_target="..."
-    r'|\{(?:[^{}()\[\]"]|"[^"\\]*(?:\\.[^"\\]*)*")*\}'  # metadata={...}, dimensions={1}
-    r')(?=[\s,]|$)')
-_METADATA_BODY = re.compile(r'(?:\s*[\w.\-]+=(?:"[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*))*\s*', re.S)
+# One `key=value` of a metadata body; commas between them are optional (XLA's
+# sub-attributes), values are strings, braced lists (`profile_type={1}`) or words.
+_METADATA_FIELD_TEXT = (
+    r'(?:\s|/\*.*?\*/|//[^\n]*|,)*([\w.\-]+)=' + _SKIP_TEXT
+    + r'("[^"\\]*(?:\\.[^"\\]*)*"|\{[^{}"]*\}|[^\s,{}"]+)')
+_METADATA_FIELD = re.compile(_METADATA_FIELD_TEXT, re.S)
+_METADATA_BODY = re.compile(r"(?:" + _METADATA_FIELD_TEXT + r")*(?:\s|/\*.*?\*/|//[^\n]*|,)*", re.S)
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
 # Newer XLA prints stack-frame tables (a keyword line, then numbered entries)
 # between the module header and the computations; metadata `stack_frame_id`
@@ -60,40 +74,90 @@ _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
 _FRAME_TABLE = re.compile(
     r"(?:FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*\n(?:[ \t]*\d+[^\n]*(?:\n|$))*")
 
+# --- fast paths: strict special cases of the general route -------------------
+# `[ROOT] name = ` on one line; a bare `ROOT` is the keyword, never a name.
+_FAST_HEAD = re.compile(r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*")
+# A common array shape in one match: `f32[2,3]{1,0}`, no tiles, no dynamic dims,
+# and nothing after it that the general route could read as part of the shape.
+_FAST_ARRAY = re.compile(
+    r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\](?:\{((?:\d+(?:,\d+)*)?)\})?(?![:\w{\[]|\s*[{/])")
+_FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
+_FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
+_FAST_ATTRIBUTE = re.compile(
+    r'[ \t]*,[ \t]*([\w.\-]+)=('
+    r'[^\s,{}()\[\]"/]+'  # kind=kLoop, to_apply=%region_0.3
+    r'|"[^"\\]*(?:\\.[^"\\]*)*"'  # custom_call_target="..."
+    r'|\{(?:[^{}()\[\]"/]|"[^"\\]*(?:\\.[^"\\]*)*")*\}'  # metadata={...}, dimensions={1}
+    r')(?=[\s,]|$)')
+
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-# Attributes whose values name computations, as XLA spells them.
+# Attributes whose value names one computation (or holds its body inline), as XLA spells them.
 _CALLING_KEYS = frozenset({
-    "calls", "to_apply", "condition", "body", "branch_computations", "true_computation",
-    "false_computation", "select", "scatter", "called_computations", "async_wrapped_computation",
+    "calls", "to_apply", "condition", "body", "true_computation", "false_computation",
+    "select", "scatter", "async_wrapped_computation",
 })
+# Attributes whose value is a braced list of computations.
+_CALLING_LIST_KEYS = frozenset({"branch_computations", "called_computations"})
 # Opcodes whose parentheses hold a literal or a number instead of operands.
 _LITERAL_OPCODES = {"constant": "literal", "parameter": "parameter_number"}
-_MAX_TUPLE_DEPTH = 64
+_MAX_DEPTH = 64
+
+# Shape inference for instructions written without a result shape: the simple
+# cases of XLA's ShapeInference. XLA infers more (dot, reduce, broadcast...);
+# those are a ParseError asking for the shape.
+_SAME_AS_OPERAND = frozenset({
+    "abs", "ceil", "floor", "negate", "sign", "not", "exponential", "exponential-minus-one",
+    "log", "log-plus-one", "logistic", "sqrt", "cbrt", "rsqrt", "tanh", "tan", "sine", "cosine",
+    "erf", "round-nearest-afz", "round-nearest-even", "count-leading-zeros", "popcnt", "copy",
+    "opt-barrier",
+})
+_ELEMENTWISE_BINARY = frozenset({
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "remainder", "and",
+    "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "atan2",
+    "complex", "compare",
+})
+_COMPLEX_OF = {"f32": "c64", "f64": "c128"}
+_REAL_OF = {"c64": "f32", "c128": "f64"}
+# XLA's CanInferShape: opcodes it can type without a written shape. Not in here
+# (fusion, custom-call, constant, parameter, convert...): XLA itself needs the shape.
+_XLA_INFERS = _SAME_AS_OPERAND | _ELEMENTWISE_BINARY | frozenset({
+    "add-dependency", "after-all", "batch-norm-grad", "batch-norm-inference", "batch-norm-training",
+    "broadcast", "call", "cholesky", "clamp", "concatenate", "conditional", "convolution", "domain",
+    "dot", "fft", "gather", "get-dimension-size", "set-dimension-size", "get-tuple-element", "imag",
+    "is-finite", "map", "pad", "partition-id", "ragged-dot", "real", "reduce", "replica-id",
+    "reverse", "scatter", "select", "reduce-window", "select-and-scatter", "sort", "transpose",
+    "triangular-solve", "tuple", "while", "topk", "sinh", "cosh", "acos", "acosh", "asin", "asinh",
+    "atanh",
+})
 
 
-def parse_module(text: str, source: str = "") -> HloModule:
+def parse_module(text: str, source: str = "", *, fast_paths: bool = True) -> HloModule:
     """Parse one HLO module.
 
     Args:
         text: the module as XLA prints it (`HloModule name, ...` then computations).
         source: a name for error messages (a file name), never stored.
+        fast_paths: False takes the general route everywhere (for tests: the
+            result must be the same).
 
     Raises:
         ParseError: the text is not an HLO module; names line and column.
     """
-    parser = _Parser(text, source)
+    parser = _Parser(text, source, fast_paths)
     try:
         return parser.module()
     except ParseError:
         raise
+    except RecursionError:
+        raise parser.error("nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - a bug here must still read as a parse failure
         raise parser.error(f"internal parser error ({type(exc).__name__}: {exc})") from exc
 
 
 def parse_shape(text: str) -> Shape:
     """Parse a shape on its own, e.g. `bf16[8,128]{1,0:T(8,128)(2,1)S(1)}`."""
-    parser = _Parser(text, "")
+    parser = _Parser(text, "", True)
     try:
         shape = parser.shape(0)
         parser.skip()
@@ -128,12 +192,22 @@ def unescape(text: str) -> str:
 class _Parser:
     """Scanner state: the text and a position; one method per grammar rule."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, fast_paths: bool) -> None:
         self.text = text
         self.source = source
+        self.fast = fast_paths
         self.pos = 0
         self._line_starts: list[int] | None = None
         self._shape_cache: dict[str, Shape] = {}
+        # Finished computations in the order XLA finishes them (an inline body
+        # before the computation that holds it): (name, instructions, is_entry, line, thread).
+        self._computations: list[tuple[str, tuple[HloInstruction, ...], bool, int, str]] = []
+        self._computation_names: set[str] = set()
+        self._calls: list[tuple[str, int]] = []  # (callee, position) checked at the end
+        # The computation being read: its instructions so far, and their shapes by name.
+        self._body: list[HloInstruction] = []
+        self._scope: dict[str, Shape] = {}
+        self._depth = 0
 
     # --- positions and errors ---------------------------------------------
 
@@ -153,36 +227,40 @@ class _Parser:
     def peek(self) -> str:
         return self.text[self.pos:self.pos + 1]
 
+    def found(self) -> str:
+        return self.text[self.pos:self.pos + 12].split("\n")[0] or "end of text"
+
     def expect(self, literal: str) -> None:
         self.skip()
         if not self.text.startswith(literal, self.pos):
-            found = self.text[self.pos:self.pos + 12].split("\n")[0] or "end of text"
-            raise self.error(f"expected '{literal}', found '{found}'")
+            raise self.error(f"expected '{literal}', found '{self.found()}'")
         self.pos += len(literal)
 
     def token(self, pattern: re.Pattern[str], what: str) -> re.Match[str]:
         self.skip()
         m = pattern.match(self.text, self.pos)
         if m is None or m.end() == self.pos:
-            found = self.text[self.pos:self.pos + 12].split("\n")[0] or "end of text"
-            raise self.error(f"expected {what}, found '{found}'")
+            raise self.error(f"expected {what}, found '{self.found()}'")
         self.pos = m.end()
         return m
+
+    def nest(self) -> None:
+        self._depth += 1
+        if self._depth > _MAX_DEPTH:
+            raise self.error("nested too deeply")
 
     # --- module and computations ------------------------------------------
 
     def module(self) -> HloModule:
         self.expect("HloModule")
         name = self.token(_MODULE_NAME, "a module name").group(0)
-        attributes = self.attributes()
         entry_layout = ""
         others = []
-        for key, value in attributes:
+        for key, value in self.attributes():
             if key == "entry_computation_layout":
                 entry_layout = value[1:-1] if value.startswith("{") else value
             else:
                 others.append((key, value))
-        parts = []
         while True:
             self.skip()
             table = _FRAME_TABLE.match(self.text, self.pos)
@@ -191,23 +269,31 @@ class _Parser:
                 continue
             if self.pos >= len(self.text):
                 break
-            parts.append(self.computation())
+            self.computation()
+        parts = self._computations
         if not parts:
             raise self.error("the module has no computations")
+        for callee, pos in self._calls:
+            if callee not in self._computation_names:
+                raise self.error(f"calls computation '{callee}', which the module does not define", pos)
+        # As XLA reads it: without an ENTRY keyword the last computation is the entry.
+        entry_index = next((i for i, part in enumerate(parts) if part[2]), len(parts) - 1)
         fused = {
             callee
-            for _, instructions, _, _ in parts
+            for _, instructions, _, _, _ in parts
             for instruction in instructions
             if instruction.opcode == "fusion"
             for callee in instruction.called_computations
         }
         computations = tuple(
-            HloComputation(name=n, instructions=ins, is_entry=entry, is_fusion=n in fused, line=line)
-            for n, ins, entry, line in parts
+            HloComputation(name=n, instructions=ins, is_entry=i == entry_index, is_fusion=n in fused,
+                           line=line, execution_thread=thread)
+            for i, (n, ins, _, line, thread) in enumerate(parts)
         )
         return HloModule(name, computations, entry_layout, tuple(others))
 
-    def computation(self) -> tuple[str, tuple[HloInstruction, ...], bool, int]:
+    def computation(self) -> None:
+        """`[ENTRY] name [(params) -> shape] {instructions} [, execution_thread="..."]`."""
         line, _ = self.line_column(self.pos)
         keyword = _KEYWORD.match(self.text, self.pos)
         is_entry = keyword is not None and keyword.group(1) == "ENTRY"
@@ -218,28 +304,68 @@ class _Parser:
         if self.peek() == "(":  # the parameter signature; shapes also in the parameters
             self.pos = self.group_end(self.pos)
             self.expect("->")
-            self.skip()
             self.shape(0)
-        self.attributes()  # e.g. execution_thread="..."
+        instructions = self.instruction_list(name)
+        thread = "main"
+        for key, value in self.attributes():
+            if key != "execution_thread" or not value.startswith('"'):
+                raise self.error(f"unexpected computation attribute '{key}' (only execution_thread=\"...\")")
+            thread = unescape(value[1:-1])
+        self.add_computation(name, instructions, is_entry, line, thread)
+
+    def add_computation(self, name: str, instructions: tuple[HloInstruction, ...], is_entry: bool,
+                        line: int, thread: str) -> None:
+        # XLA also rejects a second ENTRY and a name defined twice; tensorweg
+        # reads them (the first wins) so that concatenated modules still open.
+        self._computation_names.add(name)
+        self._computations.append((name, instructions, is_entry, line, thread))
+
+    def instruction_list(self, name: str) -> tuple[HloInstruction, ...]:
+        """`{ instruction+ }` in a scope of its own (operands name instructions above them)."""
         self.expect("{")
-        instructions = []
-        while True:
-            self.skip()
-            if self.peek() == "}":
-                self.pos += 1
-                break
-            if self.pos >= len(self.text):
-                raise self.error(f"computation '{name}' is not closed with '}}'")
-            instructions.append(self.instruction())
-        if not instructions:
-            raise self.error(f"computation '{name}' has no instructions")
-        return name, tuple(instructions), is_entry, line
+        outer = self._body, self._scope
+        self._body, self._scope = [], {}
+        try:
+            root_seen = False
+            while True:
+                self.skip()
+                if self.peek() == "}":
+                    self.pos += 1
+                    break
+                if self.pos >= len(self.text):
+                    raise self.error(f"computation '{name}' is not closed with '}}'")
+                start = self.pos
+                instruction = self.instruction()
+                if instruction.is_root:
+                    if root_seen:
+                        raise self.error("a computation has only one ROOT instruction", start)
+                    root_seen = True
+            if not self._body:
+                raise self.error(f"computation '{name}' has no instructions")
+            return tuple(self._body)
+        finally:
+            self._body, self._scope = outer
+
+    def inline_computation(self) -> str:
+        """A body written as an attribute value (`to_apply={...}`): a computation named as XLA names it."""
+        pos = self.pos
+        line, _ = self.line_column(pos)
+        self.nest()
+        instructions = self.instruction_list("_")
+        self._depth -= 1
+        name, n = "_", 0
+        while name in self._computation_names:
+            n += 1
+            name = f"_.{n}"
+        self.add_computation(name, instructions, False, line, "main")
+        return name
 
     # --- instructions -------------------------------------------------------
 
     def instruction(self) -> HloInstruction:
-        line, _ = self.line_column(self.pos)
-        head = _FAST_HEAD.match(self.text, self.pos)
+        start = self.pos
+        line, _ = self.line_column(start)
+        head = _FAST_HEAD.match(self.text, start) if self.fast else None
         if head:
             is_root, name = head.group(1) is not None, head.group(2)
             self.pos = head.end()
@@ -250,16 +376,41 @@ class _Parser:
                 self.pos = keyword.end()
             name = self.token(_NAME, "an instruction name").group(1)
             self.expect("=")
-            self.skip()
-        shape = self.shape(0)
-        fast = _FAST_OPCODE.match(self.text, self.pos)
+        if name in self._scope:
+            raise self.error(f"instruction '{name}' is defined twice in this computation", start)
+        return self.instruction_rhs(name, is_root, line)
+
+    def instruction_rhs(self, name: str, is_root: bool, line: int, nested: bool = False,
+                        shape: Shape | None = None) -> HloInstruction:
+        """`[shape] opcode(operands) [, attributes]` after `name =`.
+
+        Nested as an operand (`nested`), the shape if any was read already and
+        there are no attributes (a comma there separates operands).
+        """
+        text = self.text
+        if not nested:
+            if self.fast:
+                m = _FAST_ARRAY.match(text, self.pos)
+                if m:
+                    shape = self.cached_array(m)
+            if shape is None:
+                self.skip()
+                if _SHAPE_START.match(text, self.pos):
+                    shape = self.shape(0)
+        fast = _FAST_OPCODE.match(text, self.pos) if self.fast else None
         if fast:
+            opcode_pos = fast.start(1)
             opcode = fast.group(1)
             self.pos = fast.end()
         else:
+            self.skip()
+            opcode_pos = self.pos
             opcode = self.token(_OPCODE, "an opcode").group(0)
             self.expect("(")
+        if shape is None and opcode not in _XLA_INFERS:
+            raise self.error(f"'{opcode}' needs a result shape before the opcode (XLA cannot infer it)", opcode_pos)
         extra: list[tuple[str, str]] = []
+        operands_pos = self.pos
         if opcode in _LITERAL_OPCODES:
             end = self.group_end(self.pos - 1)
             extra.append((_LITERAL_OPCODES[opcode], self.text[self.pos:end - 1].strip()))
@@ -270,7 +421,7 @@ class _Parser:
         metadata = Metadata()
         backend_config = custom_call_target = fusion_kind = ""
         called: list[str] = []
-        for key, value in self.attributes():
+        for key, value in () if nested else self.attributes():
             if key == "metadata":
                 metadata = self.metadata(value)
                 continue
@@ -281,19 +432,30 @@ class _Parser:
                 custom_call_target = unescape(value[1:-1]) if value.startswith('"') else value
             elif key == "kind" and opcode == "fusion":
                 fusion_kind = value
-            elif key in _CALLING_KEYS:
+            elif key in _CALLING_KEYS or key in _CALLING_LIST_KEYS:
                 called.extend(_computation_names(value))
             extra.append((key, value))
-        return HloInstruction(
+        scope = self._scope
+        for operand in operands:
+            if operand not in scope:
+                raise self.undefined_operand(operand, operands_pos)
+        if called:
+            self._calls.extend((callee, opcode_pos) for callee in called)
+        if shape is None:
+            shape = self.inferred_shape(opcode, operands, extra, opcode_pos)
+        instruction = HloInstruction(
             name=name, opcode=opcode, shape=shape, operands=operands,
             called_computations=tuple(called), attributes=tuple(extra), metadata=metadata,
             backend_config=backend_config, custom_call_target=custom_call_target,
             fusion_kind=fusion_kind, is_root=is_root, line=line,
         )
+        self._body.append(instruction)
+        scope[name] = shape
+        return instruction
 
     def operands(self) -> tuple[str, ...]:
-        """Operand names after `(`, each optionally preceded by its shape."""
-        fast = _FAST_OPERANDS.match(self.text, self.pos)
+        """Operand names after `(`: each `[shape] name`, or an instruction nested in place."""
+        fast = _FAST_OPERANDS.match(self.text, self.pos) if self.fast else None
         if fast:
             self.pos = fast.end()
             return tuple(_strip_percent(n) for n in fast.group(1).split(",")) if fast.group(1) else ()
@@ -304,15 +466,20 @@ class _Parser:
             return ()
         while True:
             self.skip()
-            if self.peek() == "(" or _ELEMENT_TYPE.match(self.text, self.pos):
-                self.shape(0)
-            names.append(self.token(_NAME, "an operand name").group(1))
+            shape = self.shape(0) if _SHAPE_START.match(self.text, self.pos) else None
+            name_match = self.token(_NAME, "an operand name")
+            name = name_match.group(1)
             # Newer XLA names one output of a multi-output instruction as
             # `%name#0`; the operand is still the instruction `name`.
             output_index = _OUTPUT_INDEX.match(self.text, self.pos)
             if output_index:
                 self.pos = output_index.end()
             self.skip()
+            if self.peek() == "(" and not output_index and not name_match.group(0).startswith("%"):
+                # `add(a, negate(b))`: XLA's shorthand for an instruction of its own.
+                name = self.nested_instruction(shape, name_match.start())
+                self.skip()
+            names.append(name)
             c = self.peek()
             self.pos += 1
             if c == ")":
@@ -320,12 +487,65 @@ class _Parser:
             if c != ",":
                 raise self.error("expected ',' or ')' after an operand", self.pos - 1)
 
+    def undefined_operand(self, name: str, start: int) -> ParseError:
+        """An operand that names no instruction above it in the computation (XLA rejects it too)."""
+        m = re.compile(r"%?" + re.escape(name) + r"(?![\w.\-])").search(self.text, start)
+        return self.error(f"operand '{name}' is not an instruction defined above it", m.start() if m else start)
+
+    def nested_instruction(self, shape: Shape | None, pos: int) -> str:
+        """`opcode(operands)` written as an operand: an instruction named `opcode.anon`, as XLA names it."""
+        self.pos = pos
+        line, _ = self.line_column(pos)
+        self.nest()
+        base = _OPCODE.match(self.text, pos).group(0) + ".anon"
+        name, n = base, 0
+        while name in self._scope:
+            n += 1
+            name = f"{base}.{n}"
+        self.instruction_rhs(name, False, line, nested=True, shape=shape)
+        self._depth -= 1
+        return name
+
+    def inferred_shape(self, opcode: str, operands: tuple[str, ...], attributes: list[tuple[str, str]],
+                       pos: int) -> Shape:
+        """The result shape XLA would infer, for the simple cases; else a ParseError asking for it."""
+        shapes = [self._scope[name] for name in operands]
+        arrays = [s for s in shapes if not s.is_tuple]
+        if opcode == "tuple":
+            return Shape("tuple", tuple_shapes=tuple(shapes))
+        if opcode == "get-tuple-element" and len(shapes) == 1 and shapes[0].is_tuple:
+            index = dict(attributes).get("index", "")
+            if index.isdigit() and int(index) < len(shapes[0].tuple_shapes):
+                return shapes[0].tuple_shapes[int(index)]
+        elif len(arrays) == len(shapes):
+            if opcode in _SAME_AS_OPERAND and len(shapes) == 1:
+                return shapes[0]
+            if opcode in ("is-finite", "real", "imag") and len(shapes) == 1:
+                kind = "pred" if opcode == "is-finite" else _REAL_OF.get(shapes[0].element_type, "")
+                if kind:
+                    return Shape(kind, shapes[0].dims, shapes[0].dynamic, shapes[0].layout)
+            if opcode in ("select", "clamp") and len(shapes) == 3:
+                return shapes[1]
+            if opcode in _ELEMENTWISE_BINARY and len(shapes) == 2:
+                lhs, rhs = shapes
+                result = lhs if lhs.dims == rhs.dims or not rhs.dims else rhs if not lhs.dims else None
+                if result is not None:
+                    kind = {"compare": "pred", "complex": _COMPLEX_OF.get(lhs.element_type, "")}.get(
+                        opcode, lhs.element_type)
+                    if kind:
+                        return Shape(kind, result.dims, result.dynamic, result.layout)
+        written = ", ".join(format_shape(s) for s in shapes)
+        raise self.error(
+            f"cannot infer the result shape of '{opcode}' from ({written}); write it before the opcode "
+            "(inferred only for elementwise ops, compare, select, clamp, tuple and get-tuple-element)", pos)
+
     def attributes(self) -> list[tuple[str, str]]:
         """`, key=value` pairs up to the end of the instruction (or header)."""
         found = []
+        text = self.text
         while True:
-            fast = _FAST_ATTRIBUTE.match(self.text, self.pos)
-            if fast:
+            fast = _FAST_ATTRIBUTE.match(text, self.pos) if self.fast else None
+            if fast and not (fast.group(2)[0] == "{" and fast.group(1) in _CALLING_KEYS):
                 found.append((fast.group(1), fast.group(2)))
                 self.pos = fast.end()
                 continue
@@ -333,14 +553,47 @@ class _Parser:
             if self.peek() != ",":
                 return found
             self.pos += 1
-            key = self.token(_ATTR_KEY, "an attribute name").group(0)
-            self.expect("=")
+            key = self.token(_ATTR_KEY, "an attribute name followed by '='").group(1)
             self.skip()
             start = self.pos
-            self.pos = self.value_end(start)
+            c = self.peek()
+            if c == "{" and key in _CALLING_KEYS:
+                found.append((key, "%" + self.inline_computation()))
+                continue
+            if c == "{" and key in _CALLING_LIST_KEYS:
+                found.append((key, self.computation_list()))
+                continue
+            if key == "literal" and _SHAPE_START.match(text, start):
+                # custom-call `literal=s32[2]{0} {1, 2}`: a shape, then the values.
+                self.shape(0)
+                self.skip()
+            self.pos = self.value_end(self.pos)
             if self.pos == start:
                 raise self.error(f"attribute '{key}' has no value")
-            found.append((key, self.text[start:self.pos]))
+            found.append((key, text[start:self.pos].rstrip()))
+
+    def computation_list(self) -> str:
+        """`{%a, %b}` verbatim, or with bodies written inline read as computations (`{%_, %_.1}`)."""
+        start = self.pos
+        end = self.group_end(start)
+        if "{" not in self.text[start + 1:end]:
+            self.pos = end
+            return self.text[start:end]
+        self.pos += 1
+        names = []
+        while True:
+            self.skip()
+            if self.peek() == "{":
+                names.append(self.inline_computation())
+            else:
+                names.append(self.token(_NAME, "a computation name").group(1))
+            self.skip()
+            c = self.peek()
+            self.pos += 1
+            if c == "}":
+                return "{" + ", ".join("%" + n for n in names) + "}"
+            if c != ",":
+                raise self.error("expected ',' or '}' in a list of computations", self.pos - 1)
 
     def metadata(self, value: str) -> Metadata:
         if not (value.startswith("{") and value.endswith("}")):
@@ -352,7 +605,7 @@ class _Parser:
             raise self.error(f"malformed metadata near '{near}'")
         fields: dict[str, str] = {}
         extras = []
-        for key, raw in _METADATA_ITEM.findall(body):
+        for key, raw in _METADATA_FIELD.findall(body):
             text = unescape(raw[1:-1]) if raw.startswith('"') else raw
             if key in ("op_type", "op_name", "source_file", "source_line"):
                 fields[key] = text
@@ -416,31 +669,36 @@ class _Parser:
 
     # --- shapes ---------------------------------------------------------------
 
+    def cached_array(self, m: re.Match[str]) -> Shape:
+        key = m.group(0)
+        shape = self._shape_cache.get(key)
+        if shape is None:
+            dims = tuple(int(d) for d in m.group(2).split(",")) if m.group(2) else ()
+            layout = None
+            if m.group(3) is not None:
+                minor = tuple(int(d) for d in m.group(3).split(",")) if m.group(3) else ()
+                layout = Layout(minor)
+            shape = Shape(m.group(1), dims, (), layout)
+            self._shape_cache[key] = shape
+        self.pos = m.end()
+        return shape
+
     def shape(self, depth: int) -> Shape:
+        """`f32[2,<=3]{1,0:T(8,128)}`, `(shape, ...)`, or a buffer `b(shape)`."""
         text = self.text
-        m = _SIMPLE_ARRAY.match(text, self.pos)
-        if m:
-            key = m.group(0)
-            shape = self._shape_cache.get(key)
-            if shape is None:
-                dims = tuple(int(d) for d in m.group(2).split(",")) if m.group(2) else ()
-                layout = None
-                if m.group(3) is not None:
-                    minor = tuple(int(d) for d in m.group(3).split(",")) if m.group(3) else ()
-                    layout = Layout(minor)
-                shape = Shape(m.group(1), dims, (), layout)
-                self._shape_cache[key] = shape
-            self.pos = m.end()
-            return shape
+        self.skip()
+        if self.fast:
+            m = _FAST_ARRAY.match(text, self.pos)
+            if m:
+                return self.cached_array(m)
+        if depth >= _MAX_DEPTH:
+            raise self.error("tuple shapes nested too deeply")
         if self.peek() == "(":
-            if depth >= _MAX_TUPLE_DEPTH:
-                raise self.error("tuple shapes nested too deeply")
             self.pos += 1
             parts = []
             self.skip()
             if self.peek() != ")":
                 while True:
-                    self.skip()
                     parts.append(self.shape(depth + 1))
                     self.skip()
                     if self.peek() != ",":
@@ -448,33 +706,60 @@ class _Parser:
                     self.pos += 1
             self.expect(")")
             return Shape("tuple", tuple_shapes=tuple(parts))
+        start = self.pos
         m = _ELEMENT_TYPE.match(text, self.pos)
         if m is None:
             raise self.error("expected a shape")
         self.pos = m.end()
+        self.skip()
+        if m.group(0) == "b" and self.peek() == "(":
+            self.pos += 1
+            inner = self.shape(depth + 1)
+            self.expect(")")
+            return Shape("buffer", tuple_shapes=(inner,))
+        if self.peek() != "[":
+            raise self.error("expected a shape", start)
+        self.pos += 1
         dims, dynamic = [], []
+        self.skip()
         if self.peek() == "]":
             self.pos += 1
         else:
             while True:
-                d = _DIM.match(text, self.pos)
-                if d is None:
-                    raise self.error("expected a dimension size")
-                self.pos = d.end()
-                unbounded = d.group(2) == "?"
-                dims.append(-1 if unbounded else int(d.group(2)))
-                dynamic.append(unbounded or d.group(1) is not None)
+                self.skip()
+                bounded = text.startswith("<=", self.pos)
+                if bounded:
+                    self.pos += 2
+                    self.skip()
+                if self.peek() == "?":
+                    self.pos += 1
+                    dims.append(-1)
+                    dynamic.append(True)
+                else:
+                    d = _INT.match(text, self.pos)
+                    if d is None or d.group(0).startswith("-"):
+                        raise self.error("expected a dimension size")
+                    self.pos = d.end()
+                    dims.append(int(d.group(0)))
+                    dynamic.append(bounded)
+                self.skip()
                 c = self.peek()
                 self.pos += 1
                 if c == "]":
                     break
                 if c != ",":
                     raise self.error("expected ',' or ']' in the dimensions", self.pos - 1)
-        layout = self.layout() if self.peek() == "{" else None
-        return Shape(m.group(1), tuple(dims), tuple(dynamic) if any(dynamic) else (), layout)
+        layout = None
+        after = self.pos
+        self.skip()
+        if _LAYOUT_START.match(text, self.pos):
+            layout = self.layout()
+        else:
+            self.pos = after
+        return Shape(m.group(0), tuple(dims), tuple(dynamic) if any(dynamic) else (), layout)
 
     def layout(self) -> Layout:
-        """`{minor_to_major[:items]}` right after a shape's dimensions."""
+        """`{minor_to_major[:items]}` after a shape's dimensions."""
         self.pos += 1
         minor: list[int] = []
         tiles: list[Tile] = []
@@ -486,43 +771,74 @@ class _Parser:
             self.skip()
             if self.peek() == ",":
                 self.pos += 1
+                self.skip()
             elif self.peek() not in ("}", ":"):
                 raise self.error("expected ',' '}' or ':' in a layout")
         if self.peek() == ":":
             self.pos += 1
+            self.skip()
             while self.peek() != "}":
-                m = _LAYOUT_ITEM.match(self.text, self.pos)
-                if m is None:
-                    raise self.error("expected a layout attribute such as T(8,128) or S(1)")
                 start = self.pos
-                self.pos = m.end() - 1
-                groups = []
-                while self.peek() == "(":
-                    end = self.group_end(self.pos)
-                    groups.append(self.text[self.pos + 1:end - 1])
-                    self.pos = end
-                if m.group(1) == "T":
-                    tiles.extend(Tile(_tile_dims(g, self, start)) for g in groups)
-                elif m.group(1) == "S" and len(groups) == 1 and _INT.fullmatch(groups[0].strip()):
-                    memory_space = int(groups[0])
+                m = _LAYOUT_ITEM.match(self.text, self.pos)
+                self.pos = m.end() if m else self.pos
+                self.skip()
+                if m is None or self.peek() != "(":
+                    raise self.error("expected a layout attribute such as T(8,128) or S(1)", start)
+                if m.group(0) == "T":
+                    while self.peek() == "(":
+                        tiles.append(Tile(self.tile(start)))
+                        self.skip()
+                elif m.group(0) == "S" and (space := self.memory_space()) is not None:
+                    memory_space = space
                 else:
-                    extras.append(self.text[start:self.pos])
+                    groups = []
+                    while self.peek() == "(":
+                        end = self.group_end(self.pos)
+                        groups.append(_COMMENT.sub("", self.text[self.pos:end]))
+                        self.pos = end
+                        self.skip()
+                    extras.append(m.group(0) + "".join("".join(g.split()) for g in groups))
+                self.skip()
         self.pos += 1
         return Layout(tuple(minor), tuple(tiles), memory_space, tuple(extras))
 
+    def memory_space(self) -> int | None:
+        """`(n)` of `S(n)`; None (position unchanged) when it is not one number."""
+        start = self.pos
+        self.pos += 1
+        self.skip()
+        m = _INT.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+            self.skip()
+            if self.peek() == ")":
+                self.pos += 1
+                return int(m.group(0))
+        self.pos = start
+        return None
 
-def _tile_dims(text: str, parser: _Parser, pos: int) -> tuple[int, ...]:
-    """`8,128` -> (8, 128); XLA's `*` (combine dimension) becomes -1."""
-    dims = []
-    for part in text.split(","):
-        part = part.strip()
-        if part == "*":
-            dims.append(-1)
-        elif part.isdigit():
-            dims.append(int(part))
-        else:
-            raise parser.error(f"bad tile dimension '{part[:20]}'", pos)
-    return tuple(dims)
+    def tile(self, item_start: int) -> tuple[int, ...]:
+        """`(8,128)` of a tile; XLA's `*` (combine dimension) becomes -1. Errors point at the `T`."""
+        self.pos += 1
+        values = []
+        while True:
+            self.skip()
+            if self.peek() == "*":
+                self.pos += 1
+                values.append(-1)
+            else:
+                m = _INT.match(self.text, self.pos)
+                if m is None or m.group(0).startswith("-"):
+                    raise self.error(f"bad tile dimension '{self.found()}'", item_start)
+                self.pos = m.end()
+                values.append(int(m.group(0)))
+            self.skip()
+            c = self.peek()
+            self.pos += 1
+            if c == ")":
+                return tuple(values)
+            if c != ",":
+                raise self.error("expected ',' or ')' in a tile", item_start)
 
 
 def _strip_percent(name: str) -> str:
@@ -531,6 +847,7 @@ def _strip_percent(name: str) -> str:
 
 
 def _computation_names(value: str) -> list[str]:
-    """`%a` or `{%a, %b}` -> ["a", "b"]."""
+    """`%a` or `{%a, %b}` -> ["a", "b"] (comments between them dropped)."""
     inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value
+    inner = _COMMENT.sub(" ", inner)
     return [part.strip().lstrip("%") for part in inner.split(",") if part.strip()]
