@@ -28,6 +28,7 @@ as an operand (`add(a, negate(b))`) becomes an instruction of its own named
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_right
 
@@ -62,11 +63,12 @@ _GROUP_TEXT = re.compile(r'[^{}()\[\]"]+')
 _OUTPUT_INDEX = re.compile(r"#\d+")
 # One `key=value` of a metadata body; commas between them are optional (XLA's
 # sub-attributes), values are strings, braced lists (`profile_type={1}`) or words.
+_METADATA_GAP = r"(?:[\s,]+|/\*.*?\*/|//[^\n]*)*"
 _METADATA_FIELD_TEXT = (
-    r'(?:\s|/\*.*?\*/|//[^\n]*|,)*([\w.\-]+)=' + _SKIP_TEXT
+    _METADATA_GAP + r'([\w.\-]+)=' + _SKIP_TEXT
     + r'("[^"\\]*(?:\\.[^"\\]*)*"|\{[^{}"]*\}|[^\s,{}"]+)')
 _METADATA_FIELD = re.compile(_METADATA_FIELD_TEXT, re.S)
-_METADATA_BODY = re.compile(r"(?:" + _METADATA_FIELD_TEXT + r")*(?:\s|/\*.*?\*/|//[^\n]*|,)*", re.S)
+_METADATA_BODY = re.compile(r"(?:" + _METADATA_FIELD_TEXT + r")*" + _METADATA_GAP, re.S)
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
 # Newer XLA prints stack-frame tables (a keyword line, then numbered entries)
 # between the module header and the computations; metadata `stack_frame_id`
@@ -77,18 +79,31 @@ _FRAME_TABLE = re.compile(
 # --- fast paths: strict special cases of the general route -------------------
 # `[ROOT] name = ` on one line; a bare `ROOT` is the keyword, never a name.
 _FAST_HEAD = re.compile(r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*")
-# A common array shape in one match: `f32[2,3]{1,0}`, no tiles, no dynamic dims,
-# and nothing after it that the general route could read as part of the shape.
-_FAST_ARRAY = re.compile(
-    r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\](?:\{((?:\d+(?:,\d+)*)?)\})?(?![:\w{\[]|\s*[{/])")
+# An array shape written without spaces or comments, e.g. `bf16[8,<=128]{1,0:T(8,128)(2,1)}`,
+# with nothing after it that the general route could read as part of the shape.
+# Its text is a key into a cache filled by the general route itself.
+_FAST_ARRAY = re.compile(r"[a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?(?![:\w{\[(]|\s*[{/])")
 _FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
 _FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
+_FLAT = r'(?:[^{}()\[\]"/]|"[^"\\]*(?:\\.[^"\\]*)*")*'  # no brackets, no comments; strings whole
+_ONE_LEVEL = r'(?:[^{}()\[\]"/]|"[^"\\]*(?:\\.[^"\\]*)*"|\{' + _FLAT + r'\}|\[' + _FLAT + r'\]|\(' + _FLAT + r'\))*'
 _FAST_ATTRIBUTE = re.compile(
     r'[ \t]*,[ \t]*([\w.\-]+)=('
     r'[^\s,{}()\[\]"/]+'  # kind=kLoop, to_apply=%region_0.3
     r'|"[^"\\]*(?:\\.[^"\\]*)*"'  # custom_call_target="..."
-    r'|\{(?:[^{}()\[\]"/]|"[^"\\]*(?:\\.[^"\\]*)*")*\}'  # metadata={...}, dimensions={1}
+    r'|\{' + _ONE_LEVEL + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":[1]}
     r')(?=[\s,]|$)')
+# The end of an instruction's attributes: the next line starts a name or closes the computation.
+_FAST_ATTRIBUTES_END = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+(?=[%\w}])")
+# Metadata as XLA prints it most often: no escapes, these fields in this order.
+_FAST_METADATA = re.compile(
+    r'\{(?:op_type="([^"\\]*)")?(?: ?op_name="([^"\\]*)")?'
+    r'(?: ?source_file="([^"\\]*)")?(?: ?source_line=(\d+))?\}')
+# `[ROOT] name = f32[2]{0} opcode(a, b)`: a whole instruction up to its attributes.
+_FAST_LINE = re.compile(
+    r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*"
+    r"([a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?)[ \t]+"
+    r"([A-Za-z][\w\-]*)\(((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
 
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
@@ -102,6 +117,7 @@ _CALLING_LIST_KEYS = frozenset({"branch_computations", "called_computations"})
 # Opcodes whose parentheses hold a literal or a number instead of operands.
 _LITERAL_OPCODES = {"constant": "literal", "parameter": "parameter_number"}
 _MAX_DEPTH = 64
+_NO_METADATA = Metadata()
 
 # Shape inference for instructions written without a result shape: the simple
 # cases of XLA's ShapeInference. XLA infers more (dot, reduce, broadcast...);
@@ -145,6 +161,10 @@ def parse_module(text: str, source: str = "", *, fast_paths: bool = True) -> Hlo
         ParseError: the text is not an HLO module; names line and column.
     """
     parser = _Parser(text, source, fast_paths)
+    # The parser allocates hundreds of thousands of small acyclic objects; the
+    # cyclic collector would walk them again and again (a third of the time).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return parser.module()
     except ParseError:
@@ -153,6 +173,9 @@ def parse_module(text: str, source: str = "", *, fast_paths: bool = True) -> Hlo
         raise parser.error("nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - a bug here must still read as a parse failure
         raise parser.error(f"internal parser error ({type(exc).__name__}: {exc})") from exc
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def parse_shape(text: str) -> Shape:
@@ -211,10 +234,13 @@ class _Parser:
 
     # --- positions and errors ---------------------------------------------
 
-    def line_column(self, pos: int) -> tuple[int, int]:
+    def line_of(self, pos: int) -> int:
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        line = bisect_right(self._line_starts, pos)
+        return bisect_right(self._line_starts, pos)
+
+    def line_column(self, pos: int) -> tuple[int, int]:
+        line = self.line_of(pos)
         return line, pos - self._line_starts[line - 1] + 1
 
     def error(self, message: str, pos: int | None = None) -> ParseError:
@@ -364,8 +390,26 @@ class _Parser:
 
     def instruction(self) -> HloInstruction:
         start = self.pos
-        line, _ = self.line_column(start)
-        head = _FAST_HEAD.match(self.text, start) if self.fast else None
+        line = self.line_of(start)
+        if self.fast:
+            m = _FAST_LINE.match(self.text, start)
+            shape = self.array(m.group(3)) if m else None
+            if shape is not None:
+                name, opcode = m.group(2), m.group(4)
+                if name in self._scope:
+                    raise self.error(f"instruction '{name}' is defined twice in this computation", start)
+                self.pos = m.end()
+                if opcode in _LITERAL_OPCODES:
+                    extra = [(_LITERAL_OPCODES[opcode], m.group(5).strip())]
+                    operands: tuple[str, ...] = ()
+                else:
+                    extra = []
+                    operands = _operand_names(m.group(5)) if m.group(5) else ()
+                return self.instruction_end(name, m.group(1) is not None, line, shape, opcode, m.start(4),
+                                            operands, m.start(5), extra, False)
+            head = _FAST_HEAD.match(self.text, start)
+        else:
+            head = None
         if head:
             is_root, name = head.group(1) is not None, head.group(2)
             self.pos = head.end()
@@ -391,8 +435,8 @@ class _Parser:
         if not nested:
             if self.fast:
                 m = _FAST_ARRAY.match(text, self.pos)
-                if m:
-                    shape = self.cached_array(m)
+                if m and (shape := self.array(m.group(0))) is not None:
+                    self.pos = m.end()
             if shape is None:
                 self.skip()
                 if _SHAPE_START.match(text, self.pos):
@@ -418,7 +462,14 @@ class _Parser:
             self.pos = end
         else:
             operands = self.operands()
-        metadata = Metadata()
+        return self.instruction_end(name, is_root, line, shape, opcode, opcode_pos, operands, operands_pos,
+                                    extra, nested)
+
+    def instruction_end(self, name: str, is_root: bool, line: int, shape: Shape | None, opcode: str,
+                        opcode_pos: int, operands: tuple[str, ...], operands_pos: int,
+                        extra: list[tuple[str, str]], nested: bool) -> HloInstruction:
+        """The attributes after the operands; checks the operands, infers a missing shape, records it."""
+        metadata = _NO_METADATA
         backend_config = custom_call_target = fusion_kind = ""
         called: list[str] = []
         for key, value in () if nested else self.attributes():
@@ -458,7 +509,7 @@ class _Parser:
         fast = _FAST_OPERANDS.match(self.text, self.pos) if self.fast else None
         if fast:
             self.pos = fast.end()
-            return tuple(_strip_percent(n) for n in fast.group(1).split(",")) if fast.group(1) else ()
+            return _operand_names(fast.group(1)) if fast.group(1) else ()
         names: list[str] = []
         self.skip()
         if self.peek() == ")":
@@ -549,6 +600,8 @@ class _Parser:
                 found.append((fast.group(1), fast.group(2)))
                 self.pos = fast.end()
                 continue
+            if self.fast and _FAST_ATTRIBUTES_END.match(text, self.pos):
+                return found
             self.skip()
             if self.peek() != ",":
                 return found
@@ -596,6 +649,10 @@ class _Parser:
                 raise self.error("expected ',' or '}' in a list of computations", self.pos - 1)
 
     def metadata(self, value: str) -> Metadata:
+        if self.fast and (m := _FAST_METADATA.fullmatch(value)):
+            op_type, op_name, source_file, source_line = m.groups()
+            return Metadata(op_type=op_type or "", op_name=op_name or "", source_file=source_file or "",
+                            source_line=int(source_line) if source_line else 0)
         if not (value.startswith("{") and value.endswith("}")):
             raise self.error("metadata must be written in braces")
         body = value[1:-1]
@@ -669,18 +726,22 @@ class _Parser:
 
     # --- shapes ---------------------------------------------------------------
 
-    def cached_array(self, m: re.Match[str]) -> Shape:
-        key = m.group(0)
+    def array(self, key: str) -> Shape | None:
+        """The shape a fast path matched as `key`, read by the general route once per distinct text.
+
+        None when the general route would not read exactly that text as one
+        shape: then the caller takes the general route at that position.
+        """
         shape = self._shape_cache.get(key)
         if shape is None:
-            dims = tuple(int(d) for d in m.group(2).split(",")) if m.group(2) else ()
-            layout = None
-            if m.group(3) is not None:
-                minor = tuple(int(d) for d in m.group(3).split(",")) if m.group(3) else ()
-                layout = Layout(minor)
-            shape = Shape(m.group(1), dims, (), layout)
+            reader = _Parser(key, "", False)
+            try:
+                shape = reader.shape(0)
+            except ParseError:
+                return None
+            if reader.pos != len(key):
+                return None
             self._shape_cache[key] = shape
-        self.pos = m.end()
         return shape
 
     def shape(self, depth: int) -> Shape:
@@ -689,8 +750,9 @@ class _Parser:
         self.skip()
         if self.fast:
             m = _FAST_ARRAY.match(text, self.pos)
-            if m:
-                return self.cached_array(m)
+            if m and (shape := self.array(m.group(0))) is not None:
+                self.pos = m.end()
+                return shape
         if depth >= _MAX_DEPTH:
             raise self.error("tuple shapes nested too deeply")
         if self.peek() == "(":
@@ -841,9 +903,9 @@ class _Parser:
                 raise self.error("expected ',' or ')' in a tile", item_start)
 
 
-def _strip_percent(name: str) -> str:
-    name = name.strip()
-    return name[1:] if name.startswith("%") else name
+def _operand_names(text: str) -> tuple[str, ...]:
+    """`%a, %b` (as the fast paths match it: names, commas, blanks) -> ("a", "b")."""
+    return tuple(text.replace("%", "").replace(" ", "").replace("\t", "").split(","))
 
 
 def _computation_names(value: str) -> list[str]:

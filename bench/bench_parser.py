@@ -1,0 +1,135 @@
+"""HLO parser throughput: ours vs XLA's C++ parser, on the same text in the same run.
+
+Generates a module shaped like an optimized TPU training step (the size of a
+ResNet50 step: 30,000 instructions by default): per block a loop fusion with
+its fused computation, tiled layouts `T(8,128)(2,1)`, metadata and
+backend_config on every instruction that XLA gives them, a reduce calling a
+shared region, and a running sum in the entry. Prints the median instructions
+per second of `explorer.hlo.parser.parse_module` and of XLA's parser (jaxlib's
+`hlo_module_from_text`, when jaxlib is installed) and their ratio; the goal is
+ours within 2x of XLA's. Ratios, not absolutes, are comparable across machines.
+
+    .venv/bin/python bench/bench_parser.py [--instructions 30000] [--runs 5] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explorer.hlo.parser import parse_module  # noqa: E402
+
+# Instructions per block: 7 in the fused computation, 5 in the entry.
+_PER_BLOCK = 12
+_TILED = "{2,1,0:T(8,128)(2,1)}"
+_BACKEND = '{"flag_configs":[],"scoped_memory_configs":[],"used_scoped_memory_configs":[]}'
+
+
+def _metadata(block: int, op: str, line: int) -> str:
+    return (f'metadata={{op_type="{op}" op_name="jit(train_step)/resnet/block_{block}/{op}" '
+            f'source_file="sample_models/resnet.py" source_line={line}}}')
+
+
+def generate_module(instructions: int = 30_000) -> str:
+    """An HLO module of about `instructions` instructions that XLA's parser accepts."""
+    blocks = max(1, (instructions - 6) // _PER_BLOCK)
+    act = f"bf16[8,128,128]{_TILED}"
+    out = ["HloModule jit_train_step, is_scheduled=true, "
+           "entry_computation_layout={(bf16[8,128,128]{2,1,0})->f32[8,128]{1,0}}", ""]
+    out += ["%region_add (lhs: f32[], rhs: f32[]) -> f32[] {",
+            "  %lhs = f32[] parameter(0)",
+            "  %rhs = f32[] parameter(1)",
+            "  ROOT %sum = f32[] add(%lhs, %rhs)",
+            "}", ""]
+    for i in range(blocks):
+        meta_add, meta_max = _metadata(i, "add", 100 + i), _metadata(i, "max", 101 + i)
+        out += [
+            f"%fused_computation.{i} (param_0.{i}: bf16[8,128,128], param_1.{i}: bf16[128]) -> bf16[8,128,128] {{",
+            f"  %param_0.{i} = {act} parameter(0)",
+            f"  %param_1.{i} = bf16[128]{{0:T(256)}} parameter(1)",
+            f"  %broadcast.{i} = {act} broadcast(%param_1.{i}), dimensions={{2}}",
+            f"  %add.{i} = {act} add(%param_0.{i}, %broadcast.{i}), {meta_add}",
+            f"  %constant.{i} = bf16[] constant(0)",
+            f"  %broadcast.{i}.1 = {act} broadcast(%constant.{i}), dimensions={{}}",
+            f"  ROOT %maximum.{i} = {act} maximum(%add.{i}, %broadcast.{i}.1), {meta_max}",
+            "}", "",
+        ]
+    out += ["ENTRY %main.1 (input: bf16[8,128,128]) -> f32[8,128] {",
+            f"  %input = {act} parameter(0)",
+            "  %zero = f32[] constant(0)",
+            "  %acc.start = f32[8,128]{1,0:T(8,128)} broadcast(%zero), dimensions={}"]
+    previous, acc = "%input", "%acc.start"
+    for i in range(blocks):
+        meta = _metadata(i, "conv", 200 + i)
+        out += [
+            f"  %weight.{i} = bf16[128]{{0:T(256)}} parameter({i + 1})",
+            f"  %fusion.{i} = {act} fusion({previous}, %weight.{i}), kind=kLoop, "
+            f"calls=%fused_computation.{i}, {meta}, backend_config={_BACKEND}",
+            f"  %convert.{i} = f32[8,128,128]{{2,1,0:T(8,128)}} convert(%fusion.{i}), {meta}",
+            f"  %reduce.{i} = f32[8,128]{{1,0:T(8,128)}} reduce(%convert.{i}, %zero), dimensions={{2}}, "
+            f"to_apply=%region_add, {meta}",
+            f"  %acc.{i} = f32[8,128]{{1,0:T(8,128)}} add({acc}, %reduce.{i})",
+        ]
+        previous, acc = f"%fusion.{i}", f"%acc.{i}"
+    out += [f"  ROOT %result = f32[8,128]{{1,0:T(8,128)}} copy({acc})", "}", ""]
+    return "\n".join(out)
+
+
+def _median_seconds(fn, text: str, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(text)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _xla_parser():
+    """XLA's own HLO text parser from jaxlib, or None where jaxlib is not installed."""
+    try:
+        from jaxlib import _hlo  # the C++ parser behind jax's HLO tooling
+    except ImportError:
+        return None
+    return _hlo.hlo_module_from_text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instructions", type=int, default=30_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="print our parser's top functions")
+    args = parser.parse_args()
+
+    text = generate_module(args.instructions)
+    module = parse_module(text)
+    count = sum(len(c.instructions) for c in module.computations)
+    print(f"module: {count} instructions, {len(module.computations)} computations, "
+          f"{len(text.splitlines())} lines, {len(text) / 1e6:.1f} MB")
+    ours = _median_seconds(parse_module, text, args.runs)
+    print(f"tensorweg parser: median {ours * 1000:.0f} ms = {count / ours:,.0f} instructions/s")
+    xla = _xla_parser()
+    if xla is None:
+        print("XLA parser: jaxlib not installed, no ratio")
+    else:
+        xla_module = xla(text)
+        xla_count = sum(len(c.instructions()) for c in xla_module.computations())
+        if xla_count != count:
+            raise SystemExit(f"XLA read {xla_count} instructions, we read {count}")
+        theirs = _median_seconds(xla, text, args.runs)
+        print(f"XLA C++ parser:   median {theirs * 1000:.0f} ms = {count / theirs:,.0f} instructions/s")
+        print(f"ratio (ours / XLA's time): {ours / theirs:.2f}x (goal: at most 2x)")
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.runcall(parse_module, text)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+
+
+if __name__ == "__main__":
+    main()
