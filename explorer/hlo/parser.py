@@ -333,9 +333,11 @@ class _Parser:
             self.shape(0)
         instructions = self.instruction_list(name)
         thread = "main"
+        body_end = self.pos
         for key, value in self.attributes():
             if key != "execution_thread" or not value.startswith('"'):
-                raise self.error(f"unexpected computation attribute '{key}' (only execution_thread=\"...\")")
+                raise self.error(f"unexpected computation attribute '{key}' (only execution_thread=\"...\")",
+                                 self.text.find(key + "=", body_end))
             thread = unescape(value[1:-1])
         self.add_computation(name, instructions, is_entry, line, thread)
 
@@ -653,13 +655,15 @@ class _Parser:
             op_type, op_name, source_file, source_line = m.groups()
             return Metadata(op_type=op_type or "", op_name=op_name or "", source_file=source_file or "",
                             source_line=int(source_line) if source_line else 0)
+        # Errors point into the value, the last text like it before the position.
+        at = self.text.rfind(value, 0, self.pos)
         if not (value.startswith("{") and value.endswith("}")):
-            raise self.error("metadata must be written in braces")
+            raise self.error("metadata must be written in braces", at)
         body = value[1:-1]
         checked = _METADATA_BODY.match(body)
         if checked.end() != len(body):
             near = body[checked.end():checked.end() + 20]
-            raise self.error(f"malformed metadata near '{near}'")
+            raise self.error(f"malformed metadata near '{near}'", at + 1 + checked.end())
         fields: dict[str, str] = {}
         extras = []
         for key, raw in _METADATA_FIELD.findall(body):
@@ -670,7 +674,7 @@ class _Parser:
                 extras.append((key, text))
         line_text = fields.get("source_line", "0")
         if not _INT.fullmatch(line_text):
-            raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'")
+            raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'", at)
         return Metadata(
             op_type=fields.get("op_type", ""), op_name=fields.get("op_name", ""),
             source_file=fields.get("source_file", ""), source_line=int(line_text),
