@@ -76,23 +76,43 @@ _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
 _FRAME_TABLE = re.compile(
     r"(?:FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*\n(?:[ \t]*\d+[^\n]*(?:\n|$))*")
 
+# Attributes whose value names one computation (or holds its body inline), as XLA spells them.
+_CALLING_KEYS_TEXT = ("calls", "to_apply", "condition", "body", "true_computation", "false_computation",
+                      "select", "scatter", "async_wrapped_computation")
+
 # --- fast paths: strict special cases of the general route -------------------
 # `[ROOT] name = ` on one line; a bare `ROOT` is the keyword, never a name.
 _FAST_HEAD = re.compile(r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*")
 # An array shape written without spaces or comments, e.g. `bf16[8,<=128]{1,0:T(8,128)(2,1)}`,
 # with nothing after it that the general route could read as part of the shape.
 # Its text is a key into a cache filled by the general route itself.
-_FAST_ARRAY = re.compile(r"[a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?(?![:\w{\[(]|\s*[{/])")
+_ARRAY_TEXT = r"[a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?"
+# ... or a tuple of such arrays, `(f32[2]{0}, u8[0]{0})`.
+_SHAPE_TEXT = r"(?:" + _ARRAY_TEXT + r"|\((?:" + _ARRAY_TEXT + r"(?:, " + _ARRAY_TEXT + r")*)?\))"
+_FAST_SHAPE = re.compile(_SHAPE_TEXT + r"(?![:\w{\[(]|\s*[{/])")
 _FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
 _FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
-_FLAT = r'(?:[^{}()\[\]"/]|"[^"\\]*(?:\\.[^"\\]*)*")*'  # no brackets, no comments; strings whole
-_ONE_LEVEL = r'(?:[^{}()\[\]"/]|"[^"\\]*(?:\\.[^"\\]*)*"|\{' + _FLAT + r'\}|\[' + _FLAT + r'\]|\(' + _FLAT + r'\))*'
-_FAST_ATTRIBUTE = re.compile(
-    r'[ \t]*,[ \t]*([\w.\-]+)=('
-    r'[^\s,{}()\[\]"/]+'  # kind=kLoop, to_apply=%region_0.3
-    r'|"[^"\\]*(?:\\.[^"\\]*)*"'  # custom_call_target="..."
-    r'|\{' + _ONE_LEVEL + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":[1]}
-    r')(?=[\s,]|$)')
+# Possessive runs (`++`, `*+`): a value that does not match fails at once, without backtracking.
+_STRING_TEXT = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_FLAT = r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r')*+'  # no brackets, no comments; strings whole
+_ONE_LEVEL = (r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r'|\{' + _FLAT + r'\}|\[' + _FLAT + r'\]|\('
+              + _FLAT + r'\))*+')
+
+
+def _fast_attribute_text(capture: bool) -> str:
+    """`, key=value` (key and value captured or not); `calls={...}` bodies take the general route."""
+    group = "(" if capture else "(?:"
+    return (
+        r'[ \t]*,[ \t]*(?!(?:' + "|".join(_CALLING_KEYS_TEXT) + r')=\{)' + group + r'[\w.\-]+)=' + group
+        + r'[^\s,{}()\[\]"/]++'  # kind=kLoop, to_apply=%region_0.3
+        + r'|' + _STRING_TEXT  # custom_call_target="..."
+        + r'|\{' + _ONE_LEVEL + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":[1]}
+        + r')(?=[\s,]|$)')
+
+
+_FAST_ATTRIBUTE = re.compile(_fast_attribute_text(capture=True))
+# All of an instruction's attributes in one match (then split by `_FAST_ATTRIBUTE.findall`).
+_FAST_ATTRIBUTES = re.compile("(?:" + _fast_attribute_text(capture=False) + ")*")
 # The end of an instruction's attributes: the next line starts a name or closes the computation.
 _FAST_ATTRIBUTES_END = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+(?=[%\w}])")
 # Metadata as XLA prints it most often: no escapes, these fields in this order.
@@ -102,21 +122,21 @@ _FAST_METADATA = re.compile(
 # `[ROOT] name = f32[2]{0} opcode(a, b)`: a whole instruction up to its attributes.
 _FAST_LINE = re.compile(
     r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*"
-    r"([a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?)[ \t]+"
+    r"(" + _SHAPE_TEXT + r")[ \t]+"
     r"([A-Za-z][\w\-]*)\(((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
 
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-# Attributes whose value names one computation (or holds its body inline), as XLA spells them.
-_CALLING_KEYS = frozenset({
-    "calls", "to_apply", "condition", "body", "true_computation", "false_computation",
-    "select", "scatter", "async_wrapped_computation",
-})
+_CALLING_KEYS = frozenset(_CALLING_KEYS_TEXT)
 # Attributes whose value is a braced list of computations.
 _CALLING_LIST_KEYS = frozenset({"branch_computations", "called_computations"})
 # Opcodes whose parentheses hold a literal or a number instead of operands.
 _LITERAL_OPCODES = {"constant": "literal", "parameter": "parameter_number"}
 _MAX_DEPTH = 64
+# Shapes by the text a fast path matched, shared by all parses (shapes are
+# immutable; a module repeats a few hundred distinct ones thousands of times).
+_SHAPE_CACHE: dict[str, Shape] = {}
+_SHAPE_CACHE_SIZE = 100_000
 _NO_METADATA = Metadata()
 
 # Shape inference for instructions written without a result shape: the simple
@@ -221,7 +241,6 @@ class _Parser:
         self.fast = fast_paths
         self.pos = 0
         self._line_starts: list[int] | None = None
-        self._shape_cache: dict[str, Shape] = {}
         # Finished computations in the order XLA finishes them (an inline body
         # before the computation that holds it): (name, instructions, is_entry, line, thread).
         self._computations: list[tuple[str, tuple[HloInstruction, ...], bool, int, str]] = []
@@ -231,6 +250,7 @@ class _Parser:
         self._body: list[HloInstruction] = []
         self._scope: dict[str, Shape] = {}
         self._depth = 0
+        self._line, self._line_pos = 1, 0  # the line at a position, for counting onwards
 
     # --- positions and errors ---------------------------------------------
 
@@ -392,7 +412,9 @@ class _Parser:
 
     def instruction(self) -> HloInstruction:
         start = self.pos
-        line = self.line_of(start)
+        # Instructions come in text order: count the newlines since the last one.
+        line = self._line = self._line + self.text.count("\n", self._line_pos, start)
+        self._line_pos = start
         if self.fast:
             m = _FAST_LINE.match(self.text, start)
             shape = self.array(m.group(3)) if m else None
@@ -436,7 +458,7 @@ class _Parser:
         text = self.text
         if not nested:
             if self.fast:
-                m = _FAST_ARRAY.match(text, self.pos)
+                m = _FAST_SHAPE.match(text, self.pos)
                 if m and (shape := self.array(m.group(0))) is not None:
                     self.pos = m.end()
             if shape is None:
@@ -594,16 +616,16 @@ class _Parser:
 
     def attributes(self) -> list[tuple[str, str]]:
         """`, key=value` pairs up to the end of the instruction (or header)."""
-        found = []
+        found: list[tuple[str, str]] = []
         text = self.text
         while True:
-            fast = _FAST_ATTRIBUTE.match(text, self.pos) if self.fast else None
-            if fast and not (fast.group(2)[0] == "{" and fast.group(1) in _CALLING_KEYS):
-                found.append((fast.group(1), fast.group(2)))
-                self.pos = fast.end()
-                continue
-            if self.fast and _FAST_ATTRIBUTES_END.match(text, self.pos):
-                return found
+            if self.fast:
+                end = _FAST_ATTRIBUTES.match(text, self.pos).end()
+                if end != self.pos:
+                    found += _FAST_ATTRIBUTE.findall(text, self.pos, end)
+                    self.pos = end
+                if _FAST_ATTRIBUTES_END.match(text, end):
+                    return found
             self.skip()
             if self.peek() != ",":
                 return found
@@ -631,7 +653,7 @@ class _Parser:
         """`{%a, %b}` verbatim, or with bodies written inline read as computations (`{%_, %_.1}`)."""
         start = self.pos
         end = self.group_end(start)
-        if "{" not in self.text[start + 1:end]:
+        if "{" not in _STRING.sub("", self.text[start + 1:end]):
             self.pos = end
             return self.text[start:end]
         self.pos += 1
@@ -736,7 +758,7 @@ class _Parser:
         None when the general route would not read exactly that text as one
         shape: then the caller takes the general route at that position.
         """
-        shape = self._shape_cache.get(key)
+        shape = _SHAPE_CACHE.get(key)
         if shape is None:
             reader = _Parser(key, "", False)
             try:
@@ -745,7 +767,9 @@ class _Parser:
                 return None
             if reader.pos != len(key):
                 return None
-            self._shape_cache[key] = shape
+            if len(_SHAPE_CACHE) >= _SHAPE_CACHE_SIZE:
+                _SHAPE_CACHE.clear()
+            _SHAPE_CACHE[key] = shape
         return shape
 
     def shape(self, depth: int) -> Shape:
@@ -753,7 +777,7 @@ class _Parser:
         text = self.text
         self.skip()
         if self.fast:
-            m = _FAST_ARRAY.match(text, self.pos)
+            m = _FAST_SHAPE.match(text, self.pos)
             if m and (shape := self.array(m.group(0))) is not None:
                 self.pos = m.end()
                 return shape
