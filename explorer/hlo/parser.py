@@ -100,10 +100,14 @@ _ONE_LEVEL = (r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r'|\{' + _FLAT + r'\}|\[' 
 
 
 def _fast_attribute_text(capture: bool) -> str:
-    """`, key=value` (key and value captured or not); `calls={...}` bodies take the general route."""
+    """`, key=value` (key and value captured or not).
+
+    Bodies written inline (`calls={...}`) and custom-call literals (a shape, a
+    space, the values) take the general route.
+    """
     group = "(" if capture else "(?:"
     return (
-        r'[ \t]*,[ \t]*(?!(?:' + "|".join(_CALLING_KEYS_TEXT) + r')=\{)' + group + r'[\w.\-]+)=' + group
+        r'[ \t]*,[ \t]*(?!(?:' + "|".join(_CALLING_KEYS_TEXT) + r')=\{|literal=)' + group + r'[\w.\-]+)=' + group
         + r'[^\s,{}()\[\]"/]++'  # kind=kLoop, to_apply=%region_0.3
         + r'|' + _STRING_TEXT  # custom_call_target="..."
         + r'|\{' + _ONE_LEVEL + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":[1]}
@@ -246,6 +250,7 @@ class _Parser:
         self._computations: list[tuple[str, tuple[HloInstruction, ...], bool, int, str]] = []
         self._computation_names: set[str] = set()
         self._calls: list[tuple[str, int]] = []  # (callee, position) checked at the end
+        self._fused: set[str] = set()  # computations a fusion instruction calls
         # The computation being read: its instructions so far, and their shapes by name.
         self._body: list[HloInstruction] = []
         self._scope: dict[str, Shape] = {}
@@ -324,13 +329,7 @@ class _Parser:
                 raise self.error(f"calls computation '{callee}', which the module does not define", pos)
         # As XLA reads it: without an ENTRY keyword the last computation is the entry.
         entry_index = next((i for i, part in enumerate(parts) if part[2]), len(parts) - 1)
-        fused = {
-            callee
-            for _, instructions, _, _, _ in parts
-            for instruction in instructions
-            if instruction.opcode == "fusion"
-            for callee in instruction.called_computations
-        }
+        fused = self._fused
         computations = tuple(
             HloComputation(name=n, instructions=ins, is_entry=i == entry_index, is_fusion=n in fused,
                            line=line, execution_thread=thread)
@@ -516,6 +515,8 @@ class _Parser:
                 raise self.undefined_operand(operand, operands_pos)
         if called:
             self._calls.extend((callee, opcode_pos) for callee in called)
+            if opcode == "fusion":
+                self._fused.update(called)
         if shape is None:
             shape = self.inferred_shape(opcode, operands, extra, opcode_pos)
         instruction = HloInstruction(
