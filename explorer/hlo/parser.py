@@ -80,37 +80,53 @@ _FRAME_TABLE = re.compile(
 _CALLING_KEYS_TEXT = ("calls", "to_apply", "condition", "body", "true_computation", "false_computation",
                       "select", "scatter", "async_wrapped_computation")
 
+# Attributes whose value is a braced list of computations.
+_CALLING_LIST_KEYS_TEXT = ("branch_computations", "called_computations")
+
 # --- fast paths: strict special cases of the general route -------------------
 # `[ROOT] name = ` on one line; a bare `ROOT` is the keyword, never a name.
 _FAST_HEAD = re.compile(r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*")
 # An array shape written without spaces or comments, e.g. `bf16[8,<=128]{1,0:T(8,128)(2,1)}`,
-# with nothing after it that the general route could read as part of the shape.
+# with nothing after it that the general route could read as part of the shape
+# (a layout, or a comment that may hide one).
 # Its text is a key into a cache filled by the general route itself.
 _ARRAY_TEXT = r"[a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?"
+# The commonest of them, built without the general route: `f32[2,3]{1,0}`.
+_SIMPLE_ARRAY = re.compile(r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\](?:\{((?:\d+(?:,\d+)*)?)\})?")
 # ... or a tuple of such arrays, `(f32[2]{0}, u8[0]{0})`.
 _SHAPE_TEXT = r"(?:" + _ARRAY_TEXT + r"|\((?:" + _ARRAY_TEXT + r"(?:, " + _ARRAY_TEXT + r")*)?\))"
-_FAST_SHAPE = re.compile(_SHAPE_TEXT + r"(?![:\w{\[(]|\s*[{/])")
+# A `{` after it may open a computation body (`-> f32[] {`), not a layout.
+_FAST_SHAPE = re.compile(_SHAPE_TEXT + r"(?![:\w\[(]|\s*/|\s*\{\s*[\d:}/])")
 _FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
 _FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
 # Possessive runs (`++`, `*+`): a value that does not match fails at once, without backtracking.
 _STRING_TEXT = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _FLAT = r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r')*+'  # no brackets, no comments; strings whole
-_ONE_LEVEL = (r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r'|\{' + _FLAT + r'\}|\[' + _FLAT + r'\]|\('
-              + _FLAT + r'\))*+')
+
+
+def _nested_once(inner: str) -> str:
+    """Text with brackets balanced one level deeper than `inner`."""
+    return (r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r'|\{' + inner + r'\}|\[' + inner + r'\]|\(' + inner
+            + r'\))*+')
+
+
+_TWO_LEVELS = _nested_once(_nested_once(_FLAT))  # e.g. GPU backend_config JSON
 
 
 def _fast_attribute_text(capture: bool) -> str:
     """`, key=value` (key and value captured or not).
 
-    Bodies written inline (`calls={...}`) and custom-call literals (a shape, a
-    space, the values) take the general route.
+    Bodies written inline (`calls={...}`), lists of computations (which may
+    hold such bodies) and custom-call literals (a shape, a space, the values)
+    take the general route.
     """
     group = "(" if capture else "(?:"
     return (
-        r'[ \t]*,[ \t]*(?!(?:' + "|".join(_CALLING_KEYS_TEXT) + r')=\{|literal=)' + group + r'[\w.\-]+)=' + group
+        r'[ \t]*,[ \t]*(?!(?:' + "|".join(_CALLING_KEYS_TEXT) + r')=\{|literal=|'
+        + "|".join(_CALLING_LIST_KEYS_TEXT) + r'=)' + group + r'[\w.\-]+)=' + group
         + r'[^\s,{}()\[\]"/]++'  # kind=kLoop, to_apply=%region_0.3
         + r'|' + _STRING_TEXT  # custom_call_target="..."
-        + r'|\{' + _ONE_LEVEL + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":[1]}
+        + r'|\{' + _TWO_LEVELS + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":{"b":[1]}}
         + r')(?=[\s,]|$)')
 
 
@@ -132,8 +148,7 @@ _FAST_LINE = re.compile(
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 _CALLING_KEYS = frozenset(_CALLING_KEYS_TEXT)
-# Attributes whose value is a braced list of computations.
-_CALLING_LIST_KEYS = frozenset({"branch_computations", "called_computations"})
+_CALLING_LIST_KEYS = frozenset(_CALLING_LIST_KEYS_TEXT)
 # Opcodes whose parentheses hold a literal or a number instead of operands.
 _LITERAL_OPCODES = {"constant": "literal", "parameter": "parameter_number"}
 _MAX_DEPTH = 64
@@ -259,6 +274,14 @@ class _Parser:
 
     # --- positions and errors ---------------------------------------------
 
+    def line_at(self, pos: int) -> int:
+        """The line of `pos`; counts on from the last position asked (the parser moves forward)."""
+        if pos < self._line_pos:
+            return self.line_of(pos)
+        self._line += self.text.count("\n", self._line_pos, pos)
+        self._line_pos = pos
+        return self._line
+
     def line_of(self, pos: int) -> int:
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
@@ -339,7 +362,7 @@ class _Parser:
 
     def computation(self) -> None:
         """`[ENTRY] name [(params) -> shape] {instructions} [, execution_thread="..."]`."""
-        line, _ = self.line_column(self.pos)
+        line = self.line_at(self.pos)
         keyword = _KEYWORD.match(self.text, self.pos)
         is_entry = keyword is not None and keyword.group(1) == "ENTRY"
         if is_entry:
@@ -395,8 +418,7 @@ class _Parser:
 
     def inline_computation(self) -> str:
         """A body written as an attribute value (`to_apply={...}`): a computation named as XLA names it."""
-        pos = self.pos
-        line, _ = self.line_column(pos)
+        line = self.line_at(self.pos)
         self.nest()
         instructions = self.instruction_list("_")
         self._depth -= 1
@@ -411,9 +433,7 @@ class _Parser:
 
     def instruction(self) -> HloInstruction:
         start = self.pos
-        # Instructions come in text order: count the newlines since the last one.
-        line = self._line = self._line + self.text.count("\n", self._line_pos, start)
-        self._line_pos = start
+        line = self.line_at(start)
         if self.fast:
             m = _FAST_LINE.match(self.text, start)
             shape = self.array(m.group(3)) if m else None
@@ -571,7 +591,7 @@ class _Parser:
     def nested_instruction(self, shape: Shape | None, pos: int) -> str:
         """`opcode(operands)` written as an operand: an instruction named `opcode.anon`, as XLA names it."""
         self.pos = pos
-        line, _ = self.line_column(pos)
+        line = self.line_at(pos)
         self.nest()
         base = _OPCODE.match(self.text, pos).group(0) + ".anon"
         name, n = base, 0
@@ -760,6 +780,11 @@ class _Parser:
         shape: then the caller takes the general route at that position.
         """
         shape = _SHAPE_CACHE.get(key)
+        if shape is None and (simple := _SIMPLE_ARRAY.fullmatch(key)):
+            element_type, dims, minor = simple.groups()
+            layout = None if minor is None else Layout(tuple(int(d) for d in minor.split(",")) if minor else ())
+            shape = Shape(element_type, tuple(int(d) for d in dims.split(",")) if dims else (), (), layout)
+            _SHAPE_CACHE[key] = shape
         if shape is None:
             reader = _Parser(key, "", False)
             try:
