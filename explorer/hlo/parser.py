@@ -93,6 +93,9 @@ _FAST_HEAD = re.compile(r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*
 _ARRAY_TEXT = r"[a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?"
 # The commonest of them, built without the general route: `f32[2,3]{1,0}`.
 _SIMPLE_ARRAY = re.compile(r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\](?:\{((?:\d+(?:,\d+)*)?)\})?")
+# ... and the tiled ones TPUs print: `bf16[8,128]{1,0:T(8,128)(2,1)S(1)}`.
+_TILED_ARRAY = re.compile(
+    r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\]\{((?:\d+(?:,\d+)*)?):(?:T((?:\(\d+(?:,\d+)*\))+))?(?:S\((\d+)\))?\}")
 # ... or a tuple of such arrays, `(f32[2]{0}, u8[0]{0})`.
 _SHAPE_TEXT = r"(?:" + _ARRAY_TEXT + r"|\((?:" + _ARRAY_TEXT + r"(?:, " + _ARRAY_TEXT + r")*)?\))"
 # A `{` after it may open a computation body (`-> f32[] {`), not a layout.
@@ -135,10 +138,18 @@ _FAST_ATTRIBUTE = re.compile(_fast_attribute_text(capture=True))
 _FAST_ATTRIBUTES = re.compile("(?:" + _fast_attribute_text(capture=False) + ")*")
 # The end of an instruction's attributes: the next line starts a name or closes the computation.
 _FAST_ATTRIBUTES_END = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+(?=[%\w}])")
-# Metadata as XLA prints it most often: no escapes, these fields in this order.
-_FAST_METADATA = re.compile(
-    r'\{(?:op_type="([^"\\]*)")?(?: ?op_name="([^"\\]*)")?'
-    r'(?: ?source_file="([^"\\]*)")?(?: ?source_line=(\d+))?\}')
+# Metadata as XLA prints it: fields one space apart, strings without escapes,
+# words, or braced numbers (`profile_type={1}`).
+
+
+def _fast_metadata_field_text(capture: bool) -> str:
+    group = "(" if capture else "(?:"
+    return group + r'[\w.\-]+)=' + group + r'"[^"\\]*+"|[^\s"{},]++|\{[\d,]*+\})'
+
+
+_FAST_METADATA_FIELD = re.compile(_fast_metadata_field_text(capture=True))
+_FAST_METADATA = re.compile(r"\{(?:" + _fast_metadata_field_text(False) + "(?: " + _fast_metadata_field_text(False)
+                            + r")*)?\}")
 # `[ROOT] name = f32[2]{0} opcode(a, b)`: a whole instruction up to its attributes.
 _FAST_LINE = re.compile(
     r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*"
@@ -157,6 +168,7 @@ _MAX_DEPTH = 64
 _SHAPE_CACHE: dict[str, Shape] = {}
 _SHAPE_CACHE_SIZE = 100_000
 _NO_METADATA = Metadata()
+_METADATA_FIELDS = frozenset({"op_type", "op_name", "source_file", "source_line"})
 
 # Shape inference for instructions written without a result shape: the simple
 # cases of XLA's ShapeInference. XLA infers more (dot, reduce, broadcast...);
@@ -694,10 +706,8 @@ class _Parser:
                 raise self.error("expected ',' or '}' in a list of computations", self.pos - 1)
 
     def metadata(self, value: str) -> Metadata:
-        if self.fast and (m := _FAST_METADATA.fullmatch(value)):
-            op_type, op_name, source_file, source_line = m.groups()
-            return Metadata(op_type=op_type or "", op_name=op_name or "", source_file=source_file or "",
-                            source_line=int(source_line) if source_line else 0)
+        if self.fast and _FAST_METADATA.fullmatch(value):
+            return self.metadata_from(_FAST_METADATA_FIELD.findall(value), value)
         # Errors point into the value, the last text like it before the position.
         at = self.text.rfind(value, 0, self.pos)
         if not (value.startswith("{") and value.endswith("}")):
@@ -707,17 +717,22 @@ class _Parser:
         if checked.end() != len(body):
             near = body[checked.end():checked.end() + 20]
             raise self.error(f"malformed metadata near '{near}'", at + 1 + checked.end())
+        return self.metadata_from(_METADATA_FIELD.findall(body), value)
+
+    def metadata_from(self, items: list[tuple[str, str]], value: str) -> Metadata:
+        """Metadata from its `key=value` fields, values as written (strings with their quotes)."""
         fields: dict[str, str] = {}
         extras = []
-        for key, raw in _METADATA_FIELD.findall(body):
+        for key, raw in items:
             text = unescape(raw[1:-1]) if raw.startswith('"') else raw
-            if key in ("op_type", "op_name", "source_file", "source_line"):
+            if key in _METADATA_FIELDS:
                 fields[key] = text
             else:
                 extras.append((key, text))
         line_text = fields.get("source_line", "0")
         if not _INT.fullmatch(line_text):
-            raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'", at)
+            raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'",
+                             self.text.rfind(value, 0, self.pos))
         return Metadata(
             op_type=fields.get("op_type", ""), op_name=fields.get("op_name", ""),
             source_file=fields.get("source_file", ""), source_line=int(line_text),
@@ -782,9 +797,13 @@ class _Parser:
         shape = _SHAPE_CACHE.get(key)
         if shape is None and (simple := _SIMPLE_ARRAY.fullmatch(key)):
             element_type, dims, minor = simple.groups()
-            layout = None if minor is None else Layout(tuple(int(d) for d in minor.split(",")) if minor else ())
-            shape = Shape(element_type, tuple(int(d) for d in dims.split(",")) if dims else (), (), layout)
-            _SHAPE_CACHE[key] = shape
+            layout = None if minor is None else Layout(_ints(minor))
+            shape = _SHAPE_CACHE[key] = Shape(element_type, _ints(dims), (), layout)
+        elif shape is None and (tiled := _TILED_ARRAY.fullmatch(key)):
+            element_type, dims, minor, tiles, space = tiled.groups()
+            tiling = tuple(Tile(_ints(t)) for t in tiles[1:-1].split(")(")) if tiles else ()
+            layout = Layout(_ints(minor), tiling, int(space) if space else 0)
+            shape = _SHAPE_CACHE[key] = Shape(element_type, _ints(dims), (), layout)
         if shape is None:
             reader = _Parser(key, "", False)
             try:
@@ -955,6 +974,11 @@ class _Parser:
                 return tuple(values)
             if c != ",":
                 raise self.error("expected ',' or ')' in a tile", item_start)
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    """`8,128` -> (8, 128); "" -> ()."""
+    return tuple(int(d) for d in text.split(",")) if text else ()
 
 
 def _operand_names(text: str) -> tuple[str, ...]:
