@@ -34,6 +34,7 @@ from bisect import bisect_right
 
 from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
+from explorer.hlo.shape_inference import INFERRED_OPCODES, XLA_INFERS, infer_shape
 from explorer.hlo.text import format_layout, format_shape  # re-exported: printing lives in text.py
 
 __all__ = ["parse_module", "parse_shape", "format_shape", "format_layout"]
@@ -169,35 +170,6 @@ _SHAPE_CACHE: dict[str, Shape] = {}
 _SHAPE_CACHE_SIZE = 100_000
 _NO_METADATA = Metadata()
 _METADATA_FIELDS = frozenset({"op_type", "op_name", "source_file", "source_line"})
-
-# Shape inference for instructions written without a result shape: the simple
-# cases of XLA's ShapeInference. XLA infers more (dot, reduce, broadcast...);
-# those are a ParseError asking for the shape.
-_SAME_AS_OPERAND = frozenset({
-    "abs", "ceil", "floor", "negate", "sign", "not", "exponential", "exponential-minus-one",
-    "log", "log-plus-one", "logistic", "sqrt", "cbrt", "rsqrt", "tanh", "tan", "sine", "cosine",
-    "erf", "round-nearest-afz", "round-nearest-even", "count-leading-zeros", "popcnt", "copy",
-    "opt-barrier",
-})
-_ELEMENTWISE_BINARY = frozenset({
-    "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "remainder", "and",
-    "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "atan2",
-    "complex", "compare",
-})
-_COMPLEX_OF = {"f32": "c64", "f64": "c128"}
-_REAL_OF = {"c64": "f32", "c128": "f64"}
-# XLA's CanInferShape: opcodes it can type without a written shape. Not in here
-# (fusion, custom-call, constant, parameter, convert...): XLA itself needs the shape.
-_XLA_INFERS = _SAME_AS_OPERAND | _ELEMENTWISE_BINARY | frozenset({
-    "add-dependency", "after-all", "batch-norm-grad", "batch-norm-inference", "batch-norm-training",
-    "broadcast", "call", "cholesky", "clamp", "concatenate", "conditional", "convolution", "domain",
-    "dot", "fft", "gather", "get-dimension-size", "set-dimension-size", "get-tuple-element", "imag",
-    "is-finite", "map", "pad", "partition-id", "ragged-dot", "real", "reduce", "replica-id",
-    "reverse", "scatter", "select", "reduce-window", "select-and-scatter", "sort", "transpose",
-    "triangular-solve", "tuple", "while", "topk", "sinh", "cosh", "acos", "acosh", "asin", "asinh",
-    "atanh",
-})
-
 
 def parse_module(text: str, source: str = "", *, fast_paths: bool = True) -> HloModule:
     """Parse one HLO module.
@@ -506,7 +478,7 @@ class _Parser:
             opcode_pos = self.pos
             opcode = self.token(_OPCODE, "an opcode").group(0)
             self.expect("(")
-        if shape is None and opcode not in _XLA_INFERS:
+        if shape is None and opcode not in XLA_INFERS:
             raise self.error(f"'{opcode}' needs a result shape before the opcode (XLA cannot infer it)", opcode_pos)
         extra: list[tuple[str, str]] = []
         operands_pos = self.pos
@@ -618,34 +590,12 @@ class _Parser:
                        pos: int) -> Shape:
         """The result shape XLA would infer, for the simple cases; else a ParseError asking for it."""
         shapes = [self._scope[name] for name in operands]
-        arrays = [s for s in shapes if not s.is_tuple]
-        if opcode == "tuple":
-            return Shape("tuple", tuple_shapes=tuple(shapes))
-        if opcode == "get-tuple-element" and len(shapes) == 1 and shapes[0].is_tuple:
-            index = dict(attributes).get("index", "")
-            if index.isdigit() and int(index) < len(shapes[0].tuple_shapes):
-                return shapes[0].tuple_shapes[int(index)]
-        elif len(arrays) == len(shapes):
-            if opcode in _SAME_AS_OPERAND and len(shapes) == 1:
-                return shapes[0]
-            if opcode in ("is-finite", "real", "imag") and len(shapes) == 1:
-                kind = "pred" if opcode == "is-finite" else _REAL_OF.get(shapes[0].element_type, "")
-                if kind:
-                    return Shape(kind, shapes[0].dims, shapes[0].dynamic, shapes[0].layout)
-            if opcode in ("select", "clamp") and len(shapes) == 3:
-                return shapes[1]
-            if opcode in _ELEMENTWISE_BINARY and len(shapes) == 2:
-                lhs, rhs = shapes
-                result = lhs if lhs.dims == rhs.dims or not rhs.dims else rhs if not lhs.dims else None
-                if result is not None:
-                    kind = {"compare": "pred", "complex": _COMPLEX_OF.get(lhs.element_type, "")}.get(
-                        opcode, lhs.element_type)
-                    if kind:
-                        return Shape(kind, result.dims, result.dynamic, result.layout)
-        written = ", ".join(format_shape(s) for s in shapes)
-        raise self.error(
-            f"cannot infer the result shape of '{opcode}' from ({written}); write it before the opcode "
-            "(inferred only for elementwise ops, compare, select, clamp, tuple and get-tuple-element)", pos)
+        shape = infer_shape(opcode, shapes, attributes)
+        if shape is None:
+            written = ", ".join(format_shape(s) for s in shapes)
+            raise self.error(f"cannot infer the result shape of '{opcode}' from ({written}); write it before "
+                             f"the opcode (inferred only for {INFERRED_OPCODES})", pos)
+        return shape
 
     def attributes(self) -> list[tuple[str, str]]:
         """`, key=value` pairs up to the end of the instruction (or header)."""
