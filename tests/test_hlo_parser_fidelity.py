@@ -149,45 +149,68 @@ def test_syntax_fixture_survives_json(path: Path):
 # --- what stays an error, naming the construct ------------------------------------
 
 HEAD = "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[3] parameter(1)\n"
-# (text, line, column, words in the message, does XLA's parser accept it?)
+CALLEE = "HloModule m\nf {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  a = f32[] parameter(0)\n"
+ONE = "HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Malformed:
+    text: str
+    line: int
+    column: int
+    words: str  # in the message
+    xla_accepts: bool = False  # XLA infers more shapes than we do; everything else it rejects too
+
+
 MALFORMED = {
-    "shapeless-dot": (HEAD + "  ROOT d = dot(a, a), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n",
-                      5, 12, "cannot infer the result shape of 'dot'", True),
-    "shapeless-fusion": ("HloModule m\nf {\n  ROOT p = f32[] parameter(0)\n}\nENTRY e {\n  a = f32[] parameter(0)\n"
-                         "  ROOT x = fusion(a), kind=kLoop, calls=f\n}\n", 7, 12, "'fusion' needs a result shape", False),
-    "shapeless-add-mismatch": (HEAD + "  ROOT s = add(a, b)\n}\n", 5, 12, "cannot infer the result shape of 'add'", False),
-    "shapeless-gte-without-index": (HEAD + "  t = tuple(a, b)\n  ROOT g = get-tuple-element(t)\n}\n", 6, 12,
-                                    "cannot infer the result shape of 'get-tuple-element'", False),
-    "shapeless-parameter": ("HloModule m\nENTRY e {\n  ROOT a = parameter(0)\n}\n", 3, 12,
-                            "'parameter' needs a result shape", False),
-    "undefined-operand": (HEAD + "  ROOT s = f32[4] add(a, zz)\n}\n", 5, 26, "operand 'zz' is not an instruction", False),
-    "operand-defined-below": (HEAD + "  s = f32[4] add(a, t)\n  ROOT t = f32[4] add(a, a)\n}\n", 5, 21,
-                              "operand 't' is not an instruction", False),
-    "nested-with-attributes": (HEAD + "  ROOT s = add(a, compare(a, a), direction=LT)\n}\n", 5, 43,
-                               "expected ',' or ')' after an operand", False),
-    "nested-named": (HEAD + "  ROOT s = f32[4] add(a, %n negate(a))\n}\n", 5, 29, "expected ',' or ')'", False),
-    "inline-body-not-instructions": (HEAD + "  ROOT r = f32[] reduce(a, a), dimensions={0}, to_apply={add}\n}\n", 5, 61,
-                                     "expected '='", False),
-    "undefined-callee": (HEAD + "  ROOT r = f32[] reduce(a, a), dimensions={0}, to_apply=%nowhere\n}\n", 5, 18,
-                         "calls computation 'nowhere', which the module does not define", False),
-    "attribute-before-body": ("HloModule m\nENTRY e, execution_thread=\"x\" {\n  ROOT c = f32[] constant(1)\n}\n", 2, 8,
-                              "expected '{'", False),
-    "unknown-computation-attribute": ("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}, color=\"x\"\n", 4, 4,
-                                      "unexpected computation attribute 'color'", False),
-    "space-before-attribute-equals": ("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1), sharding ={replicated}\n}\n",
-                                      3, 31, "an attribute name followed by '='", False),
-    "two-roots": (HEAD + "  ROOT s = f32[4] add(a, a)\n  ROOT t = f32[4] add(a, a)\n}\n", 6, 3, "only one ROOT", False),
+    "shapeless-dot": Malformed(
+        HEAD + "  ROOT d = dot(a, a), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n", 5, 12,
+        "cannot infer the result shape of 'dot'", xla_accepts=True),
+    "shapeless-fusion": Malformed(
+        CALLEE + "  ROOT x = fusion(a), kind=kLoop, calls=f\n}\n", 7, 12, "'fusion' needs a result shape"),
+    "shapeless-add-mismatch": Malformed(
+        HEAD + "  ROOT s = add(a, b)\n}\n", 5, 12, "cannot infer the result shape of 'add'"),
+    "shapeless-gte-without-index": Malformed(
+        HEAD + "  t = tuple(a, b)\n  ROOT g = get-tuple-element(t)\n}\n", 6, 12,
+        "cannot infer the result shape of 'get-tuple-element'"),
+    "shapeless-parameter": Malformed(
+        "HloModule m\nENTRY e {\n  ROOT a = parameter(0)\n}\n", 3, 12, "'parameter' needs a result shape"),
+    "undefined-operand": Malformed(
+        HEAD + "  ROOT s = f32[4] add(a, zz)\n}\n", 5, 26, "operand 'zz' is not an instruction"),
+    "operand-defined-below": Malformed(
+        HEAD + "  s = f32[4] add(a, t)\n  ROOT t = f32[4] add(a, a)\n}\n", 5, 21, "operand 't' is not an instruction"),
+    "nested-with-attributes": Malformed(
+        HEAD + "  ROOT s = add(a, compare(a, a), direction=LT)\n}\n", 5, 43, "expected ',' or ')' after an operand"),
+    "nested-named": Malformed(
+        HEAD + "  ROOT s = f32[4] add(a, %n negate(a))\n}\n", 5, 29, "expected ',' or ')'"),
+    "inline-body-not-instructions": Malformed(
+        HEAD + "  ROOT r = f32[] reduce(a, a), dimensions={0}, to_apply={add}\n}\n", 5, 61,
+        "in the computation written inline as to_apply={...}: expected '='"),
+    "inline-branch-sees-no-outer-names": Malformed(
+        HEAD + "  ROOT c = f32[] conditional(a, a), branch_computations={{ ROOT n = f32[] negate(a) }\n}\n", 5, 82,
+        "in the computation written inline as branch_computations={...}: operand 'a' is not an instruction"),
+    "undefined-callee": Malformed(
+        HEAD + "  ROOT r = f32[] reduce(a, a), dimensions={0}, to_apply=%nowhere\n}\n", 5, 18,
+        "calls computation 'nowhere', which the module does not define"),
+    "attribute-before-body": Malformed(
+        "HloModule m\nENTRY e, execution_thread=\"x\" {\n  ROOT c = f32[] constant(1)\n}\n", 2, 8, "expected '{'"),
+    "unknown-computation-attribute": Malformed(
+        ONE + "\n}, color=\"x\"\n", 4, 4, "unexpected computation attribute 'color'"),
+    "space-before-attribute-equals": Malformed(
+        ONE + ", sharding ={replicated}\n}\n", 3, 31, "an attribute name followed by '='"),
+    "two-roots": Malformed(
+        HEAD + "  ROOT s = f32[4] add(a, a)\n  ROOT t = f32[4] add(a, a)\n}\n", 6, 3, "only one ROOT"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_malformed_shorthand_names_construct_line_and_column(case: str):
-    text, line, column, words, _ = MALFORMED[case]
+    bad = MALFORMED[case]
     for fast_paths in (True, False):
         with pytest.raises(ParseError) as caught:
-            parse_module(text, "test.hlo", fast_paths=fast_paths)
-        assert words in str(caught.value)
-        assert (caught.value.line, caught.value.column) == (line, column), str(caught.value)
+            parse_module(bad.text, "test.hlo", fast_paths=fast_paths)
+        assert bad.words in str(caught.value)
+        assert (caught.value.line, caught.value.column) == (bad.line, bad.column), str(caught.value)
 
 
 # --- fast paths read exactly what the general route reads --------------------------
@@ -343,10 +366,9 @@ def test_xla_reads_the_generated_benchmark_module_the_same():
 @pytest.mark.e2e
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_xla_rejects_what_we_reject_except_the_inference_we_leave_out(case: str):
-    text, _, _, _, xla_accepts = MALFORMED[case]
     try:
-        _xla_structure(text)
+        _xla_structure(MALFORMED[case].text)
         accepted = True
     except RuntimeError:
         accepted = False
-    assert accepted == xla_accepts
+    assert accepted == MALFORMED[case].xla_accepts

@@ -33,134 +33,23 @@ import re
 from bisect import bisect_right
 
 from explorer.errors import ParseError
+from explorer.hlo.patterns import (
+    ATTR_KEY, CALLING_KEYS_TEXT, CALLING_LIST_KEYS_TEXT, COMMENT, ELEMENT_TYPE, ESCAPE, FAST_ATTRIBUTE,
+    FAST_ATTRIBUTES, FAST_ATTRIBUTES_END, FAST_HEAD, FAST_LINE, FAST_METADATA, FAST_METADATA_FIELD, FAST_OPCODE,
+    FAST_OPERANDS, FAST_SHAPE, FRAME_TABLE, GROUP_TEXT, INT, KEYWORD, LAYOUT_ITEM, LAYOUT_START, METADATA_BODY,
+    METADATA_FIELD, MODULE_NAME, NAME, OPCODE, OUTPUT_INDEX, PLAIN_VALUE, SHAPE_START, SIMPLE_ARRAY, SKIP,
+    STRING, TILED_ARRAY,
+)
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
 from explorer.hlo.shape_inference import INFERRED_OPCODES, XLA_INFERS, infer_shape
 from explorer.hlo.text import format_layout, format_shape  # re-exported: printing lives in text.py
 
 __all__ = ["parse_module", "parse_shape", "format_shape", "format_layout"]
 
-# Whitespace, `/*index=5*/` comments and `//` line comments between tokens.
-_SKIP_TEXT = r"\s*(?:(?:/\*.*?\*/|//[^\n]*)\s*)*"
-_SKIP = re.compile(_SKIP_TEXT, re.S)
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_NAME = re.compile(r"%?([\w][\w.\-]*)")
-_MODULE_NAME = re.compile(r"[^\s,]+")
-_OPCODE = re.compile(r"[A-Za-z][\w\-]*")
-# XLA lexes `key=` as one token: no space between an attribute's name and `=`.
-_ATTR_KEY = re.compile(r"([\w.\-]+)=")
-_KEYWORD = re.compile(r"(ENTRY|ROOT)(?![\w.\-])")
-_INT = re.compile(r"-?\d+")
-_ELEMENT_TYPE = re.compile(r"[a-z][a-z0-9]*")
-# Where a shape starts (XLA's CanBeShape): a tuple, `type[`, or a buffer `b(`.
-_SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*" + _SKIP_TEXT + r"\[|b" + _SKIP_TEXT + r"\(", re.S)
-# A layout is `{` followed by a dimension number, `:` or `}`; any other `{` after
-# a shape (a computation body after `-> f32[]`, a literal) is not one.
-_LAYOUT_START = re.compile(r"\{" + _SKIP_TEXT + r"[\d:}]", re.S)
-_LAYOUT_ITEM = re.compile(r"[A-Za-z#*]+")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-# A word of an attribute value; a comment after it is not part of it.
-_PLAIN_VALUE = re.compile(r'(?:[^\s,{}()\[\]"/]|/(?![*/]))+')
-_GROUP_TEXT = re.compile(r'[^{}()\[\]"]+')
-_OUTPUT_INDEX = re.compile(r"#\d+")
-# One `key=value` of a metadata body; commas between them are optional (XLA's
-# sub-attributes), values are strings, braced lists (`profile_type={1}`) or words.
-_METADATA_GAP = r"(?:[\s,]+|/\*.*?\*/|//[^\n]*)*"
-_METADATA_FIELD_TEXT = (
-    _METADATA_GAP + r'([\w.\-]+)=' + _SKIP_TEXT
-    + r'("[^"\\]*(?:\\.[^"\\]*)*"|\{[^{}"]*\}|[^\s,{}"]+)')
-_METADATA_FIELD = re.compile(_METADATA_FIELD_TEXT, re.S)
-_METADATA_BODY = re.compile(r"(?:" + _METADATA_FIELD_TEXT + r")*" + _METADATA_GAP, re.S)
-_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
-# Newer XLA prints stack-frame tables (a keyword line, then numbered entries)
-# between the module header and the computations; metadata `stack_frame_id`
-# points into them. Skipped: `source_file`/`source_line` already say where.
-_FRAME_TABLE = re.compile(
-    r"(?:FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*\n(?:[ \t]*\d+[^\n]*(?:\n|$))*")
-
-# Attributes whose value names one computation (or holds its body inline), as XLA spells them.
-_CALLING_KEYS_TEXT = ("calls", "to_apply", "condition", "body", "true_computation", "false_computation",
-                      "select", "scatter", "async_wrapped_computation")
-
-# Attributes whose value is a braced list of computations.
-_CALLING_LIST_KEYS_TEXT = ("branch_computations", "called_computations")
-
-# --- fast paths: strict special cases of the general route -------------------
-# `[ROOT] name = ` on one line; a bare `ROOT` is the keyword, never a name.
-_FAST_HEAD = re.compile(r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*")
-# An array shape written without spaces or comments, e.g. `bf16[8,<=128]{1,0:T(8,128)(2,1)}`,
-# with nothing after it that the general route could read as part of the shape
-# (a layout, or a comment that may hide one).
-# Its text is a key into a cache filled by the general route itself.
-_ARRAY_TEXT = r"[a-z][a-z0-9]*\[[\d,<=?]*\](?:\{[^{}\s/]*\})?"
-# The commonest of them, built without the general route: `f32[2,3]{1,0}`.
-_SIMPLE_ARRAY = re.compile(r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\](?:\{((?:\d+(?:,\d+)*)?)\})?")
-# ... and the tiled ones TPUs print: `bf16[8,128]{1,0:T(8,128)(2,1)S(1)}`.
-_TILED_ARRAY = re.compile(
-    r"([a-z][a-z0-9]*)\[((?:\d+(?:,\d+)*)?)\]\{((?:\d+(?:,\d+)*)?):(?:T((?:\(\d+(?:,\d+)*\))+))?(?:S\((\d+)\))?\}")
-# ... or a tuple of such arrays, `(f32[2]{0}, u8[0]{0})`.
-_SHAPE_TEXT = r"(?:" + _ARRAY_TEXT + r"|\((?:" + _ARRAY_TEXT + r"(?:, " + _ARRAY_TEXT + r")*)?\))"
-# A `{` after it may open a computation body (`-> f32[] {`), not a layout.
-_FAST_SHAPE = re.compile(_SHAPE_TEXT + r"(?![:\w\[(]|\s*/|\s*\{\s*[\d:}/])")
-_FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
-_FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
-# Possessive runs (`++`, `*+`): a value that does not match fails at once, without backtracking.
-_STRING_TEXT = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_FLAT = r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r')*+'  # no brackets, no comments; strings whole
-
-
-def _nested_once(inner: str) -> str:
-    """Text with brackets balanced one level deeper than `inner`."""
-    return (r'(?:[^{}()\[\]"/]++|' + _STRING_TEXT + r'|\{' + inner + r'\}|\[' + inner + r'\]|\(' + inner
-            + r'\))*+')
-
-
-_TWO_LEVELS = _nested_once(_nested_once(_FLAT))  # e.g. GPU backend_config JSON
-
-
-def _fast_attribute_text(capture: bool) -> str:
-    """`, key=value` (key and value captured or not).
-
-    Bodies written inline (`calls={...}`), lists of computations (which may
-    hold such bodies) and custom-call literals (a shape, a space, the values)
-    take the general route.
-    """
-    group = "(" if capture else "(?:"
-    return (
-        r'[ \t]*,[ \t]*(?!(?:' + "|".join(_CALLING_KEYS_TEXT) + r')=\{|literal=|'
-        + "|".join(_CALLING_LIST_KEYS_TEXT) + r'=)' + group + r'[\w.\-]+)=' + group
-        + r'[^\s,{}()\[\]"/]++'  # kind=kLoop, to_apply=%region_0.3
-        + r'|' + _STRING_TEXT  # custom_call_target="..."
-        + r'|\{' + _TWO_LEVELS + r'\}'  # metadata={...}, dimensions={1}, backend_config={"a":{"b":[1]}}
-        + r')(?=[\s,]|$)')
-
-
-_FAST_ATTRIBUTE = re.compile(_fast_attribute_text(capture=True))
-# All of an instruction's attributes in one match (then split by `_FAST_ATTRIBUTE.findall`).
-_FAST_ATTRIBUTES = re.compile("(?:" + _fast_attribute_text(capture=False) + ")*")
-# The end of an instruction's attributes: the next line starts a name or closes the computation.
-_FAST_ATTRIBUTES_END = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+(?=[%\w}])")
-# Metadata as XLA prints it: fields one space apart, strings without escapes,
-# words, or braced numbers (`profile_type={1}`).
-
-
-def _fast_metadata_field_text(capture: bool) -> str:
-    group = "(" if capture else "(?:"
-    return group + r'[\w.\-]+)=' + group + r'"[^"\\]*+"|[^\s"{},]++|\{[\d,]*+\})'
-
-
-_FAST_METADATA_FIELD = re.compile(_fast_metadata_field_text(capture=True))
-_FAST_METADATA = re.compile(r"\{(?:" + _fast_metadata_field_text(False) + "(?: " + _fast_metadata_field_text(False)
-                            + r")*)?\}")
-# `[ROOT] name = f32[2]{0} opcode(a, b)`: a whole instruction up to its attributes.
-_FAST_LINE = re.compile(
-    r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*"
-    r"(" + _SHAPE_TEXT + r")[ \t]+"
-    r"([A-Za-z][\w\-]*)\(((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
-
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-_CALLING_KEYS = frozenset(_CALLING_KEYS_TEXT)
-_CALLING_LIST_KEYS = frozenset(_CALLING_LIST_KEYS_TEXT)
+_CALLING_KEYS = frozenset(CALLING_KEYS_TEXT)
+_CALLING_LIST_KEYS = frozenset(CALLING_LIST_KEYS_TEXT)
 # Opcodes whose parentheses hold a literal or a number instead of operands.
 _LITERAL_OPCODES = {"constant": "literal", "parameter": "parameter_number"}
 _MAX_DEPTH = 64
@@ -222,7 +111,7 @@ def unescape(text: str) -> str:
         return text
     out = bytearray()
     last = 0
-    for m in _ESCAPE.finditer(text):
+    for m in ESCAPE.finditer(text):
         out += text[last:m.start()].encode("utf-8", "surrogatepass")
         if m.group(1):
             out.append(int(m.group(1), 8) & 0xFF)
@@ -280,7 +169,7 @@ class _Parser:
         return ParseError(message, line, column, self.source)
 
     def skip(self) -> None:
-        self.pos = _SKIP.match(self.text, self.pos).end()
+        self.pos = SKIP.match(self.text, self.pos).end()
 
     def peek(self) -> str:
         return self.text[self.pos:self.pos + 1]
@@ -311,7 +200,7 @@ class _Parser:
 
     def module(self) -> HloModule:
         self.expect("HloModule")
-        name = self.token(_MODULE_NAME, "a module name").group(0)
+        name = self.token(MODULE_NAME, "a module name").group(0)
         entry_layout = ""
         others = []
         for key, value in self.attributes():
@@ -321,7 +210,7 @@ class _Parser:
                 others.append((key, value))
         while True:
             self.skip()
-            table = _FRAME_TABLE.match(self.text, self.pos)
+            table = FRAME_TABLE.match(self.text, self.pos)
             if table:
                 self.pos = table.end()
                 continue
@@ -347,11 +236,11 @@ class _Parser:
     def computation(self) -> None:
         """`[ENTRY] name [(params) -> shape] {instructions} [, execution_thread="..."]`."""
         line = self.line_at(self.pos)
-        keyword = _KEYWORD.match(self.text, self.pos)
+        keyword = KEYWORD.match(self.text, self.pos)
         is_entry = keyword is not None and keyword.group(1) == "ENTRY"
         if is_entry:
             self.pos = keyword.end()
-        name = self.token(_NAME, "a computation name").group(1)
+        name = self.token(NAME, "a computation name").group(1)
         self.skip()
         if self.peek() == "(":  # the parameter signature; shapes also in the parameters
             self.pos = self.group_end(self.pos)
@@ -400,11 +289,15 @@ class _Parser:
         finally:
             self._body, self._scope = outer
 
-    def inline_computation(self) -> str:
+    def inline_computation(self, key: str) -> str:
         """A body written as an attribute value (`to_apply={...}`): a computation named as XLA names it."""
         line = self.line_at(self.pos)
         self.nest()
-        instructions = self.instruction_list("_")
+        try:
+            instructions = self.instruction_list("_")
+        except ParseError as error:
+            raise ParseError(f"in the computation written inline as {key}={{...}}: {error.reason}",
+                             error.line, error.column, error.source) from None
         self._depth -= 1
         name, n = "_", 0
         while name in self._computation_names:
@@ -419,7 +312,7 @@ class _Parser:
         start = self.pos
         line = self.line_at(start)
         if self.fast:
-            m = _FAST_LINE.match(self.text, start)
+            m = FAST_LINE.match(self.text, start)
             shape = self.array(m.group(3)) if m else None
             if shape is not None:
                 name, opcode = m.group(2), m.group(4)
@@ -434,18 +327,18 @@ class _Parser:
                     operands = _operand_names(m.group(5)) if m.group(5) else ()
                 return self.instruction_end(name, m.group(1) is not None, line, shape, opcode, m.start(4),
                                             operands, m.start(5), extra, False)
-            head = _FAST_HEAD.match(self.text, start)
+            head = FAST_HEAD.match(self.text, start)
         else:
             head = None
         if head:
             is_root, name = head.group(1) is not None, head.group(2)
             self.pos = head.end()
         else:
-            keyword = _KEYWORD.match(self.text, self.pos)
+            keyword = KEYWORD.match(self.text, self.pos)
             is_root = keyword is not None and keyword.group(1) == "ROOT"
             if is_root:
                 self.pos = keyword.end()
-            name = self.token(_NAME, "an instruction name").group(1)
+            name = self.token(NAME, "an instruction name").group(1)
             self.expect("=")
         if name in self._scope:
             raise self.error(f"instruction '{name}' is defined twice in this computation", start)
@@ -461,14 +354,14 @@ class _Parser:
         text = self.text
         if not nested:
             if self.fast:
-                m = _FAST_SHAPE.match(text, self.pos)
+                m = FAST_SHAPE.match(text, self.pos)
                 if m and (shape := self.array(m.group(0))) is not None:
                     self.pos = m.end()
             if shape is None:
                 self.skip()
-                if _SHAPE_START.match(text, self.pos):
+                if SHAPE_START.match(text, self.pos):
                     shape = self.shape(0)
-        fast = _FAST_OPCODE.match(text, self.pos) if self.fast else None
+        fast = FAST_OPCODE.match(text, self.pos) if self.fast else None
         if fast:
             opcode_pos = fast.start(1)
             opcode = fast.group(1)
@@ -476,7 +369,7 @@ class _Parser:
         else:
             self.skip()
             opcode_pos = self.pos
-            opcode = self.token(_OPCODE, "an opcode").group(0)
+            opcode = self.token(OPCODE, "an opcode").group(0)
             self.expect("(")
         if shape is None and opcode not in XLA_INFERS:
             raise self.error(f"'{opcode}' needs a result shape before the opcode (XLA cannot infer it)", opcode_pos)
@@ -535,7 +428,7 @@ class _Parser:
 
     def operands(self) -> tuple[str, ...]:
         """Operand names after `(`: each `[shape] name`, or an instruction nested in place."""
-        fast = _FAST_OPERANDS.match(self.text, self.pos) if self.fast else None
+        fast = FAST_OPERANDS.match(self.text, self.pos) if self.fast else None
         if fast:
             self.pos = fast.end()
             return _operand_names(fast.group(1)) if fast.group(1) else ()
@@ -546,12 +439,12 @@ class _Parser:
             return ()
         while True:
             self.skip()
-            shape = self.shape(0) if _SHAPE_START.match(self.text, self.pos) else None
-            name_match = self.token(_NAME, "an operand name")
+            shape = self.shape(0) if SHAPE_START.match(self.text, self.pos) else None
+            name_match = self.token(NAME, "an operand name")
             name = name_match.group(1)
             # Newer XLA names one output of a multi-output instruction as
             # `%name#0`; the operand is still the instruction `name`.
-            output_index = _OUTPUT_INDEX.match(self.text, self.pos)
+            output_index = OUTPUT_INDEX.match(self.text, self.pos)
             if output_index:
                 self.pos = output_index.end()
             self.skip()
@@ -577,7 +470,7 @@ class _Parser:
         self.pos = pos
         line = self.line_at(pos)
         self.nest()
-        base = _OPCODE.match(self.text, pos).group(0) + ".anon"
+        base = OPCODE.match(self.text, pos).group(0) + ".anon"
         name, n = base, 0
         while name in self._scope:
             n += 1
@@ -603,27 +496,27 @@ class _Parser:
         text = self.text
         while True:
             if self.fast:
-                end = _FAST_ATTRIBUTES.match(text, self.pos).end()
+                end = FAST_ATTRIBUTES.match(text, self.pos).end()
                 if end != self.pos:
-                    found += _FAST_ATTRIBUTE.findall(text, self.pos, end)
+                    found += FAST_ATTRIBUTE.findall(text, self.pos, end)
                     self.pos = end
-                if _FAST_ATTRIBUTES_END.match(text, end):
+                if FAST_ATTRIBUTES_END.match(text, end):
                     return found
             self.skip()
             if self.peek() != ",":
                 return found
             self.pos += 1
-            key = self.token(_ATTR_KEY, "an attribute name followed by '='").group(1)
+            key = self.token(ATTR_KEY, "an attribute name followed by '='").group(1)
             self.skip()
             start = self.pos
             c = self.peek()
             if c == "{" and key in _CALLING_KEYS:
-                found.append((key, "%" + self.inline_computation()))
+                found.append((key, "%" + self.inline_computation(key)))
                 continue
             if c == "{" and key in _CALLING_LIST_KEYS:
-                found.append((key, self.computation_list()))
+                found.append((key, self.computation_list(key)))
                 continue
-            if key == "literal" and _SHAPE_START.match(text, start):
+            if key == "literal" and SHAPE_START.match(text, start):
                 # custom-call `literal=s32[2]{0} {1, 2}`: a shape, then the values.
                 self.shape(0)
                 self.skip()
@@ -632,11 +525,11 @@ class _Parser:
                 raise self.error(f"attribute '{key}' has no value")
             found.append((key, text[start:self.pos].rstrip()))
 
-    def computation_list(self) -> str:
+    def computation_list(self, key: str) -> str:
         """`{%a, %b}` verbatim, or with bodies written inline read as computations (`{%_, %_.1}`)."""
         start = self.pos
         end = self.group_end(start)
-        if "{" not in _STRING.sub("", self.text[start + 1:end]):
+        if "{" not in STRING.sub("", self.text[start + 1:end]):
             self.pos = end
             return self.text[start:end]
         self.pos += 1
@@ -644,9 +537,9 @@ class _Parser:
         while True:
             self.skip()
             if self.peek() == "{":
-                names.append(self.inline_computation())
+                names.append(self.inline_computation(key))
             else:
-                names.append(self.token(_NAME, "a computation name").group(1))
+                names.append(self.token(NAME, "a computation name").group(1))
             self.skip()
             c = self.peek()
             self.pos += 1
@@ -656,18 +549,18 @@ class _Parser:
                 raise self.error("expected ',' or '}' in a list of computations", self.pos - 1)
 
     def metadata(self, value: str) -> Metadata:
-        if self.fast and _FAST_METADATA.fullmatch(value):
-            return self.metadata_from(_FAST_METADATA_FIELD.findall(value), value)
+        if self.fast and FAST_METADATA.fullmatch(value):
+            return self.metadata_from(FAST_METADATA_FIELD.findall(value), value)
         # Errors point into the value, the last text like it before the position.
         at = self.text.rfind(value, 0, self.pos)
         if not (value.startswith("{") and value.endswith("}")):
             raise self.error("metadata must be written in braces", at)
         body = value[1:-1]
-        checked = _METADATA_BODY.match(body)
+        checked = METADATA_BODY.match(body)
         if checked.end() != len(body):
             near = body[checked.end():checked.end() + 20]
             raise self.error(f"malformed metadata near '{near}'", at + 1 + checked.end())
-        return self.metadata_from(_METADATA_FIELD.findall(body), value)
+        return self.metadata_from(METADATA_FIELD.findall(body), value)
 
     def metadata_from(self, items: list[tuple[str, str]], value: str) -> Metadata:
         """Metadata from its `key=value` fields, values as written (strings with their quotes)."""
@@ -680,7 +573,7 @@ class _Parser:
             else:
                 extras.append((key, text))
         line_text = fields.get("source_line", "0")
-        if not _INT.fullmatch(line_text):
+        if not INT.fullmatch(line_text):
             raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'",
                              self.text.rfind(value, 0, self.pos))
         return Metadata(
@@ -694,7 +587,7 @@ class _Parser:
     def value_end(self, pos: int) -> int:
         text = self.text
         while True:
-            m = _PLAIN_VALUE.match(text, pos)
+            m = PLAIN_VALUE.match(text, pos)
             if m:
                 pos = m.end()
             c = text[pos:pos + 1]
@@ -706,7 +599,7 @@ class _Parser:
                 return pos
 
     def string_end(self, pos: int) -> int:
-        m = _STRING.match(self.text, pos)
+        m = STRING.match(self.text, pos)
         if m is None:
             raise self.error("unterminated string", pos)
         return m.end()
@@ -718,7 +611,7 @@ class _Parser:
         start = pos
         pos += 1
         while closers:
-            m = _GROUP_TEXT.match(text, pos)
+            m = GROUP_TEXT.match(text, pos)
             if m:
                 pos = m.end()
             c = text[pos:pos + 1]
@@ -745,11 +638,11 @@ class _Parser:
         shape: then the caller takes the general route at that position.
         """
         shape = _SHAPE_CACHE.get(key)
-        if shape is None and (simple := _SIMPLE_ARRAY.fullmatch(key)):
+        if shape is None and (simple := SIMPLE_ARRAY.fullmatch(key)):
             element_type, dims, minor = simple.groups()
             layout = None if minor is None else Layout(_ints(minor))
             shape = _SHAPE_CACHE[key] = Shape(element_type, _ints(dims), (), layout)
-        elif shape is None and (tiled := _TILED_ARRAY.fullmatch(key)):
+        elif shape is None and (tiled := TILED_ARRAY.fullmatch(key)):
             element_type, dims, minor, tiles, space = tiled.groups()
             tiling = tuple(Tile(_ints(t)) for t in tiles[1:-1].split(")(")) if tiles else ()
             layout = Layout(_ints(minor), tiling, int(space) if space else 0)
@@ -772,7 +665,7 @@ class _Parser:
         text = self.text
         self.skip()
         if self.fast:
-            m = _FAST_SHAPE.match(text, self.pos)
+            m = FAST_SHAPE.match(text, self.pos)
             if m and (shape := self.array(m.group(0))) is not None:
                 self.pos = m.end()
                 return shape
@@ -792,7 +685,7 @@ class _Parser:
             self.expect(")")
             return Shape("tuple", tuple_shapes=tuple(parts))
         start = self.pos
-        m = _ELEMENT_TYPE.match(text, self.pos)
+        m = ELEMENT_TYPE.match(text, self.pos)
         if m is None:
             raise self.error("expected a shape")
         self.pos = m.end()
@@ -821,7 +714,7 @@ class _Parser:
                     dims.append(-1)
                     dynamic.append(True)
                 else:
-                    d = _INT.match(text, self.pos)
+                    d = INT.match(text, self.pos)
                     if d is None or d.group(0).startswith("-"):
                         raise self.error("expected a dimension size")
                     self.pos = d.end()
@@ -837,7 +730,7 @@ class _Parser:
         layout = None
         after = self.pos
         self.skip()
-        if _LAYOUT_START.match(text, self.pos):
+        if LAYOUT_START.match(text, self.pos):
             layout = self.layout()
         else:
             self.pos = after
@@ -852,7 +745,7 @@ class _Parser:
         memory_space = 0
         self.skip()
         while self.peek() not in ("}", ":"):
-            minor.append(int(self.token(_INT, "a dimension number").group(0)))
+            minor.append(int(self.token(INT, "a dimension number").group(0)))
             self.skip()
             if self.peek() == ",":
                 self.pos += 1
@@ -864,7 +757,7 @@ class _Parser:
             self.skip()
             while self.peek() != "}":
                 start = self.pos
-                m = _LAYOUT_ITEM.match(self.text, self.pos)
+                m = LAYOUT_ITEM.match(self.text, self.pos)
                 self.pos = m.end() if m else self.pos
                 self.skip()
                 if m is None or self.peek() != "(":
@@ -879,7 +772,7 @@ class _Parser:
                     groups = []
                     while self.peek() == "(":
                         end = self.group_end(self.pos)
-                        groups.append(_COMMENT.sub("", self.text[self.pos:end]))
+                        groups.append(COMMENT.sub("", self.text[self.pos:end]))
                         self.pos = end
                         self.skip()
                     extras.append(m.group(0) + "".join("".join(g.split()) for g in groups))
@@ -892,7 +785,7 @@ class _Parser:
         start = self.pos
         self.pos += 1
         self.skip()
-        m = _INT.match(self.text, self.pos)
+        m = INT.match(self.text, self.pos)
         if m:
             self.pos = m.end()
             self.skip()
@@ -912,7 +805,7 @@ class _Parser:
                 self.pos += 1
                 values.append(-1)
             else:
-                m = _INT.match(self.text, self.pos)
+                m = INT.match(self.text, self.pos)
                 if m is None or m.group(0).startswith("-"):
                     raise self.error(f"bad tile dimension '{self.found()}'", item_start)
                 self.pos = m.end()
@@ -939,5 +832,5 @@ def _operand_names(text: str) -> tuple[str, ...]:
 def _computation_names(value: str) -> list[str]:
     """`%a` or `{%a, %b}` -> ["a", "b"] (comments between them dropped)."""
     inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value
-    inner = _COMMENT.sub(" ", inner)
+    inner = COMMENT.sub(" ", inner)
     return [part.strip().lstrip("%") for part in inner.split(",") if part.strip()]
