@@ -270,15 +270,20 @@ class _Parser:
         self._body, self._scope = [], {}
         try:
             root_seen = False
+            text = self.text
             while True:
-                self.skip()
-                if self.peek() == "}":
-                    self.pos += 1
-                    break
-                if self.pos >= len(self.text):
-                    raise self.error(f"computation '{name}' is not closed with '}}'")
                 start = self.pos
-                instruction = self.instruction()
+                m = FAST_LINE.match(text, start) if self.fast else None
+                instruction = self.fast_instruction(m) if m else None
+                if instruction is None:
+                    self.skip()
+                    if self.peek() == "}":
+                        self.pos += 1
+                        break
+                    if self.pos >= len(text):
+                        raise self.error(f"computation '{name}' is not closed with '}}'")
+                    start = self.pos
+                    instruction = self.instruction()
                 if instruction.is_root:
                     if root_seen:
                         raise self.error("a computation has only one ROOT instruction", start)
@@ -310,26 +315,15 @@ class _Parser:
 
     def instruction(self) -> HloInstruction:
         start = self.pos
-        line = self.line_at(start)
         if self.fast:
             m = FAST_LINE.match(self.text, start)
-            shape = self.array(m.group(3)) if m else None
-            if shape is not None:
-                name, opcode = m.group(2), m.group(4)
-                if name in self._scope:
-                    raise self.error(f"instruction '{name}' is defined twice in this computation", start)
-                self.pos = m.end()
-                if opcode in _LITERAL_OPCODES:
-                    extra = [(_LITERAL_OPCODES[opcode], m.group(5).strip())]
-                    operands: tuple[str, ...] = ()
-                else:
-                    extra = []
-                    operands = _operand_names(m.group(5)) if m.group(5) else ()
-                return self.instruction_end(name, m.group(1) is not None, line, shape, opcode, m.start(4),
-                                            operands, m.start(5), extra, False)
+            instruction = self.fast_instruction(m) if m else None
+            if instruction is not None:
+                return instruction
             head = FAST_HEAD.match(self.text, start)
         else:
             head = None
+        line = self.line_at(start)
         if head:
             is_root, name = head.group(1) is not None, head.group(2)
             self.pos = head.end()
@@ -343,6 +337,26 @@ class _Parser:
         if name in self._scope:
             raise self.error(f"instruction '{name}' is defined twice in this computation", start)
         return self.instruction_rhs(name, is_root, line)
+
+    def fast_instruction(self, m: re.Match[str]) -> HloInstruction | None:
+        """The instruction `FAST_LINE` matched; None (nothing read) where its shape needs the general route."""
+        root, name, shape_text, opcode, operands_text = m.groups()
+        shape = self.array(shape_text)
+        if shape is None:
+            return None
+        start = m.start()
+        if name in self._scope:
+            raise self.error(f"instruction '{name}' is defined twice in this computation", start)
+        line = self.line_at(start)
+        self.pos = m.end()
+        if opcode in _LITERAL_OPCODES:
+            extra = [(_LITERAL_OPCODES[opcode], operands_text.strip())]
+            operands: tuple[str, ...] = ()
+        else:
+            extra = []
+            operands = _operand_names(operands_text) if operands_text else ()
+        return self.instruction_end(name, root is not None, line, shape, opcode, m.start(4), operands, m.start(5),
+                                    extra, False)
 
     def instruction_rhs(self, name: str, is_root: bool, line: int, nested: bool = False,
                         shape: Shape | None = None) -> HloInstruction:
@@ -500,7 +514,8 @@ class _Parser:
                 if end != self.pos:
                     found += FAST_ATTRIBUTE.findall(text, self.pos, end)
                     self.pos = end
-                if FAST_ATTRIBUTES_END.match(text, end):
+                if at_end := FAST_ATTRIBUTES_END.match(text, end):
+                    self.pos = at_end.end()  # only blanks and line breaks, as the general route skips them
                     return found
             self.skip()
             if self.peek() != ",":
