@@ -139,6 +139,7 @@ class _Parser:
         self._computation_names: set[str] = set()
         self._calls: list[tuple[str, int]] = []  # (callee, position) checked at the end
         self._fused: set[str] = set()  # computations a fusion instruction calls
+        self._metadata_cache: dict[str, Metadata] = {}
         # The computation being read: its instructions so far, and their shapes by name.
         self._body: list[HloInstruction] = []
         self._scope: dict[str, Shape] = {}
@@ -564,8 +565,14 @@ class _Parser:
                 raise self.error("expected ',' or '}' in a list of computations", self.pos - 1)
 
     def metadata(self, value: str) -> Metadata:
-        if self.fast and FAST_METADATA.fullmatch(value):
-            return self.metadata_from(FAST_METADATA_FIELD.findall(value), value)
+        if self.fast:
+            # Instructions of one layer share their metadata text; read it once.
+            metadata = self._metadata_cache.get(value)
+            if metadata is None and FAST_METADATA.fullmatch(value):
+                metadata = self.metadata_from(FAST_METADATA_FIELD.findall(value), value)
+            if metadata is not None:
+                self._metadata_cache[value] = metadata
+                return metadata
         # Errors point into the value, the last text like it before the position.
         at = self.text.rfind(value, 0, self.pos)
         if not (value.startswith("{") and value.endswith("}")):
