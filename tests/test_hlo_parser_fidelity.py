@@ -218,8 +218,11 @@ def test_malformed_shorthand_names_construct_line_and_column(case: str):
 SEPARATORS = [" ", "  ", "\t", "\n", "\n    ", "/* c */", " /*index=5*/ ", "// note\n", "\r\n"]
 # Bytes that make text malformed, so that errors are compared as well.
 NOISE = ["", "", "", "", ",", "(", "}", "=", "%", "#0", "[", '"', "ROOT ", "{0}"]
-SMALL_REAL = (FIXTURES / "mnist_cnn_tpu-v5e_optimized_hlo.txt").read_text(encoding="utf-8")
-BASES = [p.read_text(encoding="utf-8") for p in SYNTAX_FILES] + [SMALL_REAL, generate_module(60)]
+# Real output with tiled layouts (TPU), operands printed with their shapes (TF before
+# optimisation) and `/*index=5*/` comments inside tuple shapes (an LSTM's loop state).
+REAL_BASES = ["mnist_cnn_tpu-v5e_optimized_hlo.txt", "mnist_cnn_cpu_hlo.txt", "tiny_lstm_cpu_optimized_hlo.txt"]
+BASES = ([p.read_text(encoding="utf-8") for p in SYNTAX_FILES]
+         + [(FIXTURES / name).read_text(encoding="utf-8") for name in REAL_BASES] + [generate_module(60)])
 # Places a separator may go: before or after punctuation, after a word.
 BOUNDARY = re.compile(r"(?<=[=,(){}\[\]:>])|(?=[=,(){}\[\]:-])|(?<=\w)(?=\s)")
 BOUNDARIES = [[m.start() for m in BOUNDARY.finditer(text)] for text in BASES]

@@ -36,9 +36,9 @@ from explorer.errors import ParseError
 from explorer.hlo.patterns import (
     ATTR_KEY, CALLING_KEYS_TEXT, CALLING_LIST_KEYS_TEXT, COMMENT, ELEMENT_TYPE, ESCAPE, FAST_ATTRIBUTE,
     FAST_ATTRIBUTES, FAST_ATTRIBUTES_END, FAST_HEAD, FAST_LINE, FAST_METADATA, FAST_METADATA_FIELD, FAST_OPCODE,
-    FAST_OPERANDS, FAST_SHAPE, FRAME_TABLE, GROUP_TEXT, INT, KEYWORD, LAYOUT_ITEM, LAYOUT_START, METADATA_BODY,
-    METADATA_FIELD, MODULE_NAME, NAME, OPCODE, OUTPUT_INDEX, PLAIN_VALUE, SHAPE_START, SIMPLE_ARRAY, SKIP,
-    STRING, TILED_ARRAY,
+    FAST_OPERAND, FAST_OPERANDS, FAST_SHAPE, FRAME_TABLE, GROUP_TEXT, INT, KEYWORD, LAYOUT_ITEM, LAYOUT_START,
+    METADATA_BODY, METADATA_FIELD, MODULE_NAME, NAME, OPCODE, OUTPUT_INDEX, PLAIN_VALUE, SHAPE_START, SIMPLE_ARRAY,
+    SKIP, STRING, TILED_ARRAY,
 )
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
 from explorer.hlo.shape_inference import INFERRED_OPCODES, XLA_INFERS, infer_shape
@@ -340,22 +340,27 @@ class _Parser:
         return self.instruction_rhs(name, is_root, line)
 
     def fast_instruction(self, m: re.Match[str]) -> HloInstruction | None:
-        """The instruction `FAST_LINE` matched; None (nothing read) where its shape needs the general route."""
+        """The instruction `FAST_LINE` matched; None (nothing read) where a shape needs the general route."""
         root, name, shape_text, opcode, operands_text = m.groups()
         shape = self.array(shape_text)
         if shape is None:
             return None
+        extra: list[tuple[str, str]] = []
+        if opcode in _LITERAL_OPCODES:
+            extra.append((_LITERAL_OPCODES[opcode], operands_text.strip()))
+            operands: tuple[str, ...] = ()
+        elif "[" in operands_text:  # operands written with their shapes: each must read as one
+            pairs = FAST_OPERAND.findall(operands_text)
+            if any(written and self.array(written) is None for written, _ in pairs):
+                return None
+            operands = tuple(operand for _, operand in pairs)
+        else:
+            operands = _operand_names(operands_text) if operands_text else ()
         start = m.start()
         if name in self._scope:
             raise self.error(f"instruction '{name}' is defined twice in this computation", start)
         line = self.line_at(start)
         self.pos = m.end()
-        if opcode in _LITERAL_OPCODES:
-            extra = [(_LITERAL_OPCODES[opcode], operands_text.strip())]
-            operands: tuple[str, ...] = ()
-        else:
-            extra = []
-            operands = _operand_names(operands_text) if operands_text else ()
         return self.instruction_end(name, root is not None, line, shape, opcode, m.start(4), operands, m.start(5),
                                     extra, False)
 
@@ -654,22 +659,27 @@ class _Parser:
     # --- shapes ---------------------------------------------------------------
 
     def array(self, key: str) -> Shape | None:
-        """The shape a fast path matched as `key`, read by the general route once per distinct text.
+        """The shape a fast path matched as `key`, read as the general route reads it, once per distinct text.
 
         None when the general route would not read exactly that text as one
         shape: then the caller takes the general route at that position.
         """
         shape = _SHAPE_CACHE.get(key)
-        if shape is None and (simple := SIMPLE_ARRAY.fullmatch(key)):
+        if shape is not None:
+            return shape
+        if key.startswith("("):  # arrays with `, ` between them (never inside one)
+            parts = [self.array(part) for part in key[1:-1].split(", ")] if key != "()" else []
+            if None in parts:
+                return None
+            shape = Shape("tuple", tuple_shapes=tuple(parts))
+        elif simple := SIMPLE_ARRAY.fullmatch(key):
             element_type, dims, minor = simple.groups()
-            layout = None if minor is None else Layout(_ints(minor))
-            shape = _SHAPE_CACHE[key] = Shape(element_type, _ints(dims), (), layout)
-        elif shape is None and (tiled := TILED_ARRAY.fullmatch(key)):
+            shape = Shape(element_type, _ints(dims), (), None if minor is None else Layout(_ints(minor)))
+        elif tiled := TILED_ARRAY.fullmatch(key):
             element_type, dims, minor, tiles, space = tiled.groups()
             tiling = tuple(Tile(_ints(t)) for t in tiles[1:-1].split(")(")) if tiles else ()
-            layout = Layout(_ints(minor), tiling, int(space) if space else 0)
-            shape = _SHAPE_CACHE[key] = Shape(element_type, _ints(dims), (), layout)
-        if shape is None:
+            shape = Shape(element_type, _ints(dims), (), Layout(_ints(minor), tiling, int(space) if space else 0))
+        else:
             reader = _Parser(key, "", False)
             try:
                 shape = reader.shape(0)
@@ -677,9 +687,9 @@ class _Parser:
                 return None
             if reader.pos != len(key):
                 return None
-            if len(_SHAPE_CACHE) >= _SHAPE_CACHE_SIZE:
-                _SHAPE_CACHE.clear()
-            _SHAPE_CACHE[key] = shape
+        if len(_SHAPE_CACHE) >= _SHAPE_CACHE_SIZE:
+            _SHAPE_CACHE.clear()
+        _SHAPE_CACHE[key] = shape
         return shape
 
     def shape(self, depth: int) -> Shape:

@@ -125,7 +125,10 @@ FAST_METADATA_FIELD = re.compile(_fast_metadata_field_text(capture=True))
 FAST_METADATA = re.compile(r"\{(?:" + _fast_metadata_field_text(False) + "(?: " + _fast_metadata_field_text(False)
                             + r")*)?\}")
 # `[ROOT] name = f32[2]{0} opcode(a, b)`: a whole instruction up to its attributes.
+# An operand, maybe with its shape as XLA prints it before optimisation: `f32[2]{0} %a`.
+_OPERAND_TEXT = r"(?:" + _SHAPE_TEXT + r" )?%?[\w][\w.\-]*"
+FAST_OPERAND = re.compile(r"(?:(" + _SHAPE_TEXT + r") )?%?([\w][\w.\-]*)")
 FAST_LINE = re.compile(
     r"(ROOT[ \t]+)?(?!ROOT(?![\w.\-]))%?([\w][\w.\-]*)[ \t]*=[ \t]*"
     r"(" + _SHAPE_TEXT + r")[ \t]+"
-    r"([A-Za-z][\w\-]*)\(((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
+    r"([A-Za-z][\w\-]*)\(((?:" + _OPERAND_TEXT + r"(?:,[ \t]*" + _OPERAND_TEXT + r")*)?)\)")
