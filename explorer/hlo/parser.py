@@ -863,6 +863,8 @@ def _operand_names(text: str) -> tuple[str, ...]:
 
 def _computation_names(value: str) -> list[str]:
     """`%a` or `{%a, %b}` -> ["a", "b"] (comments between them dropped)."""
+    if not value.startswith("{") and "/" not in value and "," not in value:  # `%a`, as XLA prints it
+        return [value.strip().lstrip("%")]
     inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value
     inner = COMMENT.sub(" ", inner)
     return [part.strip().lstrip("%") for part in inner.split(",") if part.strip()]
