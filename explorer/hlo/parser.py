@@ -2,9 +2,10 @@
 
 A hand-written scanner following the grammar of XLA's own parser
 (`xla/hlo/parser/hlo_parser.cc`): whitespace and `/*...*/` or `//` comments
-may stand between any two tokens. Compiled regular expressions match one
-token at the current position, so a 30,000-line module parses without a
-per-character Python loop. Anything it does not understand raises
+may stand between any two tokens. Compiled regular expressions
+(`explorer.hlo.patterns`) match one token at the current position, so a
+30,000-instruction module parses without a per-character Python loop, within
+2x of XLA's C++ parser (`bench/bench_parser.py`). Anything it does not understand raises
 `ParseError` with the line and column; the public entry point also turns any
 slip of its own into a `ParseError` so malformed text can never crash a
 caller with an IndexError or similar.
@@ -22,8 +23,10 @@ fusion kind, custom-call target, metadata. Hand-written shorthand that XLA's
 tests use is read as XLA reads it where that is simple: an instruction nested
 as an operand (`add(a, negate(b))`) becomes an instruction of its own named
 `negate.anon`; a missing result shape is inferred for elementwise ops,
-`compare`, `select`, `clamp`, `tuple` and `get-tuple-element`, and is a
-`ParseError` naming the opcode otherwise.
+`compare`, `select`, `clamp`, `tuple` and `get-tuple-element`
+(`explorer.hlo.shape_inference`), and is a `ParseError` naming the opcode
+otherwise. A computation body written inline as an attribute value
+(`to_apply={...}`) becomes a computation named `_`, `_.1`, ... as XLA names it.
 """
 
 from __future__ import annotations
