@@ -49,6 +49,8 @@ class Shape:
 
     For arrays, `dims` are the sizes and `dynamic` marks `<=` bounded dims.
     For tuples, `element_type == "tuple"` and `tuple_shapes` holds the parts.
+    For buffers (`b(f32[16])`), `element_type == "buffer"` and `tuple_shapes`
+    holds the one array the buffer holds.
     """
 
     element_type: str
@@ -62,6 +64,10 @@ class Shape:
         return self.element_type == "tuple"
 
     @property
+    def is_buffer(self) -> bool:
+        return self.element_type == "buffer"
+
+    @property
     def element_count(self) -> int:
         count = 1
         for d in self.dims:
@@ -71,7 +77,7 @@ class Shape:
     @property
     def byte_size(self) -> int:
         """Bytes of the array data without padding (sum over parts for tuples)."""
-        if self.is_tuple:
+        if self.is_tuple or self.is_buffer:
             return sum(s.byte_size for s in self.tuple_shapes)
         bits = ELEMENT_BITS.get(self.element_type, 0)
         return (self.element_count * bits + 7) // 8
@@ -124,13 +130,20 @@ class HloInstruction:
 
 @dataclass(frozen=True)
 class HloComputation:
-    """A named computation; `is_entry` for the module's ENTRY computation."""
+    """A named computation; `is_entry` for the module's entry computation.
+
+    The entry is the one marked `ENTRY`, or, as XLA reads a module without
+    the keyword, the last computation. A body written inline as an attribute
+    value (`to_apply={...}`) becomes a computation of its own named `_`,
+    `_.1`, ... as XLA names it. `execution_thread` is XLA's `}, execution_thread="host"`.
+    """
 
     name: str
     instructions: tuple[HloInstruction, ...]
     is_entry: bool = False
     is_fusion: bool = False  # called by a fusion instruction (set by the parser)
     line: int = 0
+    execution_thread: str = "main"
 
     @property
     def root(self) -> HloInstruction | None:

@@ -1,99 +1,101 @@
 """Parse HLO text, as XLA prints it for CPU, GPU and TPU, into `explorer.hlo.model`.
 
-A hand-written scanner: compiled regular expressions match one token at the
-current position, so a ~3,000-line optimised module parses in a small
-fraction of a second without a per-character Python loop. Anything it does not
-understand raises `ParseError` with the line and column; the public entry point
-also turns any slip of its own into a `ParseError` so malformed text can never
-crash a caller with an IndexError or similar.
+A hand-written scanner following the grammar of XLA's own parser
+(`xla/hlo/parser/hlo_parser.cc`): whitespace and `/*...*/` or `//` comments
+may stand between any two tokens. Compiled regular expressions
+(`explorer.hlo.patterns`) match one token at the current position, so a
+30,000-instruction module parses without a per-character Python loop, within
+2x of XLA's C++ parser (`bench/bench_parser.py`). Anything it does not understand raises
+`ParseError` with the line and column; the public entry point also turns any
+slip of its own into a `ParseError` so malformed text can never crash a
+caller with an IndexError or similar.
+
+Fast paths match the common layout of a whole piece (`name = f32[2]{0} op(`,
+`, key=value`) in one expression. Each is a strict special case of the
+general route and hands over to it at the same position when it does not
+match, so they decide speed, never what is accepted or what it reads as
+(`parse_module(..., fast_paths=False)` takes the general route everywhere; a
+property test compares the two).
 
 Attribute values are kept verbatim (the UI shows them as XLA wrote them); only
 the ones the other levels navigate by are interpreted: called computations,
-fusion kind, custom-call target, metadata.
+fusion kind, custom-call target, metadata. Hand-written shorthand that XLA's
+tests use is read as XLA reads it where that is simple: an instruction nested
+as an operand (`add(a, negate(b))`) becomes an instruction of its own named
+`negate.anon`; a missing result shape is inferred for elementwise ops,
+`compare`, `select`, `clamp`, `tuple` and `get-tuple-element`
+(`explorer.hlo.shape_inference`), and is a `ParseError` naming the opcode
+otherwise. A computation body written inline as an attribute value
+(`to_apply={...}`) becomes a computation named `_`, `_.1`, ... as XLA names it.
 """
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_right
 
 from explorer.errors import ParseError
+from explorer.hlo.patterns import (
+    ATTR_KEY, CALLING_KEYS_TEXT, CALLING_LIST_KEYS_TEXT, COMMENT, ELEMENT_TYPE, ESCAPE, FAST_ATTRIBUTE,
+    FAST_ATTRIBUTES, FAST_ATTRIBUTES_END, FAST_HEAD, FAST_LINE, FAST_METADATA, FAST_METADATA_FIELD, FAST_OPCODE,
+    FAST_OPERAND, FAST_OPERANDS, FAST_SHAPE, FRAME_TABLE, GROUP_TEXT, INT, KEYWORD, LAYOUT_ITEM, LAYOUT_START,
+    METADATA_BODY, METADATA_FIELD, MODULE_NAME, NAME, OPCODE, OUTPUT_INDEX, PLAIN_VALUE, SHAPE_START, SIMPLE_ARRAY,
+    SKIP, STRING, TILED_ARRAY,
+)
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
+from explorer.hlo.shape_inference import INFERRED_OPCODES, XLA_INFERS, infer_shape
 from explorer.hlo.text import format_layout, format_shape  # re-exported: printing lives in text.py
 
 __all__ = ["parse_module", "parse_shape", "format_shape", "format_layout"]
 
-# Whitespace, `/*index=5*/` comments and `//` line comments between tokens.
-_SKIP = re.compile(r"\s*(?:(?:/\*.*?\*/|//[^\n]*)\s*)*", re.S)
-_NAME = re.compile(r"%?([\w][\w.\-]*)")
-_MODULE_NAME = re.compile(r"[^\s,]+")
-_OPCODE = re.compile(r"[A-Za-z][\w\-]*")
-_ATTR_KEY = re.compile(r"[\w.\-]+")
-_KEYWORD = re.compile(r"(ENTRY|ROOT)(?=[\s%])")
-_INT = re.compile(r"-?\d+")
-_ELEMENT_TYPE = re.compile(r"([a-z][a-z0-9]*)\[")
-_DIM = re.compile(r"\s*(<=)?\s*(\d+|\?)\s*")
-# A common array shape in one match: `f32[2,3]{1,0}`, no tiles, no dynamic dims.
-_SIMPLE_ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([\d,]*)\](?:\{([\d,]*)\})?(?![:\w{])")
-_LAYOUT_ITEM = re.compile(r"([A-Za-z#*]+)\(")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_PLAIN_VALUE = re.compile(r'[^\s,{}()\[\]"]+')
-_GROUP_TEXT = re.compile(r'[^{}()\[\]"]+')
-_METADATA_ITEM = re.compile(r'\s*([\w.\-]+)=("[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*)', re.S)
-# Fast paths for the common cases; anything else takes the general (and
-# error-reporting) route, so these only decide speed, never what is accepted.
-_FAST_HEAD = re.compile(r"(ROOT[ \t]+)?%?([\w][\w.\-]*)[ \t]*=[ \t]*")
-_FAST_OPCODE = re.compile(r"[ \t]*([A-Za-z][\w\-]*)\(")
-_OUTPUT_INDEX = re.compile(r"#\d+")
-_FAST_OPERANDS = re.compile(r"((?:%?[\w][\w.\-]*(?:,[ \t]*%?[\w][\w.\-]*)*)?)\)")
-_FAST_ATTRIBUTE = re.compile(
-    r'[ \t]*,[ \t]*([\w.\-]+)=('
-    r'[^\s,{}()\[\]"]+'  # kind=kLoop, to_apply=%region_0.3
-    r'|"[^"\\]*(?:\\.[^"\\]*)*"'  # custom_call_target="..."
-    r'|\{(?:[^{}()\[\]"]|"[^"\\]*(?:\\.[^"\\]*)*")*\}'  # metadata={...}, dimensions={1}
-    r')(?=[\s,]|$)')
-_METADATA_BODY = re.compile(r'(?:\s*[\w.\-]+=(?:"[^"\\]*(?:\\.[^"\\]*)*"|[^\s"}]*))*\s*', re.S)
-_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.S)
-# Newer XLA prints stack-frame tables (a keyword line, then numbered entries)
-# between the module header and the computations; metadata `stack_frame_id`
-# points into them. Skipped: `source_file`/`source_line` already say where.
-_FRAME_TABLE = re.compile(
-    r"(?:FileNames|FunctionNames|FileLocations|StackFrames)[ \t]*\n(?:[ \t]*\d+[^\n]*(?:\n|$))*")
-
 _OPENERS = {"{": "}", "(": ")", "[": "]"}
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-# Attributes whose values name computations, as XLA spells them.
-_CALLING_KEYS = frozenset({
-    "calls", "to_apply", "condition", "body", "branch_computations", "true_computation",
-    "false_computation", "select", "scatter", "called_computations", "async_wrapped_computation",
-})
+_CALLING_KEYS = frozenset(CALLING_KEYS_TEXT)
+_CALLING_LIST_KEYS = frozenset(CALLING_LIST_KEYS_TEXT)
 # Opcodes whose parentheses hold a literal or a number instead of operands.
 _LITERAL_OPCODES = {"constant": "literal", "parameter": "parameter_number"}
-_MAX_TUPLE_DEPTH = 64
+_MAX_DEPTH = 64
+# Shapes by the text a fast path matched, shared by all parses (shapes are
+# immutable; a module repeats a few hundred distinct ones thousands of times).
+_SHAPE_CACHE: dict[str, Shape] = {}
+_SHAPE_CACHE_SIZE = 100_000
+_NO_METADATA = Metadata()
+_METADATA_FIELDS = frozenset({"op_type", "op_name", "source_file", "source_line"})
 
-
-def parse_module(text: str, source: str = "") -> HloModule:
+def parse_module(text: str, source: str = "", *, fast_paths: bool = True) -> HloModule:
     """Parse one HLO module.
 
     Args:
         text: the module as XLA prints it (`HloModule name, ...` then computations).
         source: a name for error messages (a file name), never stored.
+        fast_paths: False takes the general route everywhere (for tests: the
+            result must be the same).
 
     Raises:
         ParseError: the text is not an HLO module; names line and column.
     """
-    parser = _Parser(text, source)
+    parser = _Parser(text, source, fast_paths)
+    # The parser allocates hundreds of thousands of small acyclic objects; the
+    # cyclic collector would walk them again and again (a third of the time).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return parser.module()
     except ParseError:
         raise
+    except RecursionError:
+        raise parser.error("nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - a bug here must still read as a parse failure
         raise parser.error(f"internal parser error ({type(exc).__name__}: {exc})") from exc
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def parse_shape(text: str) -> Shape:
     """Parse a shape on its own, e.g. `bf16[8,128]{1,0:T(8,128)(2,1)S(1)}`."""
-    parser = _Parser(text, "")
+    parser = _Parser(text, "", True)
     try:
         shape = parser.shape(0)
         parser.skip()
@@ -112,7 +114,7 @@ def unescape(text: str) -> str:
         return text
     out = bytearray()
     last = 0
-    for m in _ESCAPE.finditer(text):
+    for m in ESCAPE.finditer(text):
         out += text[last:m.start()].encode("utf-8", "surrogatepass")
         if m.group(1):
             out.append(int(m.group(1), 8) & 0xFF)
@@ -128,19 +130,42 @@ def unescape(text: str) -> str:
 class _Parser:
     """Scanner state: the text and a position; one method per grammar rule."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, fast_paths: bool) -> None:
         self.text = text
         self.source = source
+        self.fast = fast_paths
         self.pos = 0
         self._line_starts: list[int] | None = None
-        self._shape_cache: dict[str, Shape] = {}
+        # Finished computations in the order XLA finishes them (an inline body
+        # before the computation that holds it): (name, instructions, is_entry, line, thread).
+        self._computations: list[tuple[str, tuple[HloInstruction, ...], bool, int, str]] = []
+        self._computation_names: set[str] = set()
+        self._calls: list[tuple[str, int]] = []  # (callee, position) checked at the end
+        self._fused: set[str] = set()  # computations a fusion instruction calls
+        self._metadata_cache: dict[str, Metadata] = {}
+        # The computation being read: its instructions so far, and their shapes by name.
+        self._body: list[HloInstruction] = []
+        self._scope: dict[str, Shape] = {}
+        self._depth = 0
+        self._line, self._line_pos = 1, 0  # the line at a position, for counting onwards
 
     # --- positions and errors ---------------------------------------------
 
-    def line_column(self, pos: int) -> tuple[int, int]:
+    def line_at(self, pos: int) -> int:
+        """The line of `pos`; counts on from the last position asked (the parser moves forward)."""
+        if pos < self._line_pos:
+            return self.line_of(pos)
+        self._line += self.text.count("\n", self._line_pos, pos)
+        self._line_pos = pos
+        return self._line
+
+    def line_of(self, pos: int) -> int:
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        line = bisect_right(self._line_starts, pos)
+        return bisect_right(self._line_starts, pos)
+
+    def line_column(self, pos: int) -> tuple[int, int]:
+        line = self.line_of(pos)
         return line, pos - self._line_starts[line - 1] + 1
 
     def error(self, message: str, pos: int | None = None) -> ParseError:
@@ -148,118 +173,231 @@ class _Parser:
         return ParseError(message, line, column, self.source)
 
     def skip(self) -> None:
-        self.pos = _SKIP.match(self.text, self.pos).end()
+        self.pos = SKIP.match(self.text, self.pos).end()
 
     def peek(self) -> str:
         return self.text[self.pos:self.pos + 1]
 
+    def found(self) -> str:
+        return self.text[self.pos:self.pos + 12].split("\n")[0] or "end of text"
+
     def expect(self, literal: str) -> None:
         self.skip()
         if not self.text.startswith(literal, self.pos):
-            found = self.text[self.pos:self.pos + 12].split("\n")[0] or "end of text"
-            raise self.error(f"expected '{literal}', found '{found}'")
+            raise self.error(f"expected '{literal}', found '{self.found()}'")
         self.pos += len(literal)
 
     def token(self, pattern: re.Pattern[str], what: str) -> re.Match[str]:
         self.skip()
         m = pattern.match(self.text, self.pos)
         if m is None or m.end() == self.pos:
-            found = self.text[self.pos:self.pos + 12].split("\n")[0] or "end of text"
-            raise self.error(f"expected {what}, found '{found}'")
+            raise self.error(f"expected {what}, found '{self.found()}'")
         self.pos = m.end()
         return m
+
+    def nest(self) -> None:
+        self._depth += 1
+        if self._depth > _MAX_DEPTH:
+            raise self.error("nested too deeply")
 
     # --- module and computations ------------------------------------------
 
     def module(self) -> HloModule:
         self.expect("HloModule")
-        name = self.token(_MODULE_NAME, "a module name").group(0)
-        attributes = self.attributes()
+        name = self.token(MODULE_NAME, "a module name").group(0)
         entry_layout = ""
         others = []
-        for key, value in attributes:
+        for key, value in self.attributes():
             if key == "entry_computation_layout":
                 entry_layout = value[1:-1] if value.startswith("{") else value
             else:
                 others.append((key, value))
-        parts = []
         while True:
             self.skip()
-            table = _FRAME_TABLE.match(self.text, self.pos)
+            table = FRAME_TABLE.match(self.text, self.pos)
             if table:
                 self.pos = table.end()
                 continue
             if self.pos >= len(self.text):
                 break
-            parts.append(self.computation())
+            self.computation()
+        parts = self._computations
         if not parts:
             raise self.error("the module has no computations")
-        fused = {
-            callee
-            for _, instructions, _, _ in parts
-            for instruction in instructions
-            if instruction.opcode == "fusion"
-            for callee in instruction.called_computations
-        }
+        for callee, pos in self._calls:
+            if callee not in self._computation_names:
+                raise self.error(f"calls computation '{callee}', which the module does not define", pos)
+        # As XLA reads it: without an ENTRY keyword the last computation is the entry.
+        entry_index = next((i for i, part in enumerate(parts) if part[2]), len(parts) - 1)
+        fused = self._fused
         computations = tuple(
-            HloComputation(name=n, instructions=ins, is_entry=entry, is_fusion=n in fused, line=line)
-            for n, ins, entry, line in parts
+            HloComputation(name=n, instructions=ins, is_entry=i == entry_index, is_fusion=n in fused,
+                           line=line, execution_thread=thread)
+            for i, (n, ins, _, line, thread) in enumerate(parts)
         )
         return HloModule(name, computations, entry_layout, tuple(others))
 
-    def computation(self) -> tuple[str, tuple[HloInstruction, ...], bool, int]:
-        line, _ = self.line_column(self.pos)
-        keyword = _KEYWORD.match(self.text, self.pos)
+    def computation(self) -> None:
+        """`[ENTRY] name [(params) -> shape] {instructions} [, execution_thread="..."]`."""
+        line = self.line_at(self.pos)
+        keyword = KEYWORD.match(self.text, self.pos)
         is_entry = keyword is not None and keyword.group(1) == "ENTRY"
         if is_entry:
             self.pos = keyword.end()
-        name = self.token(_NAME, "a computation name").group(1)
+        name = self.token(NAME, "a computation name").group(1)
         self.skip()
         if self.peek() == "(":  # the parameter signature; shapes also in the parameters
             self.pos = self.group_end(self.pos)
             self.expect("->")
-            self.skip()
             self.shape(0)
-        self.attributes()  # e.g. execution_thread="..."
+        instructions = self.instruction_list(name)
+        thread = "main"
+        body_end = self.pos
+        for key, value in self.attributes():
+            if key != "execution_thread" or not value.startswith('"'):
+                raise self.error(f"unexpected computation attribute '{key}' (only execution_thread=\"...\")",
+                                 self.text.find(key + "=", body_end))
+            thread = unescape(value[1:-1])
+        self.add_computation(name, instructions, is_entry, line, thread)
+
+    def add_computation(self, name: str, instructions: tuple[HloInstruction, ...], is_entry: bool,
+                        line: int, thread: str) -> None:
+        # XLA also rejects a second ENTRY and a name defined twice; tensorweg
+        # reads them (the first wins) so that concatenated modules still open.
+        self._computation_names.add(name)
+        self._computations.append((name, instructions, is_entry, line, thread))
+
+    def instruction_list(self, name: str) -> tuple[HloInstruction, ...]:
+        """`{ instruction+ }` in a scope of its own (operands name instructions above them)."""
         self.expect("{")
-        instructions = []
-        while True:
-            self.skip()
-            if self.peek() == "}":
-                self.pos += 1
-                break
-            if self.pos >= len(self.text):
-                raise self.error(f"computation '{name}' is not closed with '}}'")
-            instructions.append(self.instruction())
-        if not instructions:
-            raise self.error(f"computation '{name}' has no instructions")
-        return name, tuple(instructions), is_entry, line
+        outer = self._body, self._scope
+        self._body, self._scope = [], {}
+        try:
+            root_seen = False
+            text = self.text
+            while True:
+                start = self.pos
+                m = FAST_LINE.match(text, start) if self.fast else None
+                instruction = self.fast_instruction(m) if m else None
+                if instruction is None:
+                    self.skip()
+                    if self.peek() == "}":
+                        self.pos += 1
+                        break
+                    if self.pos >= len(text):
+                        raise self.error(f"computation '{name}' is not closed with '}}'")
+                    start = self.pos
+                    instruction = self.instruction()
+                if instruction.is_root:
+                    if root_seen:
+                        raise self.error("a computation has only one ROOT instruction", start)
+                    root_seen = True
+            if not self._body:
+                raise self.error(f"computation '{name}' has no instructions")
+            return tuple(self._body)
+        finally:
+            self._body, self._scope = outer
+
+    def inline_computation(self, key: str) -> str:
+        """A body written as an attribute value (`to_apply={...}`): a computation named as XLA names it."""
+        line = self.line_at(self.pos)
+        self.nest()
+        try:
+            instructions = self.instruction_list("_")
+        except ParseError as error:
+            raise ParseError(f"in the computation written inline as {key}={{...}}: {error.reason}",
+                             error.line, error.column, error.source) from None
+        self._depth -= 1
+        name, n = "_", 0
+        while name in self._computation_names:
+            n += 1
+            name = f"_.{n}"
+        self.add_computation(name, instructions, False, line, "main")
+        return name
 
     # --- instructions -------------------------------------------------------
 
     def instruction(self) -> HloInstruction:
-        line, _ = self.line_column(self.pos)
-        head = _FAST_HEAD.match(self.text, self.pos)
+        start = self.pos
+        if self.fast:
+            m = FAST_LINE.match(self.text, start)
+            instruction = self.fast_instruction(m) if m else None
+            if instruction is not None:
+                return instruction
+            head = FAST_HEAD.match(self.text, start)
+        else:
+            head = None
+        line = self.line_at(start)
         if head:
             is_root, name = head.group(1) is not None, head.group(2)
             self.pos = head.end()
         else:
-            keyword = _KEYWORD.match(self.text, self.pos)
+            keyword = KEYWORD.match(self.text, self.pos)
             is_root = keyword is not None and keyword.group(1) == "ROOT"
             if is_root:
                 self.pos = keyword.end()
-            name = self.token(_NAME, "an instruction name").group(1)
+            name = self.token(NAME, "an instruction name").group(1)
             self.expect("=")
-            self.skip()
-        shape = self.shape(0)
-        fast = _FAST_OPCODE.match(self.text, self.pos)
+        if name in self._scope:
+            raise self.error(f"instruction '{name}' is defined twice in this computation", start)
+        return self.instruction_rhs(name, is_root, line)
+
+    def fast_instruction(self, m: re.Match[str]) -> HloInstruction | None:
+        """The instruction `FAST_LINE` matched; None (nothing read) where a shape needs the general route."""
+        root, name, shape_text, opcode, operands_text = m.groups()
+        shape = self.array(shape_text)
+        if shape is None:
+            return None
+        extra: list[tuple[str, str]] = []
+        if opcode in _LITERAL_OPCODES:
+            extra.append((_LITERAL_OPCODES[opcode], operands_text.strip()))
+            operands: tuple[str, ...] = ()
+        elif "[" in operands_text:  # operands written with their shapes: each must read as one
+            pairs = FAST_OPERAND.findall(operands_text)
+            if any(written and self.array(written) is None for written, _ in pairs):
+                return None
+            operands = tuple(operand for _, operand in pairs)
+        else:
+            operands = _operand_names(operands_text) if operands_text else ()
+        start = m.start()
+        if name in self._scope:
+            raise self.error(f"instruction '{name}' is defined twice in this computation", start)
+        line = self.line_at(start)
+        self.pos = m.end()
+        return self.instruction_end(name, root is not None, line, shape, opcode, m.start(4), operands, m.start(5),
+                                    extra, False)
+
+    def instruction_rhs(self, name: str, is_root: bool, line: int, nested: bool = False,
+                        shape: Shape | None = None) -> HloInstruction:
+        """`[shape] opcode(operands) [, attributes]` after `name =`.
+
+        Nested as an operand (`nested`), the shape if any was read already and
+        there are no attributes (a comma there separates operands).
+        """
+        text = self.text
+        if not nested:
+            if self.fast:
+                m = FAST_SHAPE.match(text, self.pos)
+                if m and (shape := self.array(m.group(0))) is not None:
+                    self.pos = m.end()
+            if shape is None:
+                self.skip()
+                if SHAPE_START.match(text, self.pos):
+                    shape = self.shape(0)
+        fast = FAST_OPCODE.match(text, self.pos) if self.fast else None
         if fast:
+            opcode_pos = fast.start(1)
             opcode = fast.group(1)
             self.pos = fast.end()
         else:
-            opcode = self.token(_OPCODE, "an opcode").group(0)
+            self.skip()
+            opcode_pos = self.pos
+            opcode = self.token(OPCODE, "an opcode").group(0)
             self.expect("(")
+        if shape is None and opcode not in XLA_INFERS:
+            raise self.error(f"'{opcode}' needs a result shape before the opcode (XLA cannot infer it)", opcode_pos)
         extra: list[tuple[str, str]] = []
+        operands_pos = self.pos
         if opcode in _LITERAL_OPCODES:
             end = self.group_end(self.pos - 1)
             extra.append((_LITERAL_OPCODES[opcode], self.text[self.pos:end - 1].strip()))
@@ -267,10 +405,17 @@ class _Parser:
             self.pos = end
         else:
             operands = self.operands()
-        metadata = Metadata()
+        return self.instruction_end(name, is_root, line, shape, opcode, opcode_pos, operands, operands_pos,
+                                    extra, nested)
+
+    def instruction_end(self, name: str, is_root: bool, line: int, shape: Shape | None, opcode: str,
+                        opcode_pos: int, operands: tuple[str, ...], operands_pos: int,
+                        extra: list[tuple[str, str]], nested: bool) -> HloInstruction:
+        """The attributes after the operands; checks the operands, infers a missing shape, records it."""
+        metadata = _NO_METADATA
         backend_config = custom_call_target = fusion_kind = ""
         called: list[str] = []
-        for key, value in self.attributes():
+        for key, value in () if nested else self.attributes():
             if key == "metadata":
                 metadata = self.metadata(value)
                 continue
@@ -281,22 +426,35 @@ class _Parser:
                 custom_call_target = unescape(value[1:-1]) if value.startswith('"') else value
             elif key == "kind" and opcode == "fusion":
                 fusion_kind = value
-            elif key in _CALLING_KEYS:
+            elif key in _CALLING_KEYS or key in _CALLING_LIST_KEYS:
                 called.extend(_computation_names(value))
             extra.append((key, value))
-        return HloInstruction(
+        scope = self._scope
+        for operand in operands:
+            if operand not in scope:
+                raise self.undefined_operand(operand, operands_pos)
+        if called:
+            self._calls.extend((callee, opcode_pos) for callee in called)
+            if opcode == "fusion":
+                self._fused.update(called)
+        if shape is None:
+            shape = self.inferred_shape(opcode, operands, extra, opcode_pos)
+        instruction = HloInstruction(
             name=name, opcode=opcode, shape=shape, operands=operands,
             called_computations=tuple(called), attributes=tuple(extra), metadata=metadata,
             backend_config=backend_config, custom_call_target=custom_call_target,
             fusion_kind=fusion_kind, is_root=is_root, line=line,
         )
+        self._body.append(instruction)
+        scope[name] = shape
+        return instruction
 
     def operands(self) -> tuple[str, ...]:
-        """Operand names after `(`, each optionally preceded by its shape."""
-        fast = _FAST_OPERANDS.match(self.text, self.pos)
+        """Operand names after `(`: each `[shape] name`, or an instruction nested in place."""
+        fast = FAST_OPERANDS.match(self.text, self.pos) if self.fast else None
         if fast:
             self.pos = fast.end()
-            return tuple(_strip_percent(n) for n in fast.group(1).split(",")) if fast.group(1) else ()
+            return _operand_names(fast.group(1)) if fast.group(1) else ()
         names: list[str] = []
         self.skip()
         if self.peek() == ")":
@@ -304,15 +462,20 @@ class _Parser:
             return ()
         while True:
             self.skip()
-            if self.peek() == "(" or _ELEMENT_TYPE.match(self.text, self.pos):
-                self.shape(0)
-            names.append(self.token(_NAME, "an operand name").group(1))
+            shape = self.shape(0) if SHAPE_START.match(self.text, self.pos) else None
+            name_match = self.token(NAME, "an operand name")
+            name = name_match.group(1)
             # Newer XLA names one output of a multi-output instruction as
             # `%name#0`; the operand is still the instruction `name`.
-            output_index = _OUTPUT_INDEX.match(self.text, self.pos)
+            output_index = OUTPUT_INDEX.match(self.text, self.pos)
             if output_index:
                 self.pos = output_index.end()
             self.skip()
+            if self.peek() == "(" and not output_index and not name_match.group(0).startswith("%"):
+                # `add(a, negate(b))`: XLA's shorthand for an instruction of its own.
+                name = self.nested_instruction(shape, name_match.start())
+                self.skip()
+            names.append(name)
             c = self.peek()
             self.pos += 1
             if c == ")":
@@ -320,47 +483,129 @@ class _Parser:
             if c != ",":
                 raise self.error("expected ',' or ')' after an operand", self.pos - 1)
 
+    def undefined_operand(self, name: str, start: int) -> ParseError:
+        """An operand that names no instruction above it in the computation (XLA rejects it too)."""
+        m = re.compile(r"%?" + re.escape(name) + r"(?![\w.\-])").search(self.text, start)
+        return self.error(f"operand '{name}' is not an instruction defined above it", m.start() if m else start)
+
+    def nested_instruction(self, shape: Shape | None, pos: int) -> str:
+        """`opcode(operands)` written as an operand: an instruction named `opcode.anon`, as XLA names it."""
+        self.pos = pos
+        line = self.line_at(pos)
+        self.nest()
+        base = OPCODE.match(self.text, pos).group(0) + ".anon"
+        name, n = base, 0
+        while name in self._scope:
+            n += 1
+            name = f"{base}.{n}"
+        self.instruction_rhs(name, False, line, nested=True, shape=shape)
+        self._depth -= 1
+        return name
+
+    def inferred_shape(self, opcode: str, operands: tuple[str, ...], attributes: list[tuple[str, str]],
+                       pos: int) -> Shape:
+        """The result shape XLA would infer, for the simple cases; else a ParseError asking for it."""
+        shapes = [self._scope[name] for name in operands]
+        shape = infer_shape(opcode, shapes, attributes)
+        if shape is None:
+            written = ", ".join(format_shape(s) for s in shapes)
+            raise self.error(f"cannot infer the result shape of '{opcode}' from ({written}); write it before "
+                             f"the opcode (inferred only for {INFERRED_OPCODES})", pos)
+        return shape
+
     def attributes(self) -> list[tuple[str, str]]:
         """`, key=value` pairs up to the end of the instruction (or header)."""
-        found = []
+        found: list[tuple[str, str]] = []
+        text = self.text
         while True:
-            fast = _FAST_ATTRIBUTE.match(self.text, self.pos)
-            if fast:
-                found.append((fast.group(1), fast.group(2)))
-                self.pos = fast.end()
-                continue
+            if self.fast:
+                end = FAST_ATTRIBUTES.match(text, self.pos).end()
+                if end != self.pos:
+                    found += FAST_ATTRIBUTE.findall(text, self.pos, end)
+                    self.pos = end
+                if at_end := FAST_ATTRIBUTES_END.match(text, end):
+                    self.pos = at_end.end()  # only blanks and line breaks, as the general route skips them
+                    return found
             self.skip()
             if self.peek() != ",":
                 return found
             self.pos += 1
-            key = self.token(_ATTR_KEY, "an attribute name").group(0)
-            self.expect("=")
+            key = self.token(ATTR_KEY, "an attribute name followed by '='").group(1)
             self.skip()
             start = self.pos
-            self.pos = self.value_end(start)
+            c = self.peek()
+            if c == "{" and key in _CALLING_KEYS:
+                found.append((key, "%" + self.inline_computation(key)))
+                continue
+            if c == "{" and key in _CALLING_LIST_KEYS:
+                found.append((key, self.computation_list(key)))
+                continue
+            if key == "literal" and SHAPE_START.match(text, start):
+                # custom-call `literal=s32[2]{0} {1, 2}`: a shape, then the values.
+                self.shape(0)
+                self.skip()
+            self.pos = self.value_end(self.pos)
             if self.pos == start:
                 raise self.error(f"attribute '{key}' has no value")
-            found.append((key, self.text[start:self.pos]))
+            found.append((key, text[start:self.pos].rstrip()))
+
+    def computation_list(self, key: str) -> str:
+        """`{%a, %b}` verbatim, or with bodies written inline read as computations (`{%_, %_.1}`)."""
+        start = self.pos
+        end = self.group_end(start)
+        if "{" not in STRING.sub("", self.text[start + 1:end]):
+            self.pos = end
+            return self.text[start:end]
+        self.pos += 1
+        names = []
+        while True:
+            self.skip()
+            if self.peek() == "{":
+                names.append(self.inline_computation(key))
+            else:
+                names.append(self.token(NAME, "a computation name").group(1))
+            self.skip()
+            c = self.peek()
+            self.pos += 1
+            if c == "}":
+                return "{" + ", ".join("%" + n for n in names) + "}"
+            if c != ",":
+                raise self.error("expected ',' or '}' in a list of computations", self.pos - 1)
 
     def metadata(self, value: str) -> Metadata:
+        if self.fast:
+            # Instructions of one layer share their metadata text; read it once.
+            metadata = self._metadata_cache.get(value)
+            if metadata is None and FAST_METADATA.fullmatch(value):
+                metadata = self.metadata_from(FAST_METADATA_FIELD.findall(value), value)
+            if metadata is not None:
+                self._metadata_cache[value] = metadata
+                return metadata
+        # Errors point into the value, the last text like it before the position.
+        at = self.text.rfind(value, 0, self.pos)
         if not (value.startswith("{") and value.endswith("}")):
-            raise self.error("metadata must be written in braces")
+            raise self.error("metadata must be written in braces", at)
         body = value[1:-1]
-        checked = _METADATA_BODY.match(body)
+        checked = METADATA_BODY.match(body)
         if checked.end() != len(body):
             near = body[checked.end():checked.end() + 20]
-            raise self.error(f"malformed metadata near '{near}'")
+            raise self.error(f"malformed metadata near '{near}'", at + 1 + checked.end())
+        return self.metadata_from(METADATA_FIELD.findall(body), value)
+
+    def metadata_from(self, items: list[tuple[str, str]], value: str) -> Metadata:
+        """Metadata from its `key=value` fields, values as written (strings with their quotes)."""
         fields: dict[str, str] = {}
         extras = []
-        for key, raw in _METADATA_ITEM.findall(body):
+        for key, raw in items:
             text = unescape(raw[1:-1]) if raw.startswith('"') else raw
-            if key in ("op_type", "op_name", "source_file", "source_line"):
+            if key in _METADATA_FIELDS:
                 fields[key] = text
             else:
                 extras.append((key, text))
         line_text = fields.get("source_line", "0")
-        if not _INT.fullmatch(line_text):
-            raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'")
+        if not INT.fullmatch(line_text):
+            raise self.error(f"metadata source_line is not a number: '{line_text[:20]}'",
+                             self.text.rfind(value, 0, self.pos))
         return Metadata(
             op_type=fields.get("op_type", ""), op_name=fields.get("op_name", ""),
             source_file=fields.get("source_file", ""), source_line=int(line_text),
@@ -372,7 +617,7 @@ class _Parser:
     def value_end(self, pos: int) -> int:
         text = self.text
         while True:
-            m = _PLAIN_VALUE.match(text, pos)
+            m = PLAIN_VALUE.match(text, pos)
             if m:
                 pos = m.end()
             c = text[pos:pos + 1]
@@ -384,7 +629,7 @@ class _Parser:
                 return pos
 
     def string_end(self, pos: int) -> int:
-        m = _STRING.match(self.text, pos)
+        m = STRING.match(self.text, pos)
         if m is None:
             raise self.error("unterminated string", pos)
         return m.end()
@@ -396,7 +641,7 @@ class _Parser:
         start = pos
         pos += 1
         while closers:
-            m = _GROUP_TEXT.match(text, pos)
+            m = GROUP_TEXT.match(text, pos)
             if m:
                 pos = m.end()
             c = text[pos:pos + 1]
@@ -416,31 +661,57 @@ class _Parser:
 
     # --- shapes ---------------------------------------------------------------
 
-    def shape(self, depth: int) -> Shape:
-        text = self.text
-        m = _SIMPLE_ARRAY.match(text, self.pos)
-        if m:
-            key = m.group(0)
-            shape = self._shape_cache.get(key)
-            if shape is None:
-                dims = tuple(int(d) for d in m.group(2).split(",")) if m.group(2) else ()
-                layout = None
-                if m.group(3) is not None:
-                    minor = tuple(int(d) for d in m.group(3).split(",")) if m.group(3) else ()
-                    layout = Layout(minor)
-                shape = Shape(m.group(1), dims, (), layout)
-                self._shape_cache[key] = shape
-            self.pos = m.end()
+    def array(self, key: str) -> Shape | None:
+        """The shape a fast path matched as `key`, read as the general route reads it, once per distinct text.
+
+        None when the general route would not read exactly that text as one
+        shape: then the caller takes the general route at that position.
+        """
+        shape = _SHAPE_CACHE.get(key)
+        if shape is not None:
             return shape
+        if key.startswith("("):  # arrays with `, ` between them (never inside one)
+            parts = [self.array(part) for part in key[1:-1].split(", ")] if key != "()" else []
+            if None in parts:
+                return None
+            shape = Shape("tuple", tuple_shapes=tuple(parts))
+        elif simple := SIMPLE_ARRAY.fullmatch(key):
+            element_type, dims, minor = simple.groups()
+            shape = Shape(element_type, _ints(dims), (), None if minor is None else Layout(_ints(minor)))
+        elif tiled := TILED_ARRAY.fullmatch(key):
+            element_type, dims, minor, tiles, space = tiled.groups()
+            tiling = tuple(Tile(_ints(t)) for t in tiles[1:-1].split(")(")) if tiles else ()
+            shape = Shape(element_type, _ints(dims), (), Layout(_ints(minor), tiling, int(space) if space else 0))
+        else:
+            reader = _Parser(key, "", False)
+            try:
+                shape = reader.shape(0)
+            except ParseError:
+                return None
+            if reader.pos != len(key):
+                return None
+        if len(_SHAPE_CACHE) >= _SHAPE_CACHE_SIZE:
+            _SHAPE_CACHE.clear()
+        _SHAPE_CACHE[key] = shape
+        return shape
+
+    def shape(self, depth: int) -> Shape:
+        """`f32[2,<=3]{1,0:T(8,128)}`, `(shape, ...)`, or a buffer `b(shape)`."""
+        text = self.text
+        self.skip()
+        if self.fast:
+            m = FAST_SHAPE.match(text, self.pos)
+            if m and (shape := self.array(m.group(0))) is not None:
+                self.pos = m.end()
+                return shape
+        if depth >= _MAX_DEPTH:
+            raise self.error("tuple shapes nested too deeply")
         if self.peek() == "(":
-            if depth >= _MAX_TUPLE_DEPTH:
-                raise self.error("tuple shapes nested too deeply")
             self.pos += 1
             parts = []
             self.skip()
             if self.peek() != ")":
                 while True:
-                    self.skip()
                     parts.append(self.shape(depth + 1))
                     self.skip()
                     if self.peek() != ",":
@@ -448,33 +719,60 @@ class _Parser:
                     self.pos += 1
             self.expect(")")
             return Shape("tuple", tuple_shapes=tuple(parts))
-        m = _ELEMENT_TYPE.match(text, self.pos)
+        start = self.pos
+        m = ELEMENT_TYPE.match(text, self.pos)
         if m is None:
             raise self.error("expected a shape")
         self.pos = m.end()
+        self.skip()
+        if m.group(0) == "b" and self.peek() == "(":
+            self.pos += 1
+            inner = self.shape(depth + 1)
+            self.expect(")")
+            return Shape("buffer", tuple_shapes=(inner,))
+        if self.peek() != "[":
+            raise self.error("expected a shape", start)
+        self.pos += 1
         dims, dynamic = [], []
+        self.skip()
         if self.peek() == "]":
             self.pos += 1
         else:
             while True:
-                d = _DIM.match(text, self.pos)
-                if d is None:
-                    raise self.error("expected a dimension size")
-                self.pos = d.end()
-                unbounded = d.group(2) == "?"
-                dims.append(-1 if unbounded else int(d.group(2)))
-                dynamic.append(unbounded or d.group(1) is not None)
+                self.skip()
+                bounded = text.startswith("<=", self.pos)
+                if bounded:
+                    self.pos += 2
+                    self.skip()
+                if self.peek() == "?":
+                    self.pos += 1
+                    dims.append(-1)
+                    dynamic.append(True)
+                else:
+                    d = INT.match(text, self.pos)
+                    if d is None or d.group(0).startswith("-"):
+                        raise self.error("expected a dimension size")
+                    self.pos = d.end()
+                    dims.append(int(d.group(0)))
+                    dynamic.append(bounded)
+                self.skip()
                 c = self.peek()
                 self.pos += 1
                 if c == "]":
                     break
                 if c != ",":
                     raise self.error("expected ',' or ']' in the dimensions", self.pos - 1)
-        layout = self.layout() if self.peek() == "{" else None
-        return Shape(m.group(1), tuple(dims), tuple(dynamic) if any(dynamic) else (), layout)
+        layout = None
+        after = self.pos
+        self.skip()
+        if LAYOUT_START.match(text, self.pos):
+            layout = self.layout()
+        else:
+            self.pos = after
+        return Shape(m.group(0), tuple(dims), tuple(dynamic) if any(dynamic) else (), layout)
 
     def layout(self) -> Layout:
-        """`{minor_to_major[:items]}` right after a shape's dimensions."""
+        """`{minor_to_major[:items]}` after a shape's dimensions."""
         self.pos += 1
         minor: list[int] = []
         tiles: list[Tile] = []
@@ -482,55 +780,94 @@ class _Parser:
         memory_space = 0
         self.skip()
         while self.peek() not in ("}", ":"):
-            minor.append(int(self.token(_INT, "a dimension number").group(0)))
+            minor.append(int(self.token(INT, "a dimension number").group(0)))
             self.skip()
             if self.peek() == ",":
                 self.pos += 1
+                self.skip()
             elif self.peek() not in ("}", ":"):
                 raise self.error("expected ',' '}' or ':' in a layout")
         if self.peek() == ":":
             self.pos += 1
+            self.skip()
             while self.peek() != "}":
-                m = _LAYOUT_ITEM.match(self.text, self.pos)
-                if m is None:
-                    raise self.error("expected a layout attribute such as T(8,128) or S(1)")
                 start = self.pos
-                self.pos = m.end() - 1
-                groups = []
-                while self.peek() == "(":
-                    end = self.group_end(self.pos)
-                    groups.append(self.text[self.pos + 1:end - 1])
-                    self.pos = end
-                if m.group(1) == "T":
-                    tiles.extend(Tile(_tile_dims(g, self, start)) for g in groups)
-                elif m.group(1) == "S" and len(groups) == 1 and _INT.fullmatch(groups[0].strip()):
-                    memory_space = int(groups[0])
+                m = LAYOUT_ITEM.match(self.text, self.pos)
+                self.pos = m.end() if m else self.pos
+                self.skip()
+                if m is None or self.peek() != "(":
+                    raise self.error("expected a layout attribute such as T(8,128) or S(1)", start)
+                if m.group(0) == "T":
+                    while self.peek() == "(":
+                        tiles.append(Tile(self.tile(start)))
+                        self.skip()
+                elif m.group(0) == "S" and (space := self.memory_space()) is not None:
+                    memory_space = space
                 else:
-                    extras.append(self.text[start:self.pos])
+                    groups = []
+                    while self.peek() == "(":
+                        end = self.group_end(self.pos)
+                        groups.append(COMMENT.sub("", self.text[self.pos:end]))
+                        self.pos = end
+                        self.skip()
+                    extras.append(m.group(0) + "".join("".join(g.split()) for g in groups))
+                self.skip()
         self.pos += 1
         return Layout(tuple(minor), tuple(tiles), memory_space, tuple(extras))
 
+    def memory_space(self) -> int | None:
+        """`(n)` of `S(n)`; None (position unchanged) when it is not one number."""
+        start = self.pos
+        self.pos += 1
+        self.skip()
+        m = INT.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+            self.skip()
+            if self.peek() == ")":
+                self.pos += 1
+                return int(m.group(0))
+        self.pos = start
+        return None
 
-def _tile_dims(text: str, parser: _Parser, pos: int) -> tuple[int, ...]:
-    """`8,128` -> (8, 128); XLA's `*` (combine dimension) becomes -1."""
-    dims = []
-    for part in text.split(","):
-        part = part.strip()
-        if part == "*":
-            dims.append(-1)
-        elif part.isdigit():
-            dims.append(int(part))
-        else:
-            raise parser.error(f"bad tile dimension '{part[:20]}'", pos)
-    return tuple(dims)
+    def tile(self, item_start: int) -> tuple[int, ...]:
+        """`(8,128)` of a tile; XLA's `*` (combine dimension) becomes -1. Errors point at the `T`."""
+        self.pos += 1
+        values = []
+        while True:
+            self.skip()
+            if self.peek() == "*":
+                self.pos += 1
+                values.append(-1)
+            else:
+                m = INT.match(self.text, self.pos)
+                if m is None or m.group(0).startswith("-"):
+                    raise self.error(f"bad tile dimension '{self.found()}'", item_start)
+                self.pos = m.end()
+                values.append(int(m.group(0)))
+            self.skip()
+            c = self.peek()
+            self.pos += 1
+            if c == ")":
+                return tuple(values)
+            if c != ",":
+                raise self.error("expected ',' or ')' in a tile", item_start)
 
 
-def _strip_percent(name: str) -> str:
-    name = name.strip()
-    return name[1:] if name.startswith("%") else name
+def _ints(text: str) -> tuple[int, ...]:
+    """`8,128` -> (8, 128); "" -> ()."""
+    return tuple(int(d) for d in text.split(",")) if text else ()
+
+
+def _operand_names(text: str) -> tuple[str, ...]:
+    """`%a, %b` (as the fast paths match it: names, commas, blanks) -> ("a", "b")."""
+    return tuple(text.replace("%", "").replace(" ", "").replace("\t", "").split(","))
 
 
 def _computation_names(value: str) -> list[str]:
-    """`%a` or `{%a, %b}` -> ["a", "b"]."""
+    """`%a` or `{%a, %b}` -> ["a", "b"] (comments between them dropped)."""
+    if not value.startswith("{") and "/" not in value and "," not in value:  # `%a`, as XLA prints it
+        return [value.strip().lstrip("%")]
     inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value
+    inner = COMMENT.sub(" ", inner)
     return [part.strip().lstrip("%") for part in inner.split(",") if part.strip()]

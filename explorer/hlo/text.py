@@ -28,6 +28,8 @@ def format_shape(shape: Shape, with_layout: bool = True) -> str:
     """A shape the way XLA prints it: `f32[<=4,8]{1,0}`, `(f32[], s32[2]{0})`."""
     if shape.is_tuple:
         return "(" + ", ".join(format_shape(s, with_layout) for s in shape.tuple_shapes) + ")"
+    if shape.is_buffer:
+        return "b(" + "".join(format_shape(s, with_layout) for s in shape.tuple_shapes) + ")"
     dims = []
     for i, d in enumerate(shape.dims):
         dynamic = i < len(shape.dynamic) and shape.dynamic[i]
