@@ -24,6 +24,8 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
                         help="shape for an input with None dimensions (repeatable)")
     parser.add_argument("--unsafe", action="store_true",
                         help="allow Lambda layers (runs code stored in the model file)")
+    parser.add_argument("--passes", action="store_true",
+                        help="also keep the HLO after every compiler pass (the filmstrip; capture about 1.1-1.3x slower)")
     if default_targets is not None:
         parser.add_argument("--targets", default=default_targets,
                             help=f"comma-separated targets (default {default_targets})")

@@ -49,6 +49,7 @@ def capture_options(args: argparse.Namespace, targets: str | None = None) -> Cap
         batch=args.batch,
         input_shapes=parse_input_shapes(args.input_shape),
         unsafe=args.unsafe,
+        passes=getattr(args, "passes", False),
     )
 
 

@@ -266,6 +266,7 @@ class _CaptureRun:
                 "staging_dir": str(self.staging),
                 "targets": ["cpu"] if "cpu" in self.options.targets else [],
                 "architecture": bool(accelerator_targets),
+                "passes": self.options.passes,
             })
             pending = list(accelerator_targets)
             while any(not worker.ended for worker in self.workers):
@@ -363,6 +364,7 @@ class _CaptureRun:
             "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
             "target": target,
             "out_dir": str(out_dir),
+            "passes": self.options.passes,
         })
 
     def _read_events(self, worker: _Worker) -> None:
