@@ -124,6 +124,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_passes(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from explorer import pass_view
+    from explorer.targets import TARGETS
+
+    if args.target not in TARGETS:
+        raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
+    options = replace(capture_options(args, targets=args.target), passes=True)
+    bundle = open_or_capture(args.model, options)
+    render = pass_view.as_json if args.json else pass_view.as_text
+    print(render(bundle, args.target, args.frame, args.follow))
+    return 0
+
+
 def _size(text: str) -> tuple[int, int]:
     match = re.fullmatch(r"(\d+)x(\d+)", text)
     if not match or int(match.group(1)) < 40 or int(match.group(2)) < 12:
@@ -209,6 +224,7 @@ HANDLERS = {
     "open": cmd_open,
     "tour": cmd_tour,
     "compare": cmd_compare,
+    "passes": cmd_passes,
 }
 
 

@@ -328,7 +328,7 @@ def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: s
     if fusion is not None and (old_fusion is None or old_fusion.name != fusion.name):
         kind = "fused" if old_fusion is None else "moved"
         verb = "fused into" if old_fusion is None else "moved into"
-        partners = sorted({l.opcode for l in frame.computations[computation]} - {"parameter", opcode})
+        partners = sorted(_opcodes_within(frame, computation) - {"parameter", "bitcast", "fusion", opcode})
         with_what = f" with {', '.join(partners)}" if partners else ""
         return FollowStep(number, kind, line.name,
                           f"{line.name} ({opcode}) {verb} {fusion.name} ({fusion.fusion_kind or 'fusion'}){with_what} "
@@ -350,6 +350,22 @@ def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: s
     if line.text != old_line.text:
         return FollowStep(number, "changed", line.name, f"{line.name} changed by {at}")
     return None
+
+
+def _opcodes_within(frame: Frame, computation: str) -> set[str]:
+    """Opcodes of a fused computation and of the fusions nested in it (XLA:TPU nests them)."""
+    found: set[str] = set()
+    pending, seen = [computation], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in frame.computations.get(name, ()):
+            found.add(line.opcode)
+            if line.calls:
+                pending.append(line.calls)
+    return found
 
 
 def _new_consumer_fusion(old: Frame, new: Frame, computation: str, name: str) -> Line | None:
