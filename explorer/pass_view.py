@@ -10,7 +10,8 @@ import json
 from explorer.errors import TensorwegError
 from explorer.passes import DiffLine, Filmstrip, FollowStep, PassDiff, PassRow, diff, follow, main_instruction_of_layer
 
-COLUMNS = ("#", "pipeline", "pass", "instr. before", "after", "fusions", "temp bytes")
+# The pipeline goes last: its names are long, and at 80 columns the counts must stay visible.
+COLUMNS = ("#", "pass", "instr. before", "after", "fusions", "temp bytes", "pipeline")
 _UNKNOWN = {
     "en": "No narration for this pass yet: the course does not explain {name}. The diff shows what it changed.",
     "de": "Zu diesem Pass gibt es noch keinen Text: der Kurs erklärt {name} nicht. Der Diff zeigt, was er geändert hat.",
@@ -32,8 +33,8 @@ def filmstrip(bundle, target: str) -> Filmstrip:
 def cells(row: PassRow) -> tuple[str, ...]:
     """One row of the list as the table and the text output print it."""
     temp = "-" if row.temp_bytes is None else f"{row.temp_bytes:,}"
-    return (str(row.number), row.pipeline or "-", row.pass_name, str(row.instructions_before),
-            str(row.instructions_after), str(row.fusions), temp)
+    return (str(row.number), row.pass_name, str(row.instructions_before),
+            str(row.instructions_after), str(row.fusions), temp, row.pipeline or "-")
 
 
 def narration(pass_name: str, lang: str = "en") -> tuple[str, str, str]:

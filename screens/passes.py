@@ -24,6 +24,8 @@ from explorer.passes import Filmstrip
 
 _STYLES = {"computation": "bold", "added": "green", "removed": "red",
            "changed-from": "red", "changed-to": "green"}
+# Long pass names are cut at 28 columns so the counts stay on an 80-column screen.
+_WIDTHS = (3, 28, 13, 5, 7, 10, None)
 _MARKS = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
 
 
@@ -57,7 +59,8 @@ class PassesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-title")
         table = DataTable(id="passes-list", cursor_type="row", zebra_stripes=True)
-        table.add_columns(*pass_view.COLUMNS)
+        for column, width in zip(pass_view.COLUMNS, _WIDTHS):
+            table.add_column(column, width=width)
         yield table
         yield Static("", id="passes-narration")
         yield Static("", id="passes-follow")
@@ -76,7 +79,7 @@ class PassesScreen(Screen):
             title.update(Text(f"Filmstrip {self.target}: {error}"))
             return
         title.update(Text(f"Filmstrip: {bundle.model_name} on {self.target}, {len(self.strip)} frames "
-                          f"(compile time per pass: not reported by XLA)"))
+                          f"(XLA reports no time per pass)"))
         table = self.query_one("#passes-list", DataTable)
         for row in self.strip.rows():
             table.add_row(*(Text(cell) for cell in pass_view.cells(row)), key=str(row.number))
