@@ -197,3 +197,14 @@ def test_passes_is_part_of_the_cache_key():
 
     source = resolve("mnist_cnn")
     assert cache_key(source, CaptureOptions()) != cache_key(source, CaptureOptions(passes=True))
+
+
+@pytest.mark.parametrize("command", ["capture", "inspect", "open"])
+def test_passes_flag_reaches_the_capture_options(command):
+    from explorer.cli import build_parser
+    from explorer.commands import capture_options
+
+    extra = ["--level", "hlo"] if command == "inspect" else []
+    args = build_parser().parse_args([command, "mnist_cnn", *extra, "--passes"])
+    assert capture_options(args).passes is True
+    assert capture_options(build_parser().parse_args([command, "mnist_cnn", *extra])).passes is False
