@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from explorer.errors import TensorwegError
-from explorer.passes import DiffLine, Filmstrip, FollowStep, PassDiff, PassRow, diff, follow, main_instruction_of_layer
+from explorer.passes import Filmstrip, FollowStep, PassDiff, PassRow, diff, follow, main_instruction_of_layer
 
 # The pipeline goes last: its names are long, and at 80 columns the counts must stay visible.
 COLUMNS = ("#", "pass", "instr. before", "after", "fusions", "temp bytes", "pipeline")
@@ -123,6 +123,3 @@ def _check_frame(strip: Filmstrip, frame: int) -> None:
     if not 0 <= frame < len(strip):
         raise TensorwegError(f"bad --frame {frame}: this filmstrip has frames 0 to {len(strip) - 1}")
 
-
-__all__ = ["COLUMNS", "DiffLine", "as_json", "as_text", "cells", "diff_of", "filmstrip", "follow_target",
-           "fusion_frame", "narration", "summary"]
