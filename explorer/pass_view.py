@@ -123,3 +123,25 @@ def _check_frame(strip: Filmstrip, frame: int) -> None:
     if not 0 <= frame < len(strip):
         raise TensorwegError(f"bad --frame {frame}: this filmstrip has frames 0 to {len(strip) - 1}")
 
+
+
+# From this many columns the screen shows a pass's diff side by side (old left, new right).
+SIDE_BY_SIDE_COLUMNS = 160
+
+
+def side_by_side(result: PassDiff) -> list[tuple[str, str, str]]:
+    """(before, after, kind) rows: a changed instruction on one row, removed lines left, added right."""
+    rows: list[tuple[str, str, str]] = []
+    pending_from = ""
+    for line in result.lines:
+        if line.kind == "computation":
+            rows.append((line.text, line.text, "computation"))
+        elif line.kind == "changed-from":
+            pending_from = line.text
+        elif line.kind == "changed-to":
+            rows.append((pending_from, line.text, "changed"))
+        elif line.kind == "removed":
+            rows.append((line.text, "", "removed"))
+        else:
+            rows.append(("", line.text, "added"))
+    return rows

@@ -2,7 +2,8 @@
 
 Top: the passes in order (pipeline, pass, instructions before and after, fusions, temporary
 bytes where known). Below: the selected pass's narration and its diff (changed computations
-only; added lines green, removed red, changed as a red/green pair). `n`/`p` step, `w` follows
+only; added lines green, removed red, changed as a red/green pair; side by side from 160
+columns). `n`/`p` step, `w` follows
 the HLO level's selected instruction (or its layer) to the frame where it was fused or
 rewritten. Everything shown comes from `explorer.pass_view`; names are shown as text.
 """
@@ -35,6 +36,21 @@ def diff_text(strip: Filmstrip, number: int) -> Text:
     text = Text(f"{strip.describe(number)}: {pass_view.summary(result)}\n", style="bold")
     for line in result.lines:
         text.append(_MARKS[line.kind] + line.text + "\n", style=_STYLES[line.kind])
+    return text
+
+
+def side_by_side_text(strip: Filmstrip, number: int, width: int) -> Text:
+    """The diff in two columns of `width // 2` (wide terminals): before left, after right."""
+    result = pass_view.diff_of(strip, number)
+    half = max(20, width // 2 - 2)
+    text = Text(f"{strip.describe(number)}: {pass_view.summary(result)}\n", style="bold")
+    styles = {"computation": ("bold", "bold"), "removed": ("red", ""), "added": ("", "green"),
+              "changed": ("red", "green")}
+    for before, after, kind in pass_view.side_by_side(result):
+        left, right = styles[kind]
+        text.append(before[:half].ljust(half), style=left)
+        text.append(" | ")
+        text.append(after[:half] + "\n", style=right)
     return text
 
 
@@ -99,8 +115,14 @@ class PassesScreen(Screen):
         narration = Text(f"{title}: ", style="bold")
         narration.append(body)
         self.query_one("#passes-narration", Static).update(narration)
-        self.query_one("#passes-diff-text", Static).update(diff_text(self.strip, self.frame))
+        width = self.size.width
+        drawn = (side_by_side_text(self.strip, self.frame, width) if width >= pass_view.SIDE_BY_SIDE_COLUMNS
+                 else diff_text(self.strip, self.frame))
+        self.query_one("#passes-diff-text", Static).update(drawn)
         self.query_one("#passes-diff", VerticalScroll).scroll_home(animate=False)
+
+    def on_resize(self) -> None:
+        self.show(self.frame)  # unified below SIDE_BY_SIDE_COLUMNS, side by side from there
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.cursor_row != self.frame:

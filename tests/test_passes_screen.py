@@ -100,3 +100,17 @@ def test_filmstrip_on_tpu(snap_compare, size):
         await pilot.pause()
 
     assert snap_compare(app, run_before=run, terminal_size=size)
+
+
+@sync
+async def test_a_wide_terminal_shows_the_diff_side_by_side():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=(180, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("f", *["n"] * 6)
+        await pilot.pause()
+        lines = _text(app.screen, "#passes-diff-text").splitlines()
+        assert lines[0].startswith("fusion in HLO_passes_after_layout_assignment")
+        assert any(" | " in line and "fused_computation.4 (new)" in line for line in lines)
+        added = next(line for line in lines if "maximum(" in line)
+        assert added.split(" | ")[0].strip() == ""  # new lines stand on the right only
