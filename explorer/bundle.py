@@ -177,7 +177,11 @@ class Bundle:
             temp = sum(a.size for a in memory.allocations if "temp" in a.kind) if memory else None
             return read_filmstrip(self.target_dir(target), temp)
 
-        return self._cached("passes", target, load)
+        # "Not there" is not kept: during a capture the passes are written after the levels.
+        strip = self._parsed.get(("passes", target))
+        if strip is None and (strip := load()) is not None:
+            self._parsed[("passes", target)] = strip
+        return strip
 
     def raw_file(self, target: str, name: str) -> str:
         """A raw (normalised) artifact such as `buffer_assignment.txt`; "" if absent."""

@@ -208,3 +208,13 @@ def test_passes_flag_reaches_the_capture_options(command):
     args = build_parser().parse_args([command, "mnist_cnn", *extra, "--passes"])
     assert capture_options(args).passes is True
     assert capture_options(build_parser().parse_args([command, "mnist_cnn", *extra])).passes is False
+
+
+def test_a_reader_sees_passes_written_after_it_first_looked(tmp_path):
+    copy = tmp_path / "bundle"
+    shutil.copytree(BUNDLE, copy)
+    shutil.move(copy / "targets" / "cpu" / "passes", tmp_path / "later")
+    bundle = Bundle.open(copy)
+    assert bundle.passes("cpu") is None
+    shutil.move(tmp_path / "later", copy / "targets" / "cpu" / "passes")
+    assert len(bundle.passes("cpu")) == 9 and bundle.passes("cpu") is bundle.passes("cpu")
