@@ -168,6 +168,21 @@ class Bundle:
     def cost(self, target: str) -> CostAnalysis | None:
         return self._cached("cost", target, lambda: self._load(CostAnalysis, self._target_file(target, "cost.json")))
 
+    def passes(self, target: str):
+        """The target's filmstrip (`explorer.passes.Filmstrip`), or None without `--passes`."""
+        def load():
+            from explorer.passes import read_filmstrip  # only the filmstrip needs it
+
+            memory = self.memory(target)
+            temp = sum(a.size for a in memory.allocations if "temp" in a.kind) if memory else None
+            return read_filmstrip(self.target_dir(target), temp)
+
+        # "Not there" is not kept: during a capture the passes are written after the levels.
+        strip = self._parsed.get(("passes", target))
+        if strip is None and (strip := load()) is not None:
+            self._parsed[("passes", target)] = strip
+        return strip
+
     def raw_file(self, target: str, name: str) -> str:
         """A raw (normalised) artifact such as `buffer_assignment.txt`; "" if absent."""
         return self._read_text(self.target_dir(target) / name)

@@ -21,7 +21,8 @@ from explorer.targets import DEFAULT_TARGETS
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 DEFAULT_MODEL = "mnist_cnn"
-SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare")
+SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
+               "passes")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot")
 
@@ -34,6 +35,8 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
                         help="shape for an input with None dimensions (repeatable)")
     parser.add_argument("--unsafe", action="store_true",
                         help="allow Lambda layers (runs code stored in the model file)")
+    parser.add_argument("--passes", action="store_true",
+                        help="also keep the HLO after every compiler pass (the filmstrip; capture about 1.1-1.3x slower)")
     if default_targets is not None:
         parser.add_argument("--targets", default=default_targets,
                             help=f"comma-separated targets (default {default_targets})")
@@ -78,6 +81,15 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--layer", default=None, metavar="NAME", help="the layer to compare (default: summary only)")
     compare.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
     _common_capture_options(compare, defaults)
+
+    passes = sub.add_parser("passes", help="the compiler's passes one by one (the filmstrip), as text or JSON")
+    passes.add_argument("model", help="MODEL or BUNDLE (a model is captured with --passes)")
+    passes.add_argument("--target", default="cpu")
+    passes.add_argument("--frame", type=int, default=None, metavar="N", help="also print frame N's diff")
+    passes.add_argument("--follow", default=None, metavar="NAME",
+                        help="an instruction or layer: where it was created, rewritten, fused or removed")
+    passes.add_argument("--json", action="store_true", help="JSON")
+    _common_capture_options(passes, None)
 
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
     shot.add_argument("model", help="MODEL or BUNDLE")

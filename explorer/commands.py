@@ -57,6 +57,7 @@ def capture_options(args: argparse.Namespace, targets: str | None = None) -> Cap
         batch=args.batch,
         input_shapes=parse_input_shapes(args.input_shape),
         unsafe=args.unsafe,
+        passes=getattr(args, "passes", False),
     )
 
 
@@ -131,6 +132,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_passes(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from explorer import pass_view
+    from explorer.targets import TARGETS
+
+    if args.target not in TARGETS:
+        raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
+    options = replace(capture_options(args, targets=args.target), passes=True)
+    bundle = open_or_capture(args.model, options)
+    render = pass_view.as_json if args.json else pass_view.as_text
+    print(render(bundle, args.target, args.frame, args.follow))
+    return 0
+
+
 # A screenshot's terminal: large enough to show a level, small enough to render in seconds
 # (an unbounded size grows the SVG and the render without limit).
 MIN_SIZE = (40, 12)
@@ -193,6 +209,7 @@ HANDLERS = {
     "capture": cmd_capture,
     "inspect": cmd_inspect,
     "compare": cmd_compare,
+    "passes": cmd_passes,
 }
 
 

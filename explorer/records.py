@@ -223,6 +223,7 @@ class CaptureOptions:
     batch: int = 1
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
     unsafe: bool = False
+    passes: bool = False  # per-pass HLO snapshots (the filmstrip); part of the cache key
 
     def without_targets(self) -> "CaptureOptions":
         """What decides how the model compiles, whatever the target: a bundle grows by targets

@@ -126,7 +126,14 @@ class TensorwegApp(App):
                 tooltip="Maximise the focused pane to the whole screen, or restore it (Tab moves the focus)"),
         Binding("x", "compare_targets", "Compare targets", id="app.compare",
                 tooltip="The selected layer on every target side by side: fusions, kernels, layouts, est. time"),
+        Binding("f", "filmstrip", "Passes", id="app.passes", tooltip="The compiler's passes one by one (needs --passes)"),
     ]
+
+    def action_filmstrip(self) -> None:
+        from screens.passes import PassesScreen  # noqa: PLC0415
+
+        if not isinstance(self.screen, PassesScreen):
+            self.push_screen(PassesScreen(self.target, self.selections.get(self.current_mode, "")))
 
     def action_compare_targets(self) -> None:
         from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415

@@ -273,3 +273,19 @@ def read_cpu_dump(dump_dir: Path, out_dir: Path) -> None:
     dump_json(_kernel_records(prefix, dump_dir, _Hlo(module)), out_dir / "kernels.json")
     if problems:
         raise problems[0]
+
+
+# TensorFlow's jit functions compile as `a_inference_...` modules; its helper modules do not.
+CPU_PASS_MODULES = ".*a_inference.*"
+
+
+def read_cpu_passes(dump_dir: Path, out_dir: Path) -> bool:
+    """Write `out_dir/passes/` from the main module's per-pass snapshots; False when there are none."""
+    from explorer.passes_dump import write_pass_frames
+
+    prefix = _module_prefix(dump_dir)
+    if prefix is None:
+        return False
+    before, after = dump_dir / f"{prefix}before_optimizations.txt", dump_dir / f"{prefix}{_AFTER}"
+    return write_pass_frames(dump_dir, before if before.is_file() else None,
+                             after if after.is_file() else None, out_dir) is not None

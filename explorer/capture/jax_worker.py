@@ -163,9 +163,40 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
     dump_dir = Path(tempfile.mkdtemp(prefix="tensorweg-xla-"))
     try:
         prepare_environment(spec, dump_dir)
+        _enable_pass_dump(request)
         _capture(request, spec, out_dir, dump_dir, protocol)
+        _collect_passes(request, dump_dir, out_dir)
     finally:
         shutil.rmtree(dump_dir, ignore_errors=True)
+
+
+def _enable_pass_dump(request: dict) -> None:
+    """`--passes`: XLA also dumps the model's module after every pass (before jax is imported)."""
+    if request.get("passes"):
+        from explorer.capture.jax_compile import MODULE_NAME
+        from explorer.passes_dump import pass_dump_flags
+
+        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(MODULE_NAME)}"
+
+
+def _collect_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
+    """out_dir/passes/ from the model module's snapshots; a failure is logged, never fatal."""
+    if not request.get("passes"):
+        return
+    from explorer.capture.jax_compile import MODULE_NAME
+    from explorer.passes_dump import module_number, write_pass_frames
+
+    try:
+        after = find_optimized_dump(dump_dir, MODULE_NAME)
+        number = module_number(after) if after else ""
+        before = next(iter(sorted(dump_dir.glob(f"module_{number}.{MODULE_NAME}.*before_optimizations.txt"))), None)
+        if write_pass_frames(dump_dir, before, after, out_dir) is None:
+            print("tensorweg: XLA wrote no per-pass snapshots for the model's module", file=sys.stderr)
+    except Exception:  # noqa: BLE001 - the levels are captured; only the filmstrip is missing
+        import traceback
+
+        print("tensorweg: the per-pass snapshots could not be read:", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
 
 
 def _write(path: Path, text: str) -> None:

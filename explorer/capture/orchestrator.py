@@ -290,6 +290,7 @@ class _CaptureRun:
                     "targets": ["cpu"] if self.growth.cpu else [],
                     # Always: a GPU/TPU target added to this bundle later compiles from it, without TensorFlow.
                     "architecture": True,
+                    "passes": self.options.passes,
                 })
             pending = list(self.growth.accelerators)
             while True:
@@ -389,6 +390,7 @@ class _CaptureRun:
             "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
             "target": target,
             "out_dir": str(out_dir),
+            "passes": self.options.passes,
         })
 
     def _read_events(self, worker: _Worker) -> None:

@@ -58,6 +58,7 @@ def run(request: dict, protocol: Protocol) -> int:
     targets = list(request.get("targets", ["cpu"]))
     dump_dir = staging / DUMP_DIR_NAME
     prepare_environment(dump_dir)
+    _enable_pass_dump(request)
 
     from explorer.capture.tf_loading import input_signature, load_model
 
@@ -81,9 +82,33 @@ def run(request: dict, protocol: Protocol) -> int:
     graph.start()
     if "cpu" in targets:
         _cpu_target(traced, staging, dump_dir, protocol)
+        _cpu_passes(request, dump_dir, staging / "targets" / "cpu")
     graph.join()
     shutil.rmtree(dump_dir, ignore_errors=True)
     return 0
+
+
+def _enable_pass_dump(request: dict) -> None:
+    """`--passes`: XLA also dumps the module after every pass (before TensorFlow is imported)."""
+    if request.get("passes"):
+        from explorer.capture.cpu_dump import CPU_PASS_MODULES
+        from explorer.passes_dump import pass_dump_flags
+
+        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(CPU_PASS_MODULES)}"
+
+
+def _cpu_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
+    """targets/cpu/passes/ from the dump; a failure is logged and leaves the other levels alone."""
+    if not request.get("passes"):
+        return
+    try:
+        from explorer.capture.cpu_dump import read_cpu_passes
+
+        if not read_cpu_passes(dump_dir, out_dir):
+            print("tensorweg: XLA:CPU wrote no per-pass snapshots for the model's module", file=sys.stderr)
+    except Exception:
+        print("tensorweg: the per-pass snapshots could not be read:", file=sys.stderr)
+        traceback.print_exc()
 
 
 def _save_architecture(model: Any, kind: str, staging: Path) -> None:

@@ -81,3 +81,13 @@ def is_documented(address: str) -> bool:
         if address == known or (known.endswith("/") and address.startswith(known)):
             return True
     return False
+
+# Compiler passes (the filmstrip's narration, explorer/course/content/*/pass/). libtpu's
+# passes are not public: their texts cite the dump documentation and say what captures show.
+SOURCES += (
+    ("XLA HLO simplifier passes", "https://github.com/openxla/xla/blob/main/xla/hlo/transforms/simplifiers/"),
+    ("XLA HLO transforms", "https://github.com/openxla/xla/blob/main/xla/hlo/transforms/"),
+    ("XLA:GPU passes", "https://github.com/openxla/xla/blob/main/xla/service/gpu/transforms/"),
+    ("XLA:CPU passes", "https://github.com/openxla/xla/blob/main/xla/service/cpu/"),
+    ("XLA service passes", "https://github.com/openxla/xla/blob/main/xla/service/"),
+)

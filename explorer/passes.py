@@ -1,0 +1,396 @@
+"""The compiler at work: a bundle's per-pass snapshots as a filmstrip (list, diff, follow).
+
+Reads `targets/<t>/passes/` (written by `explorer.passes_dump`). Module texts are read
+lazily and split into computations and instruction lines by a small line reader, not
+the full HLO parser: a diff needs names, opcodes, op_names and the lines themselves,
+and a step through a ResNet50's frames must stay well under 50 ms (bench/bench_passes.py). Textual-free.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.passes_dump import PASSES_DIR, PassFrame, PassIndex, read_pass_index, read_pass_texts
+
+_HEADER = re.compile(r"^(?:ENTRY )?%?(?P<name>[\w.\-]+) [(].*\{\s*$")
+_INSTRUCTION = re.compile(r"^\s+(?P<root>ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.*?) (?P<opcode>[a-z][a-z0-9\-]*)\((?P<rest>.*)$")
+_METADATA = re.compile(r",? metadata=\{[^{}]*\}")
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+_CALLS = re.compile(r"calls=%?([\w.\-]+)")
+_KIND = re.compile(r"kind=(k\w+)")
+_TARGET = re.compile(r'custom_call_target="([^"]+)"')
+# Instructions that only carry a value along: never the successor of rewritten work.
+_PLUMBING = frozenset({"get-tuple-element", "tuple", "bitcast", "copy", "reshape", "parameter", "constant"})
+
+
+@dataclass(frozen=True)
+class Line:
+    """One instruction of a frame. text: the line without its metadata (what the diff shows)."""
+
+    name: str
+    opcode: str
+    shape: str
+    op_name: str
+    text: str
+    calls: str = ""
+    fusion_kind: str = ""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame's module: computations in order, name -> instructions in order."""
+
+    computations: dict[str, tuple[Line, ...]]
+    fused_by: dict[str, Line]  # fused computation -> the fusion instruction that calls it
+
+    def find(self, name: str) -> tuple[str, Line] | None:
+        for computation, lines in self.computations.items():
+            for line in lines:
+                if line.name == name:
+                    return computation, line
+        return None
+
+    def find_successor(self, op_name: str) -> tuple[str, Line] | None:
+        """What does the same work after a rewrite to another opcode (a convolution that became a
+        cuDNN custom call keeps its op_name)."""
+        if not op_name:
+            return None
+        for computation, lines in self.computations.items():
+            for line in lines:
+                if line.op_name == op_name and line.opcode not in _PLUMBING:
+                    return computation, line
+        return None
+
+    def find_like(self, opcode: str, op_name: str) -> tuple[str, Line] | None:
+        """The same work under another name (passes clone instructions when they fuse them)."""
+        if not op_name:
+            return None
+        for computation, lines in self.computations.items():
+            for line in lines:
+                if line.opcode == opcode and line.op_name == op_name:
+                    return computation, line
+        return None
+
+
+def read_frame(text: str) -> Frame:
+    computations: dict[str, list[Line]] = {}
+    current: list[Line] | None = None
+    for raw in text.splitlines():
+        header = _HEADER.match(raw)
+        if header and not raw.startswith(" "):
+            current = computations.setdefault(header["name"], [])
+            continue
+        if raw.startswith("}"):
+            current = None
+            continue
+        match = _INSTRUCTION.match(raw) if current is not None else None
+        if match is None:
+            continue
+        op_name = _OP_NAME.search(raw)
+        calls = _CALLS.search(match["rest"])
+        kind = _KIND.search(match["rest"])
+        current.append(Line(
+            name=match["name"], opcode=match["opcode"], shape=match["shape"],
+            op_name=op_name.group(1) if op_name else "", text=_METADATA.sub("", raw.strip()),
+            calls=calls.group(1) if calls and match["opcode"] == "fusion" else "",
+            fusion_kind=kind.group(1) if kind and match["opcode"] == "fusion" else "",
+        ))
+    fused_by = {line.calls: line for lines in computations.values() for line in lines if line.calls}
+    return Frame({name: tuple(lines) for name, lines in computations.items()}, fused_by)
+
+
+# --- the list ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PassRow:
+    """One row of the filmstrip's list. temp_bytes: None where no figure is known (every
+    frame but the last: XLA assigns buffers only after the passes)."""
+
+    number: int
+    pipeline: str
+    pass_name: str
+    instructions_before: int
+    instructions_after: int
+    fusions: int
+    temp_bytes: int | None
+    narration_key: str
+
+
+def narration_key(pass_name: str) -> str:
+    """The course key of a pass's text (`pass:priority-fusion`)."""
+    return f"pass:{pass_name}"
+
+
+class Filmstrip:
+    """One target's frames. Texts are decompressed on the first diff; frames parsed on demand."""
+
+    def __init__(self, passes_dir: Path, index: PassIndex, temp_bytes: int | None = None) -> None:
+        self.passes_dir = passes_dir
+        self.index = index
+        self.temp_bytes = temp_bytes
+        self._texts: list[str] | None = None
+        self._frames: dict[int, Frame] = {}
+
+    @property
+    def frames(self) -> tuple[PassFrame, ...]:
+        return self.index.frames
+
+    def __len__(self) -> int:
+        return len(self.index.frames)
+
+    def rows(self) -> list[PassRow]:
+        rows = []
+        last = len(self.frames) - 1
+        for number, frame in enumerate(self.frames):
+            before = self.frames[number - 1].instructions if number else frame.instructions
+            rows.append(PassRow(number, frame.pipeline, frame.pass_name, before, frame.instructions,
+                                frame.fusions, self.temp_bytes if number == last else None,
+                                narration_key(frame.pass_name)))
+        return rows
+
+    def text(self, number: int) -> str:
+        if self._texts is None:
+            self._texts = read_pass_texts(self.passes_dir)
+            if len(self._texts) != len(self.frames):
+                from explorer.errors import DataError
+
+                raise DataError(f"{PASSES_DIR}: {len(self._texts)} module texts for {len(self.frames)} frames")
+        return self._texts[number]
+
+    def frame(self, number: int) -> Frame:
+        if number not in self._frames:
+            self._frames[number] = read_frame(self.text(number))
+        return self._frames[number]
+
+    def describe(self, number: int) -> str:
+        """`fusion` in `HLO_passes_after_layout_assignment` (frame 6 of 8)."""
+        frame = self.frames[number]
+        where = f" in {frame.pipeline}" if frame.pipeline else ""
+        return f"{frame.pass_name}{where} (frame {number} of {len(self.frames) - 1})"
+
+
+def read_filmstrip(target_dir: Path, temp_bytes: int | None = None) -> Filmstrip | None:
+    """The filmstrip stored under `target_dir/passes/`, or None when the capture had no `--passes`."""
+    passes_dir = target_dir / PASSES_DIR
+    index = read_pass_index(passes_dir)
+    return None if index is None else Filmstrip(passes_dir, index, temp_bytes)
+
+
+# --- the diff of one pass ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """kind: "computation" (a header), "added", "removed", "changed-from", "changed-to"."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PassDiff:
+    number: int
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[str, ...]
+    computations: tuple[str, ...]  # changed computations only, in the new frame's order
+    lines: tuple[DiffLine, ...]
+
+
+def diff(strip: Filmstrip, number: int) -> PassDiff:
+    """What pass `number` changed against the frame before it (frame 0: nothing before it)."""
+    if not 0 <= number < len(strip):
+        raise IndexError(f"frame {number} of {len(strip) - 1}")
+    if number == 0:
+        return PassDiff(0, (), (), (), (), ())
+    return _diff_frames(number, strip.frame(number - 1), strip.frame(number))
+
+
+def _diff_frames(number: int, old: Frame, new: Frame) -> PassDiff:
+    added: list[str] = []
+    removed: list[str] = []
+    changed: list[str] = []
+    computations: list[str] = []
+    lines: list[DiffLine] = []
+    names = list(new.computations) + [c for c in old.computations if c not in new.computations]
+    for computation in names:
+        before = old.computations.get(computation, ())
+        after = new.computations.get(computation, ())
+        block = _diff_computation(before, after, added, removed, changed)
+        if block:
+            state = "new" if not before else "gone" if not after else "changed"
+            computations.append(computation)
+            lines.append(DiffLine("computation", f"{computation} ({state})"))
+            lines.extend(block)
+    return PassDiff(number, tuple(added), tuple(removed), tuple(changed), tuple(computations), tuple(lines))
+
+
+def _diff_computation(before, after, added, removed, changed) -> list[DiffLine]:
+    old_names = [line.name for line in before]
+    new_names = [line.name for line in after]
+    block: list[DiffLine] = []
+    matcher = difflib.SequenceMatcher(None, old_names, new_names, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for old, new in zip(before[i1:i2], after[j1:j2]):
+                if old.text != new.text:
+                    changed.append(new.name)
+                    block += [DiffLine("changed-from", old.text), DiffLine("changed-to", new.text)]
+            continue
+        for old in before[i1:i2]:
+            removed.append(old.name)
+            block.append(DiffLine("removed", old.text))
+        for new in after[j1:j2]:
+            added.append(new.name)
+            block.append(DiffLine("added", new.text))
+    return block
+
+
+def unified_text(result: PassDiff) -> str:
+    """The diff as plain unified-style text (`+`, `-`, `@@ computation`), for the CLI and tests."""
+    marks = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
+    return "\n".join(marks[line.kind] + line.text for line in result.lines)
+
+
+# --- follow one thing --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FollowStep:
+    """What happened to the followed instruction in one frame.
+
+    kind: "created", "fused", "moved", "rewritten", "feeds" (its result goes into a new fusion),
+    "layout", "changed", "renamed", "removed".
+    into: the fusion instruction it went into ("fused", "moved"), with its kind.
+    """
+
+    frame: int
+    kind: str
+    name: str
+    sentence: str
+    into: str = ""
+    fusion_kind: str = ""
+
+
+def _where(frame: Frame, name: str, opcode: str, op_name: str) -> tuple[str, Line] | None:
+    return frame.find(name) or frame.find_like(opcode, op_name)
+
+
+def _layout(shape: str) -> str:
+    return "".join(re.findall(r"\{[^{}]*\}", shape))
+
+
+def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
+    """Every frame where `name` (an instruction of any frame) was created, changed, fused or removed."""
+    start = next((n for n in range(len(strip)) if strip.frame(n).find(name)), None)
+    if start is None:
+        from explorer.errors import TensorwegError
+
+        raise TensorwegError(f"no instruction {name!r} in any frame of this filmstrip")
+    _computation, first = strip.frame(start).find(name)
+    opcode, op_name = first.opcode, first.op_name
+    steps = []
+    if start > 0:
+        steps.append(FollowStep(start, "created", name, f"{name} ({opcode}) created by {strip.describe(start)}"))
+    previous: tuple[str, Line] | None = strip.frame(start).find(name)
+    current = name
+    for number in range(start + 1, len(strip)):
+        frame = strip.frame(number)
+        now = _where(frame, current, opcode, op_name)
+        if now is None and (successor := frame.find_successor(op_name)) is not None:
+            line = successor[1]
+            target = _TARGET.search(line.text)
+            what = f"{line.opcode} {target.group(1)}" if target else line.opcode
+            steps.append(FollowStep(number, "rewritten", line.name,
+                                    f"{current} ({opcode}) rewritten as {line.name} ({what}) by {strip.describe(number)}"))
+            current, previous, opcode = line.name, successor, line.opcode
+            continue
+        step = _step(strip, number, frame, previous, now, current, opcode)
+        if step is not None:
+            steps.append(step)
+        if now is None:
+            break
+        current, previous = now[1].name, now
+    return steps
+
+
+def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: str, opcode: str) -> FollowStep | None:
+    at = strip.describe(number)
+    if now is None:
+        return FollowStep(number, "removed", current, f"{current} ({opcode}) removed by {at}")
+    (old_computation, old_line), (computation, line) = previous, now
+    old_fusion = strip.frame(number - 1).fused_by.get(old_computation)
+    fusion = frame.fused_by.get(computation)
+    if fusion is not None and (old_fusion is None or old_fusion.name != fusion.name):
+        kind = "fused" if old_fusion is None else "moved"
+        verb = "fused into" if old_fusion is None else "moved into"
+        partners = sorted(_opcodes_within(frame, computation) - {"parameter", "bitcast", "fusion", opcode})
+        with_what = f" with {', '.join(partners)}" if partners else ""
+        return FollowStep(number, kind, line.name,
+                          f"{line.name} ({opcode}) {verb} {fusion.name} ({fusion.fusion_kind or 'fusion'}){with_what} "
+                          f"by {at}", fusion.name, fusion.fusion_kind)
+    target, old_target = _TARGET.search(line.text), _TARGET.search(old_line.text)
+    if target and (not old_target or old_target.group(1) != target.group(1)):
+        return FollowStep(number, "rewritten", line.name, f"{line.name} now calls {target.group(1)}, by {at}")
+    if line.name != old_line.name:
+        return FollowStep(number, "renamed", line.name, f"{old_line.name} renamed {line.name} by {at}")
+    feeds = _new_consumer_fusion(strip.frame(number - 1), frame, computation, line.name)
+    if feeds is not None:
+        ops = sorted({l.opcode for l in frame.computations.get(feeds.calls, ())} - {"parameter", "bitcast"})
+        return FollowStep(number, "feeds", line.name,
+                          f"{line.name}'s result feeds {feeds.name} ({feeds.fusion_kind or 'fusion'}: "
+                          f"{', '.join(ops)}) made by {at}", feeds.name, feeds.fusion_kind)
+    if _layout(line.shape) != _layout(old_line.shape):
+        return FollowStep(number, "layout", line.name,
+                          f"{line.name} layout {_layout(old_line.shape) or '{}'} -> {_layout(line.shape)} by {at}")
+    if line.text != old_line.text:
+        return FollowStep(number, "changed", line.name, f"{line.name} changed by {at}")
+    return None
+
+
+def _opcodes_within(frame: Frame, computation: str) -> set[str]:
+    """Opcodes of a fused computation and of the fusions nested in it (XLA:TPU nests them)."""
+    found: set[str] = set()
+    pending, seen = [computation], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in frame.computations.get(name, ()):
+            found.add(line.opcode)
+            if line.calls:
+                pending.append(line.calls)
+    return found
+
+
+def _new_consumer_fusion(old: Frame, new: Frame, computation: str, name: str) -> Line | None:
+    """A fusion in `computation` that reads `name` and did not read it in the frame before
+    (XLA:CPU leaves a convolution to a library and fuses its bias and activation)."""
+    operand = re.compile(rf"[(, ]%?{re.escape(name)}[,)]")
+    def readers(frame: Frame) -> dict[str, Line]:
+        return {l.name: l for l in frame.computations.get(computation, ()) if l.opcode == "fusion" and operand.search(l.text)}
+    before = readers(old)
+    return next((l for n, l in readers(new).items() if n not in before), None)
+
+
+def main_instruction_of_layer(strip: Filmstrip, scopes: dict[str, str], layer: str) -> str | None:
+    """The instruction of frame 0 that does `layer`'s work (a convolution or dot first, else its
+    first computing instruction), found by the layer's recorded name scopes."""
+    prefixes = [scope for scope, owner in scopes.items() if owner == layer]
+    if not prefixes:
+        return None
+    candidates = [
+        line for lines in strip.frame(0).computations.values() for line in lines
+        if any(line.op_name == p or line.op_name.startswith(p + "/") for p in prefixes)
+        and line.opcode not in ("parameter", "constant")
+    ]
+    for preferred in (("convolution", "dot"), None):
+        for line in candidates:
+            if preferred is None or line.opcode in preferred:
+                return line.name
+    return None

@@ -1,0 +1,155 @@
+"""`f` from the HLO levels: the filmstrip, the module after every compiler pass that changed it.
+
+Top: the passes in order (pipeline, pass, instructions before and after, fusions, temporary
+bytes where known). Below: the selected pass's narration and its diff (changed computations
+only; added lines green, removed red, changed as a red/green pair; side by side from 160
+columns). `n`/`p` step, `w` follows
+the HLO level's selected instruction (or its layer) to the frame where it was fused or
+rewritten. Everything shown comes from `explorer.pass_view`; names are shown as text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from explorer import pass_view
+from explorer.errors import TensorwegError
+from explorer.passes import Filmstrip
+
+_STYLES = {"computation": "bold", "added": "green", "removed": "red",
+           "changed-from": "red", "changed-to": "green"}
+# Long pass names are cut at 28 columns so the counts stay on an 80-column screen.
+_WIDTHS = (3, 28, 13, 5, 7, 10, None)
+_MARKS = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
+
+
+def diff_text(strip: Filmstrip, number: int) -> Text:
+    """The selected pass's diff as highlighted text (names never read as markup)."""
+    result = pass_view.diff_of(strip, number)
+    text = Text(f"{strip.describe(number)}: {pass_view.summary(result)}\n", style="bold")
+    for line in result.lines:
+        text.append(_MARKS[line.kind] + line.text + "\n", style=_STYLES[line.kind])
+    return text
+
+
+def side_by_side_text(strip: Filmstrip, number: int, width: int) -> Text:
+    """The diff in two columns of `width // 2` (wide terminals): before left, after right."""
+    result = pass_view.diff_of(strip, number)
+    half = max(20, width // 2 - 2)
+    text = Text(f"{strip.describe(number)}: {pass_view.summary(result)}\n", style="bold")
+    styles = {"computation": ("bold", "bold"), "removed": ("red", ""), "added": ("", "green"),
+              "changed": ("red", "green")}
+    for before, after, kind in pass_view.side_by_side(result):
+        left, right = styles[kind]
+        text.append(before[:half].ljust(half), style=left)
+        text.append(" | ")
+        text.append(after[:half] + "\n", style=right)
+    return text
+
+
+class PassesScreen(Screen):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = [
+        Binding("escape,f", "close", "Close", id="passes.close",
+                tooltip="Close the filmstrip and return to the HLO level"),
+        Binding("n", "step(1)", "Next pass", id="passes.next", tooltip="Show the next pass and its diff"),
+        Binding("p", "step(-1)", "Prev pass", id="passes.previous", tooltip="Show the previous pass and its diff"),
+        Binding("w", "follow", "Follow", id="passes.follow",
+                tooltip="Follow the HLO level's selected instruction (or layer) to where it was fused or rewritten"),
+    ]
+
+    def __init__(self, target: str, thing: str = "") -> None:
+        super().__init__()
+        self.target = target
+        self.thing = thing  # the selected instruction or layer, for `w`
+        self.strip: Filmstrip | None = None
+        self.frame = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="passes-title")
+        table = DataTable(id="passes-list", cursor_type="row", zebra_stripes=True)
+        for column, width in zip(pass_view.COLUMNS, _WIDTHS):
+            table.add_column(column, width=width)
+        yield table
+        yield Static("", id="passes-narration")
+        yield Static("", id="passes-follow")
+        with VerticalScroll(id="passes-diff"):
+            yield Static("", id="passes-diff-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        bundle = getattr(self.app, "bundle", None)
+        title = self.query_one("#passes-title", Static)
+        try:
+            if bundle is None:
+                raise TensorwegError("no bundle is open yet")
+            self.strip = pass_view.filmstrip(bundle, self.target)
+        except TensorwegError as error:
+            title.update(Text(f"Filmstrip {self.target}: {error}"))
+            return
+        title.update(Text(f"Filmstrip: {bundle.model_name} on {self.target}, {len(self.strip)} frames "
+                          f"(XLA reports no time per pass)"))
+        table = self.query_one("#passes-list", DataTable)
+        for row in self.strip.rows():
+            table.add_row(*(Text(cell) for cell in pass_view.cells(row)), key=str(row.number))
+        table.focus()
+        self.show(0)
+
+    def show(self, number: int) -> None:
+        """Select frame `number`: list cursor, narration and diff."""
+        if self.strip is None:
+            return
+        self.frame = max(0, min(number, len(self.strip) - 1))
+        table = self.query_one("#passes-list", DataTable)
+        if table.cursor_row != self.frame:
+            table.move_cursor(row=self.frame)
+        lang = getattr(self.app, "lang", "en")
+        title, body, source = pass_view.narration(self.strip.frames[self.frame].pass_name, lang)
+        narration = Text(f"{title}: ", style="bold")
+        narration.append(body)
+        self.query_one("#passes-narration", Static).update(narration)
+        width = self.size.width
+        drawn = (side_by_side_text(self.strip, self.frame, width) if width >= pass_view.SIDE_BY_SIDE_COLUMNS
+                 else diff_text(self.strip, self.frame))
+        self.query_one("#passes-diff-text", Static).update(drawn)
+        self.query_one("#passes-diff", VerticalScroll).scroll_home(animate=False)
+
+    def on_resize(self) -> None:
+        self.show(self.frame)  # unified below SIDE_BY_SIDE_COLUMNS, side by side from there
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row != self.frame:
+            self.show(event.cursor_row)
+
+    def action_step(self, step: int) -> None:
+        self.show(self.frame + step)
+
+    def action_follow(self) -> None:
+        follow_pane = self.query_one("#passes-follow", Static)
+        if self.strip is None or not self.thing:
+            follow_pane.update("Nothing selected to follow: select an instruction or layer first.")
+            return
+        try:
+            steps = pass_view.follow_target(self.strip, self.app.bundle, self.target, self.thing)
+        except TensorwegError as error:
+            follow_pane.update(Text(str(error)))
+            return
+        landing = pass_view.fusion_frame(steps) or (steps[0] if steps else None)
+        if landing is None:
+            follow_pane.update(Text(f"{self.thing}: no pass changed it"))
+            return
+        follow_pane.update(Text(landing.sentence))
+        self.show(landing.frame)
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def help_text(self) -> str:
+        return __doc__.split("\n\n", 1)[1].strip()

@@ -1,0 +1,116 @@
+"""The filmstrip screen (`f`): pilot tests of stepping and following, snapshots at 80x24 and 120x40,
+all fed the recorded bundle (its per-pass data came from a real `--passes` capture)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from screens.app import create_app
+from screens.passes import PassesScreen
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+def _text(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def test_every_filmstrip_binding_has_an_id_description_and_tooltip():
+    for binding in PassesScreen.BINDINGS:
+        assert binding.id and binding.description and binding.tooltip, binding
+
+
+@sync
+async def test_n_and_p_step_through_the_passes_and_redraw_the_diff():
+    app = create_app(BUNDLE, level="hlo", target="cpu", select="convolution.1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PassesScreen) and screen.frame == 0
+        assert "before any pass" in _text(screen, "#passes-diff-text")
+        for _ in range(6):
+            await pilot.press("n")
+        await pilot.pause()
+        assert screen.frame == 6 and screen.query_one("#passes-list", DataTable).cursor_row == 6
+        diff = _text(screen, "#passes-diff-text")
+        assert diff.startswith("fusion in HLO_passes_after_layout_assignment (frame 6 of 8)")
+        assert "@@ fused_computation.4 (new)" in diff
+        assert "Instruction fusion (XLA:CPU)" in _text(screen, "#passes-narration")
+        await pilot.press("p")
+        await pilot.pause()
+        assert screen.frame == 5 and "reshape-decomposer" in _text(screen, "#passes-diff-text")
+        for _ in range(20):  # stepping stops at the last frame
+            await pilot.press("n")
+        assert screen.frame == 8
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, PassesScreen)
+
+
+@sync
+async def test_w_follows_the_selected_convolution_to_its_fusion_frame():
+    app = create_app(BUNDLE, level="hlo", target="tpu:v5e", select="conv_general_dilated.1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        strip = app.bundle.passes("tpu:v5e")
+        assert strip.frames[screen.frame].pass_name == "tpu_fusion"
+        follow = _text(screen, "#passes-follow")
+        assert "fused into fusion.11 (kOutput)" in follow and f"frame {screen.frame} of" in follow
+        assert "TPU fusion" in _text(screen, "#passes-narration")
+
+
+@sync
+async def test_a_bundle_without_passes_says_how_to_get_them(tmp_path):
+    import shutil
+
+    copy = tmp_path / "bundle"
+    shutil.copytree(BUNDLE, copy)
+    shutil.rmtree(copy / "targets" / "cpu" / "passes")
+    app = create_app(copy, level="hlo", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        assert "capture it with --passes" in _text(app.screen, "#passes-title")
+        await pilot.press("n", "w")  # nothing to step or follow: no crash
+
+
+@SIZES
+def test_filmstrip_on_tpu(snap_compare, size):
+    """Filmstrip for tpu:v5e after `f` then `w` from conv_general_dilated.1: the list's cursor is on
+    the tpu_fusion frame, the follow line says it was fused into fusion.11 (kOutput), the narration
+    is "TPU fusion", and the diff shows new fused computations in green, removed lines in red."""
+    app = create_app(BUNDLE, level="hlo", target="tpu:v5e", select="conv_general_dilated.1")
+
+    async def run(pilot):
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=run, terminal_size=size)
+
+
+@sync
+async def test_a_wide_terminal_shows_the_diff_side_by_side():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=(180, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("f", *["n"] * 6)
+        await pilot.pause()
+        lines = _text(app.screen, "#passes-diff-text").splitlines()
+        assert lines[0].startswith("fusion in HLO_passes_after_layout_assignment")
+        assert any(" | " in line and "fused_computation.4 (new)" in line for line in lines)
+        added = next(line for line in lines if "maximum(" in line)
+        assert added.split(" | ")[0].strip() == ""  # new lines stand on the right only
