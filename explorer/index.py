@@ -172,15 +172,29 @@ class CrossIndex:
 
 
 class _ScopeMatcher:
-    """Longest name-scope prefix (ending at a `/`) -> layer."""
+    """Longest name-scope prefix (ending at a `/`) -> layer, memoised per op_name.
+
+    A scope recorded for a layer that is not in the layer list (an inner
+    sub-layer: Bidirectional's `forward_lstm`, MultiHeadAttention's `query`, in
+    bundles captured before the workers stopped recording them) is passed over,
+    so its ops fall to the shorter scope of the listed layer that contains it.
+    """
 
     def __init__(self, scopes: dict[str, str], layers: list[str]) -> None:
-        self.scopes = scopes
+        listed = set(layers)
+        self.scopes = {scope: layer for scope, layer in scopes.items() if not listed or layer in listed}
         # Without recorded scopes, fall back to a path segment equal to a layer
         # name (`jit(fwd)/conv2d/...`): still the compiler's own op_name text.
-        self.layer_names = set(layers) if not scopes else set()
+        self.layer_names = listed if not scopes else set()
+        self._seen: dict[str, str] = {}
 
     def __call__(self, name: str) -> str:
+        found = self._seen.get(name)
+        if found is None:
+            found = self._seen[name] = self._match(name)
+        return found
+
+    def _match(self, name: str) -> str:
         if not name:
             return ""
         parts = name.split("/")
@@ -227,9 +241,67 @@ def _claim(computation: str, owner: str, by_name, enclosing: dict[str, str]) -> 
             stack.extend(inst.called_computations)
 
 
+# --- what an instruction computes: constants never decide ------------------------------
+
+# Values that depend on nothing: XLA merges identical ones across the whole module
+# (CSE), and the survivor keeps the op_name of the first layer that used it.
+_CONSTANT_SOURCES = frozenset({"constant", "iota"})
+# Opcodes whose result is not a function of their operands alone.
+_NOT_FOLDABLE = frozenset({
+    "parameter", "rng", "rng-bit-generator", "rng-get-and-update-state", "custom-call", "infeed", "recv",
+    "recv-done", "send", "send-done", "after-all", "partition-id", "replica-id", "while", "conditional", "call",
+})
+
+
+def _constant_like(module: HloModule, top: set[str]) -> set[str]:
+    """Names of instructions whose value is a constant: a constant or iota, or computed only from them.
+
+    A broadcast of a constant, or a fusion's fused copy of one, is constant-like
+    too; so is a fused parameter bound to a constant-like operand of its fusion.
+    One pass over the instructions (operands come before their users in HLO text).
+    """
+    by_name = {c.name: c for c in module.computations}
+    found: set[str] = set()
+    done: set[str] = set()
+
+    def visit(computation_name: str, constant_parameters: frozenset[int]) -> None:
+        computation = by_name.get(computation_name)
+        if computation is None or computation_name in done:
+            return
+        done.add(computation_name)
+        for inst in computation.instructions:
+            if inst.opcode == "parameter":
+                if _parameter_number(inst) in constant_parameters:
+                    found.add(inst.name)
+            elif inst.opcode in _CONSTANT_SOURCES or (
+                    inst.operands and inst.opcode not in _NOT_FOLDABLE and all(o in found for o in inst.operands)):
+                found.add(inst.name)
+            if inst.opcode == "fusion":  # a fused parameter i is the fusion's operand i
+                bound = frozenset(i for i, operand in enumerate(inst.operands) if operand in found)
+                for callee in inst.called_computations:
+                    visit(callee, bound)
+            elif inst.opcode not in _CONTROL_FLOW:
+                for callee in inst.called_computations:  # reducers, comparators: their parameters vary
+                    visit(callee, frozenset())
+
+    for name in top:
+        visit(name, frozenset())
+    return found
+
+
 def _module_entries(module: HloModule, target: str, level: str, owner_of: _ScopeMatcher):
-    """Entries for every instruction, plus each top-level instruction's op_name set."""
+    """Entries for every instruction, plus each top-level instruction's op_name set.
+
+    A top-level instruction belongs to the layer of what it computes: its own
+    op_name, and for a fusion (or anything holding nested computations) the
+    layers of the instructions fused inside it that are not constant-like. A
+    constant never pulls an instruction into a layer: XLA keeps one copy of
+    identical constants, named after the first layer that used it. A top-level
+    constant keeps its own layer only where an instruction of that layer reads
+    it; one shared by other layers is the compiler's.
+    """
     enclosing, top = _module_structure(module)
+    constants = _constant_like(module, top)
     op_names: dict[str, dict[str, None]] = {}
     inner_layers: dict[str, dict[str, None]] = defaultdict(dict)
     raw = []
@@ -237,24 +309,55 @@ def _module_entries(module: HloModule, target: str, level: str, owner_of: _Scope
         nested = computation.name not in top
         layer = owner_of(inst.metadata.op_name)
         raw.append((inst, layer, nested))
-        holder = enclosing.get(computation.name) if nested else inst.name
+        if not nested or inst.name in constants:
+            continue
+        holder = enclosing.get(computation.name)
         if holder is None:
             continue
-        names = op_names.setdefault(holder, {})
         if inst.metadata.op_name:
-            names[inst.metadata.op_name] = None
+            op_names.setdefault(holder, {})[inst.metadata.op_name] = None
         if layer:
             inner_layers[holder][layer] = None
     entries = []
+    decided: dict[str, tuple[str, ...]] = {}
     for inst, layer, nested in raw:
         also: tuple[str, ...] = ()
-        if not nested:
-            found = [name for name in inner_layers.get(inst.name, {}) if name != layer]
-            if not layer and found:  # e.g. a fusion whose own op_name names no layer
-                layer, found = found[0], found[1:]
-            also = tuple(found)
-        entries.append(IndexEntry(target, level, inst.name, layer, also, nested, inst.opcode))
-    return entries, op_names
+        if not nested and inst.name not in constants:
+            found = list(inner_layers.get(inst.name, {}))
+            own = layer
+            if found and layer not in found:  # its own op_name names no layer, or a constant's
+                layer = found[0]
+            also = tuple(name for name in found if name != layer)
+            names = op_names.setdefault(inst.name, {})
+            if inst.metadata.op_name and (own == layer or not own):
+                names[inst.metadata.op_name] = None
+            decided[inst.name] = (layer, *also)
+        entries.append([inst, layer, also, nested])
+    _settle_constants(module, top, constants, entries, decided, op_names)
+    return [IndexEntry(target, level, inst.name, layer, also, nested, inst.opcode)
+            for inst, layer, also, nested in entries], op_names
+
+
+def _settle_constants(module: HloModule, top: set[str], constants: set[str], entries: list,
+                      decided: dict[str, tuple[str, ...]], op_names: dict[str, dict[str, None]]) -> None:
+    """A top-level constant-like instruction keeps its op_name's layer only if a reader of that layer uses it."""
+    readers: dict[str, set[str]] = defaultdict(set)
+    for computation in module.computations:
+        if computation.name in top:
+            for inst in computation.instructions:
+                for operand in inst.operands if inst.name in decided else ():
+                    if operand in constants:
+                        readers[operand].update(decided[inst.name])
+    for entry in entries:
+        inst, layer, _, nested = entry
+        if nested or inst.name not in constants:
+            continue
+        users = readers.get(inst.name)
+        if users and layer not in users:
+            entry[1] = ""  # merged by XLA, read by other layers: the compiler's
+        names = op_names.setdefault(inst.name, {})
+        if inst.metadata.op_name and entry[1]:
+            names[inst.metadata.op_name] = None
 
 
 # --- entry parameters: the model's inputs and weights -----------------------------
@@ -385,7 +488,6 @@ def build_index(
         opt_entries = _with_roles(opt_entries, _parameter_roles(optimized, layers) if optimized else {})
         entries += hlo_entries + opt_entries
         layer_of_opt = {e.name: e.layer for e in opt_entries}
-        layer_opcode = {e.name: e.opcode for e in opt_entries if not e.nested}
 
         # layers -> graph ops (CPU with a graph) or -> top-level HLO instructions
         via_graph = target == "cpu" and graph is not None
@@ -411,13 +513,14 @@ def build_index(
             for holder, names in opt_names.items():
                 for name in names:
                     carriers[name].append(holder)
-            # TF names every entry parameter `XLA_Args`: that op_name says nothing about which is which.
-            shared = {name for name, holders in carriers.items()
-                      if sum(1 for h in holders if layer_opcode.get(h) == "parameter") > 1}
+            # Entry parameters link by number. Their op_names say nothing (TF names every one
+            # `XLA_Args`: linking by it made parameters x instructions links, 1.68 M on NASNetMobile).
+            arguments = {i.metadata.op_name for i in (hlo.entry.instructions if hlo.entry else ())
+                         if i.opcode == "parameter"}
             links += _parameter_links(hlo, optimized, target)
             for _, inst in hlo.all_instructions():
                 op_name = inst.metadata.op_name
-                for holder in carriers.get(op_name, ()) if op_name and op_name not in shared else ():
+                for holder in carriers.get(op_name, ()) if op_name and op_name not in arguments else ():
                     links.append(IndexLink(target, "hlo", inst.name, "optimized-hlo", holder))
 
         # optimized instruction -> kernels naming it

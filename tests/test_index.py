@@ -57,12 +57,15 @@ def top_level(module):
 
 
 def op_names_inside(module, inst) -> set[str]:
+    """The op_names of what a top-level instruction computes: fused constants do not count
+    (XLA keeps one of identical constants, named after the first layer that used it)."""
     names = {inst.metadata.op_name}
     pending = list(inst.called_computations)
     while pending:
         computation = module.computation(pending.pop())
         for inner in computation.instructions:
-            names.add(inner.metadata.op_name)
+            if inner.opcode != "constant":
+                names.add(inner.metadata.op_name)
             pending.extend(inner.called_computations)
     return names - {""}
 
@@ -246,3 +249,20 @@ def test_index_round_trips_through_json(index: CrossIndex):
     assert again.down("hlo", "convolution.1") == index.down("hlo", "convolution.1")
     assert again.items_for_layer("dense", "optimized-hlo", "gpu:h100") == \
         index.items_for_layer("dense", "optimized-hlo", "gpu:h100")
+
+
+# --- attribution: what an instruction computes, never a shared constant -------------------------
+
+
+def test_a_constant_merged_by_xla_does_not_pull_a_fusion_into_its_first_layer(index: CrossIndex):
+    """XLA:CPU kept one `-inf` for the max pooling window and the softmax's max reduction,
+    named after max_pooling2d; the softmax fusion reading it is dense's alone."""
+    optimized = MODULES[("cpu", "optimized-hlo")]
+    shared = next(i for i in optimized.entry.instructions if i.name == "MaxPool2d.2")
+    assert shared.opcode == "constant" and "max_pooling2d" in shared.metadata.op_name
+    assert index.layer_of("optimized-hlo", "add_reduce_fusion") == "dense"
+    assert index.entry("optimized-hlo", "add_reduce_fusion").also_layers == ()
+    assert "add_reduce_fusion" not in index.items_for_layer("max_pooling2d", "optimized-hlo")
+    pooling = [i.name for _, i in MODULES[("cpu", "hlo")].all_instructions()
+               if i.metadata.op_name == shared.metadata.op_name]
+    assert pooling and not any("add_reduce_fusion" in index.down("hlo", name) for name in pooling)
