@@ -85,8 +85,15 @@ class IndexLink:
 
 @dataclass(frozen=True)
 class CrossIndex:
+    """entries, links: every item and every link of every level and target.
+    parents: (layer, the layer that contains it) for layers nested in another
+        listed layer (a Sequential stem inside a model), from `LayerRecord.path`;
+        a container's items are its own and its inner layers'.
+    """
+
     entries: tuple[IndexEntry, ...] = ()
     links: tuple[IndexLink, ...] = ()
+    parents: tuple[tuple[str, str], ...] = ()
 
     # --- lookups, built once per instance ------------------------------------
 
@@ -95,15 +102,33 @@ class CrossIndex:
         return {(e.target, e.level, e.name): e for e in self.entries}
 
     @cached_property
+    def _ancestors(self) -> dict[str, tuple[str, ...]]:
+        """layer -> its containers, innermost first."""
+        parent = dict(self.parents)
+        found: dict[str, tuple[str, ...]] = {}
+        for layer in parent:
+            chain, at = [], parent.get(layer)
+            while at and at not in chain and at != layer:
+                chain.append(at)
+                at = parent.get(at)
+            found[layer] = tuple(chain)
+        return found
+
+    @cached_property
     def _by_layer(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
-        table: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+        table: dict[tuple[str, str, str], dict[str, None]] = defaultdict(dict)
+        ancestors = self._ancestors
         for e in self.entries:
             if e.nested:
                 continue
-            for layer in dict.fromkeys((e.layer, *e.also_layers)):
-                if layer:
-                    table[(e.target, e.level, layer)].append(e.name)
+            for layer in (e.layer, *e.also_layers):
+                for owner in (layer, *ancestors.get(layer, ())) if layer else ():
+                    table[(e.target, e.level, owner)][e.name] = None
         return {k: tuple(v) for k, v in table.items()}
+
+    def inner_layers(self, layer: str) -> tuple[str, ...]:
+        """The listed layers directly inside `layer` (a nested model), in model order."""
+        return tuple(child for child, parent in self.parents if parent == layer)
 
     @cached_property
     def _down(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
@@ -209,8 +234,21 @@ class _ScopeMatcher:
 
 
 def _module_structure(module: HloModule) -> tuple[dict[str, str], set[str]]:
-    """(computation -> top-level instruction enclosing it, names of top-level computations)."""
+    """(computation -> top-level instruction enclosing it, names of top-level computations).
+
+    Only fusion bodies are enclosed, and only those with one caller: a reducer
+    (`to_apply`) is a clone of the first one XLA saw, named after the first layer
+    that used it, and a fusion body GPU XLA deduplicated is shared by several
+    fusions; like a merged constant, neither says which layer a caller is in
+    (the caller's own op_name does).
+    """
     by_name = {c.name: c for c in module.computations}
+    callers: dict[str, int] = defaultdict(int)
+    for computation in module.computations:
+        for inst in computation.instructions:
+            for callee in inst.called_computations:
+                callers[callee] += 1
+    shared = {name for name, count in callers.items() if count > 1}
     top: set[str] = set()
     enclosing: dict[str, str] = {}
     entry = module.entry
@@ -224,21 +262,22 @@ def _module_structure(module: HloModule) -> tuple[dict[str, str], set[str]]:
             for callee in inst.called_computations:
                 if inst.opcode in _CONTROL_FLOW:
                     pending.append(callee)
-                else:
-                    _claim(callee, inst.name, by_name, enclosing)
+                elif inst.opcode == "fusion":
+                    _claim(callee, inst.name, by_name, enclosing, shared)
     return enclosing, top
 
 
-def _claim(computation: str, owner: str, by_name, enclosing: dict[str, str]) -> None:
-    """Mark a nested computation, and everything it calls, as inside `owner`."""
+def _claim(computation: str, owner: str, by_name, enclosing: dict[str, str], shared: set[str]) -> None:
+    """Mark a nested computation, and everything it alone calls, as inside `owner`."""
     stack = [computation]
     while stack:
         name = stack.pop()
-        if name in enclosing or name not in by_name:
+        if name in enclosing or name not in by_name or name in shared:
             continue
         enclosing[name] = owner
         for inst in by_name[name].instructions:
-            stack.extend(inst.called_computations)
+            if inst.opcode == "fusion":
+                stack.extend(inst.called_computations)
 
 
 # --- what an instruction computes: constants never decide ------------------------------
@@ -530,4 +569,15 @@ def build_index(
             entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
             links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]
 
-    return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)))
+    return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)), _parents(layers))
+
+
+def _parents(layers: list[LayerRecord]) -> tuple[tuple[str, str], ...]:
+    """(layer, container) from the layers' paths: `outer/stem/stem_conv` is inside `stem`."""
+    by_path = {layer.path: layer.name for layer in layers}
+    found = []
+    for layer in layers:
+        container = by_path.get(layer.path.rpartition("/")[0]) if "/" in layer.path else None
+        if container and container != layer.name:
+            found.append((layer.name, container))
+    return tuple(found)

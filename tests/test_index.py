@@ -57,16 +57,18 @@ def top_level(module):
 
 
 def op_names_inside(module, inst) -> set[str]:
-    """The op_names of what a top-level instruction computes: fused constants do not count
-    (XLA keeps one of identical constants, named after the first layer that used it)."""
+    """The op_names of what a top-level instruction computes: its own and its fusion body's.
+    Fused constants and reducers (`to_apply`) do not count: XLA keeps one of identical
+    constants and clones reducers, both named after the first layer that used them."""
     names = {inst.metadata.op_name}
-    pending = list(inst.called_computations)
+    pending = list(inst.called_computations) if inst.opcode == "fusion" else []
     while pending:
         computation = module.computation(pending.pop())
         for inner in computation.instructions:
             if inner.opcode != "constant":
                 names.add(inner.metadata.op_name)
-            pending.extend(inner.called_computations)
+            if inner.opcode == "fusion":
+                pending.extend(inner.called_computations)
     return names - {""}
 
 
