@@ -421,8 +421,7 @@ def _optimal_time(seconds: float) -> dict:
 def _module_figures(bundle: Bundle, target: str, module: HloModule, from_shapes: bool) -> dict:
     entry = module.entry
     index = bundle.index
-    fusions = sum(1 for e in index.entries if e.target == target and e.level == "optimized-hlo"
-                  and not e.nested and e.opcode == "fusion")
+    fusions = sum(1 for e in index.top_level("optimized-hlo", target) if e.opcode == "fusion")
     figures: dict = {"fusion_count": fusions}
     work = [i for i in entry.instructions if i.opcode not in PLUMBING]
     if from_shapes:

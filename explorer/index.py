@@ -34,12 +34,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import re
+import threading
 
 from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import LIST_LEVELS, target_key
 from explorer.records import GraphLevel, KernelRecord, LayerRecord
 
-__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "build_index"]
+__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "LazyIndex", "build_index"]
 
 # A Keras-on-JAX entry parameter's op_name: `trainable[3]`, `non_trainable[0]`.
 _JAX_VARIABLE = re.compile(r"^(trainable|non_trainable)\[(\d+)\]$")
@@ -188,9 +189,100 @@ class CrossIndex:
             and e.opcode != "parameter"
         )
 
+    def top_level(self, level: str, target: str = "cpu") -> tuple[IndexEntry, ...]:
+        """The entries of a level's top-level items (not inside a fusion or reducer), in order."""
+        key = target_key(level, target)
+        return tuple(e for e in self.entries if e.target == key and e.level == level and not e.nested)
+
     @cached_property
     def _has_graph(self) -> bool:
         return any(e.level == "graph" for e in self.entries)
+
+
+class LazyIndex:
+    """The queries of `CrossIndex`, each target's part built the first time a query names it.
+
+    Opening a bundle at its layer list, or on one target, reads and links only
+    what that needs: NASNetMobile's four HLO modules take seconds to read, and a
+    screen shows one target at a time. `module(target, optimized)` and
+    `kernels(target)` load a target's data (`Bundle.hlo_module`, `Bundle.kernels`),
+    `graph()` the TF graph.
+    Safe to query from several threads (the UI reads a bundle on a worker).
+    """
+
+    def __init__(self, layers: list[LayerRecord], graph, scopes: dict[str, dict[str, str]],
+                 targets: tuple[str, ...], module, kernels) -> None:
+        """graph: a callable returning the GraphLevel (or None): read when first needed."""
+        self._layers, self._graph_loader, self._scopes = layers, graph, scopes
+        self.targets = tuple(targets)
+        self._module, self._kernels = module, kernels
+        self._parts: dict[str, CrossIndex] = {}
+        self._lock = threading.Lock()
+
+    @cached_property
+    def base(self) -> CrossIndex:
+        """Layers and graph ops: the levels no target owns."""
+        return build_index(self._layers, self._graph, self._scopes, {}, {})
+
+    @cached_property
+    def _graph(self) -> GraphLevel | None:
+        return self._graph_loader()
+
+    def part(self, target: str) -> CrossIndex:
+        with self._lock:
+            found = self._parts.get(target)
+            if found is None:
+                modules = {}
+                if target in self.targets:
+                    for level, optimized in (("hlo", False), ("optimized-hlo", True)):
+                        module = self._module(target, optimized)
+                        if module is not None:
+                            modules[(target, level)] = module
+                kernels = {target: list(self._kernels(target))} if target in self.targets else {}
+                found = self._parts[target] = build_index(self._layers, self._graph, self._scopes, modules, kernels)
+            return found
+
+    def _for(self, level: str, target: str) -> CrossIndex:
+        return self.part(target) if target_key(level, target) else self.base
+
+    @property
+    def entries(self) -> tuple[IndexEntry, ...]:
+        """Every entry of every target (builds every part)."""
+        return self.base.entries + tuple(e for t in self.targets for e in self.part(t).entries if e.target)
+
+    @property
+    def parents(self) -> tuple[tuple[str, str], ...]:
+        return self.base.parents
+
+    def entry(self, level: str, name: str, target: str = "cpu") -> IndexEntry | None:
+        return self._for(level, target).entry(level, name, target)
+
+    def layer_of(self, level: str, name: str, target: str = "cpu") -> str:
+        return self._for(level, target).layer_of(level, name, target)
+
+    def items_for_layer(self, layer: str, level: str, target: str = "cpu") -> tuple[str, ...]:
+        return self._for(level, target).items_for_layer(layer, level, target)
+
+    def inner_layers(self, layer: str) -> tuple[str, ...]:
+        return self.base.inner_layers(layer)
+
+    def down(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
+        return self.part(target).down(level, name, target)
+
+    def up(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
+        return self.part(target).up(level, name, target)
+
+    def lower_level(self, level: str, target: str = "cpu") -> str:
+        return self.base.lower_level(level, target)
+
+    def upper_level(self, level: str, target: str = "cpu") -> str:
+        return self.base.upper_level(level, target)
+
+    def created_by_compiler(self, level: str, target: str = "cpu") -> tuple[str, ...]:
+        return self._for(level, target).created_by_compiler(level, target)
+
+    def top_level(self, level: str, target: str = "cpu") -> tuple[IndexEntry, ...]:
+        return self._for(level, target).top_level(level, target)
 
 
 # --- building ------------------------------------------------------------------
