@@ -471,21 +471,20 @@ def _module_entries(module: HloModule, target: str, level: str, owner_of: _Scope
 
 def _settle_constants(module: HloModule, top: set[str], constants: set[str], entries: list,
                       decided: dict[str, tuple[str, ...]], op_names: dict[str, dict[str, None]]) -> None:
-    """A top-level constant-like instruction keeps its op_name's layer only if a reader of that layer uses it."""
-    readers: dict[str, set[str]] = defaultdict(set)
+    """A top-level constant-like instruction keeps its op_name's layer only if every reader computes for that layer."""
+    readers: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     for computation in module.computations:
         if computation.name in top:
             for inst in computation.instructions:
                 for operand in inst.operands if inst.name in decided else ():
                     if operand in constants:
-                        readers[operand].update(decided[inst.name])
+                        readers[operand].append(decided[inst.name])
     for entry in entries:
         inst, layer, _, nested = entry
         if nested or inst.name not in constants:
             continue
-        users = readers.get(inst.name)
-        if users and layer not in users:
-            entry[1] = ""  # merged by XLA, read by other layers: the compiler's
+        if not all(layer in reader for reader in readers.get(inst.name, ())):
+            entry[1] = ""  # merged by XLA, read by other layers too: the compiler's
         names = op_names.setdefault(inst.name, {})
         if inst.metadata.op_name and entry[1]:
             names[inst.metadata.op_name] = None
