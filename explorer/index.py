@@ -6,7 +6,16 @@ straight to HLO.
 
 The thread between levels is real compiler data:
 * an op or instruction belongs to the layer whose name scope (scopes.json) is
-  the longest prefix of its name / HLO `op_name`, ending at a `/`;
+  the longest prefix of its name / HLO `op_name`, ending at a `/`; a scope of a
+  layer that is not in the layer list (a sub-layer such as MultiHeadAttention's
+  `query`) is passed over, so its ops belong to the listed layer holding it;
+* a top-level instruction belongs to the layers of what it computes: its own
+  op_name and, for a fusion, its fused instructions' op_names. Constants (and
+  anything computed from constants only), reducers and fusion bodies called
+  from several places never count: XLA keeps one copy of identical ones, named
+  after the first layer that used it (`_module_entries`);
+* a layer nested in another listed layer (a Sequential inside the model) also
+  counts for its container (`CrossIndex.parents`, from `LayerRecord.path`);
 * a graph op is implemented by the HLO instructions whose `op_name` is its name;
 * an HLO instruction is implemented by the TOP-LEVEL optimized instructions
   carrying its `op_name`, where a fusion carries the op_names of everything
@@ -23,8 +32,11 @@ gives them no layer scope (TF names them `XLA_Args`, Keras-on-JAX
 orders layer by layer; TF passes the inputs first, then the variables layer by
 layer, and the layers' parameter counts say which arguments are whose.
 
-`CrossIndex` is two flat tuples (entries and links), so it round-trips through
-`explorer.serial`; the lookup tables are derived lazily on first use.
+`CrossIndex` is flat tuples (entries, links, parents), so it round-trips through
+`explorer.serial`; the lookup tables are derived lazily on first use. Building
+is linear in instructions + links (the op_name matcher is memoised; parameters
+link by number). A bundle's index is a `LazyIndex`: one `CrossIndex` per
+target, built when a query first names that target.
 """
 
 from __future__ import annotations
@@ -428,8 +440,8 @@ def _module_entries(module: HloModule, target: str, level: str, owner_of: _Scope
     layers of the instructions fused inside it that are not constant-like. A
     constant never pulls an instruction into a layer: XLA keeps one copy of
     identical constants, named after the first layer that used it. A top-level
-    constant keeps its own layer only where an instruction of that layer reads
-    it; one shared by other layers is the compiler's.
+    constant keeps its own layer only if every instruction reading it computes
+    for that layer; one shared with other layers is the compiler's.
     """
     enclosing, top = _module_structure(module)
     constants = _constant_like(module, top)
