@@ -59,6 +59,8 @@ _JAX_VARIABLE = re.compile(r"^(trainable|non_trainable)\[(\d+)\]$")
 # Opcodes whose called computations run as their own top-level steps; any other
 # call (fusion, to_apply of reduce/sort/scatter...) nests the callee inside the caller.
 _CONTROL_FLOW = frozenset({"while", "conditional", "call", "async-start"})
+# Levels whose entries a target's optimized module and kernels alone decide.
+_OPTIMIZED_LEVELS = ("optimized-hlo", "kernels")
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,7 @@ class LazyIndex:
         self.targets = tuple(targets)
         self._module, self._kernels = module, kernels
         self._parts: dict[str, CrossIndex] = {}
+        self._light: dict[str, CrossIndex] = {}
         self._lock = threading.Lock()
 
     @cached_property
@@ -254,8 +257,25 @@ class LazyIndex:
                 found = self._parts[target] = build_index(self._layers, self._graph, self._scopes, modules, kernels)
             return found
 
+    def _optimized(self, target: str) -> CrossIndex:
+        """A target's optimized instructions and kernels alone: what a layer's device pane asks.
+
+        Their entries do not depend on the HLO before optimisation or the TF graph,
+        so this reads neither; once the whole part is built it answers instead.
+        """
+        with self._lock:
+            found = self._parts.get(target) or self._light.get(target)
+            if found is None:
+                module = self._module(target, True) if target in self.targets else None
+                modules = {(target, "optimized-hlo"): module} if module is not None else {}
+                kernels = {target: list(self._kernels(target))} if target in self.targets else {}
+                found = self._light[target] = build_index(self._layers, None, self._scopes, modules, kernels)
+            return found
+
     def _for(self, level: str, target: str) -> CrossIndex:
-        return self.part(target) if target_key(level, target) else self.base
+        if not target_key(level, target):
+            return self.base
+        return self._optimized(target) if level in _OPTIMIZED_LEVELS else self.part(target)
 
     @property
     def entries(self) -> tuple[IndexEntry, ...]:

@@ -268,3 +268,41 @@ def test_a_constant_merged_by_xla_does_not_pull_a_fusion_into_its_first_layer(in
     pooling = [i.name for _, i in MODULES[("cpu", "hlo")].all_instructions()
                if i.metadata.op_name == shared.metadata.op_name]
     assert pooling and not any("add_reduce_fusion" in index.down("hlo", name) for name in pooling)
+
+
+def test_a_bundles_lazy_index_answers_as_the_whole_index(index: CrossIndex):
+    """`LazyIndex` (what `Bundle.index` is) links one target, or only its optimized level,
+    when first asked; every answer equals the index built at once."""
+    from explorer.index import LazyIndex
+
+    lazy = LazyIndex([layer(n) for n in LAYERS], lambda: GRAPH_LEVEL, SCOPES, tuple(TARGET_FILES),
+                     lambda target, optimized: MODULES[(target, "optimized-hlo" if optimized else "hlo")],
+                     lambda target: KERNELS.get(target, []))
+    for target in TARGET_FILES:  # the optimized level first: answered before the whole target is built
+        for level in ("kernels", "optimized-hlo", "hlo", "graph", "layers"):
+            assert lazy.created_by_compiler(level, target) == index.created_by_compiler(level, target)
+            assert lazy.top_level(level, target) == index.top_level(level, target)
+            for name in LAYERS:
+                assert lazy.items_for_layer(name, level, target) == index.items_for_layer(name, level, target)
+            for entry in index.top_level(level, target):
+                assert lazy.entry(level, entry.name, target) == entry
+                assert lazy.down(level, entry.name, target) == index.down(level, entry.name, target)
+                assert lazy.up(level, entry.name, target) == index.up(level, entry.name, target)
+            assert lazy.lower_level(level, target) == index.lower_level(level, target)
+
+
+def test_a_layers_optimized_instructions_read_only_that_targets_optimized_module():
+    from explorer.index import LazyIndex
+
+    read = []
+
+    def module(target, optimized):
+        read.append((target, optimized))
+        return MODULES[(target, "optimized-hlo" if optimized else "hlo")]
+
+    lazy = LazyIndex([layer(n) for n in LAYERS], lambda: GRAPH_LEVEL, SCOPES, tuple(TARGET_FILES), module,
+                     lambda target: KERNELS.get(target, []))
+    assert lazy.items_for_layer("conv2d", "optimized-hlo", "tpu:v5e")
+    assert read == [("tpu:v5e", True)]
+    assert lazy.down("layers", "conv2d", "tpu:v5e")  # the trace needs the whole target
+    assert read == [("tpu:v5e", True), ("tpu:v5e", False), ("tpu:v5e", True)]
