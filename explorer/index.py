@@ -41,7 +41,9 @@ target, built when a query first names that target.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -616,6 +618,20 @@ def _parameter_links(hlo: HloModule, optimized: HloModule, target: str) -> list[
             if i.opcode == "parameter" and _parameter_number(i) in after]
 
 
+@contextmanager
+def _collector_paused():
+    """No cyclic garbage collection while building: the index makes a few objects per
+    instruction and none in cycles, but with a large bundle's modules in memory every
+    full collection walks millions of objects (45% of BERT-base's build time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def build_index(
     layers: list[LayerRecord],
     graph: GraphLevel | None,
@@ -629,6 +645,12 @@ def build_index(
     scopes: scopes.json, {"graph": {scope: layer}, "<target>": {scope: layer}}.
     kernels: per target, the kernel records of its optimized module.
     """
+    with _collector_paused():
+        return _link(layers, graph, scopes, modules, kernels)
+
+
+def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str, dict[str, str]],
+          modules: dict[tuple[str, str], HloModule], kernels: dict[str, list[KernelRecord]]) -> CrossIndex:
     layer_names = [layer.name for layer in layers]
     entries: list[IndexEntry] = [IndexEntry("", "layers", name, name) for name in layer_names]
     links: list[IndexLink] = []
