@@ -132,16 +132,10 @@ class Bundle:
         return self._cached("index", "", self._build_index)
 
     def _build_index(self):
-        from explorer.index import build_index  # the index is only needed once a screen asks
+        from explorer.index import LazyIndex  # the index is only needed once a screen asks
 
-        modules = {}
-        for target in self.targets:
-            for level, optimized in (("hlo", False), ("optimized-hlo", True)):
-                module = self.hlo_module(target, optimized)
-                if module is not None:
-                    modules[(target, level)] = module
-        kernels = {target: list(self.kernels(target)) for target in self.targets}
-        return build_index(list(self.layers), self.graph, self.scopes, modules, kernels)
+        # Each target's modules are read and linked when a query first names that target.
+        return LazyIndex(list(self.layers), lambda: self.graph, self.scopes, self.targets, self.hlo_module, self.kernels)
 
     # --- per-target levels ----------------------------------------------------
 

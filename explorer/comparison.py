@@ -18,6 +18,8 @@ capture does not have is `None` with the reason, never a guess:
 
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 
@@ -180,7 +182,10 @@ class TargetSummary:
 
     flops_source: "XLA cost analysis" or "summed from shapes" (the roofline's count).
     peak_memory_source: "xla" (XLA's own live ranges) or "derived" (from program order).
-    xla_optimal_seconds: XLA's own cost-analysis time figure where it reports one.
+    xla_optimal_seconds: XLA's own cost-analysis time figure where it reports one
+        that can be a time (positive and finite); None otherwise.
+    xla_optimal_note: why XLA's figure is not shown when it reported one that is
+        not physical (libtpu's compile-only cost analysis gives negative ones).
     """
 
     target: str
@@ -202,6 +207,7 @@ class TargetSummary:
     memory_bound: int = 0
     estimate_note: str = ""
     xla_optimal_seconds: float | None = None
+    xla_optimal_note: str = ""
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -398,18 +404,24 @@ def target_summary(bundle: Bundle, target: str) -> TargetSummary:
                        bytes_accessed=cost.bytes_accessed, bytes_accessed_source="XLA cost analysis")
         optimal = dict(cost.extras).get("optimal_seconds")
         if optimal is not None:
-            figures["xla_optimal_seconds"] = optimal
+            figures.update(_optimal_time(optimal))
     module = bundle.hlo_module(target, optimized=True) if captured else None
     if module is not None and module.entry is not None:
         figures.update(_module_figures(bundle, target, module, cost is None))
     return TargetSummary(target, name, captured, status, "", **figures)
 
 
+def _optimal_time(seconds: float) -> dict:
+    """XLA's `optimal_seconds`, or a note saying why it is dropped: a run cannot take no or negative time."""
+    if math.isfinite(seconds) and seconds > 0:
+        return {"xla_optimal_seconds": seconds}
+    return {"xla_optimal_note": f"dropped: XLA reported {seconds:.3g} s, not a possible run time"}
+
+
 def _module_figures(bundle: Bundle, target: str, module: HloModule, from_shapes: bool) -> dict:
     entry = module.entry
     index = bundle.index
-    fusions = sum(1 for e in index.entries if e.target == target and e.level == "optimized-hlo"
-                  and not e.nested and e.opcode == "fusion")
+    fusions = sum(1 for e in index.top_level("optimized-hlo", target) if e.opcode == "fusion")
     figures: dict = {"fusion_count": fusions}
     work = [i for i in entry.instructions if i.opcode not in PLUMBING]
     if from_shapes:

@@ -79,7 +79,8 @@ def summary_rows(summaries: list[TargetSummary]) -> list[tuple[str, list[str]]]:
         ("est. time", cells(lambda s: f"{format_seconds(s.estimated_seconds)} "
                             f"({s.memory_bound} mem, {s.compute_bound} comp)"
                             if s.estimated_seconds is not None else "no peak figures")),
-        ("XLA optimal time", cells(lambda s: format_seconds(s.xla_optimal_seconds))),
+        ("XLA optimal time", cells(lambda s: format_seconds(s.xla_optimal_seconds)
+                                   if s.xla_optimal_seconds is not None else s.xla_optimal_note or MISSING)),
     ]
 
 

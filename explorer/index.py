@@ -6,7 +6,16 @@ straight to HLO.
 
 The thread between levels is real compiler data:
 * an op or instruction belongs to the layer whose name scope (scopes.json) is
-  the longest prefix of its name / HLO `op_name`, ending at a `/`;
+  the longest prefix of its name / HLO `op_name`, ending at a `/`; a scope of a
+  layer that is not in the layer list (a sub-layer such as MultiHeadAttention's
+  `query`) is passed over, so its ops belong to the listed layer holding it;
+* a top-level instruction belongs to the layers of what it computes: its own
+  op_name and, for a fusion, its fused instructions' op_names. Constants (and
+  anything computed from constants only), reducers and fusion bodies called
+  from several places never count: XLA keeps one copy of identical ones, named
+  after the first layer that used it (`_module_entries`);
+* a layer nested in another listed layer (a Sequential inside the model) also
+  counts for its container (`CrossIndex.parents`, from `LayerRecord.path`);
 * a graph op is implemented by the HLO instructions whose `op_name` is its name;
 * an HLO instruction is implemented by the TOP-LEVEL optimized instructions
   carrying its `op_name`, where a fusion carries the op_names of everything
@@ -23,29 +32,37 @@ gives them no layer scope (TF names them `XLA_Args`, Keras-on-JAX
 orders layer by layer; TF passes the inputs first, then the variables layer by
 layer, and the layers' parameter counts say which arguments are whose.
 
-`CrossIndex` is two flat tuples (entries and links), so it round-trips through
-`explorer.serial`; the lookup tables are derived lazily on first use.
+`CrossIndex` is flat tuples (entries, links, parents), so it round-trips through
+`explorer.serial`; the lookup tables are derived lazily on first use. Building
+is linear in instructions + links (the op_name matcher is memoised; parameters
+link by number). A bundle's index is a `LazyIndex`: one `CrossIndex` per
+target, built when a query first names that target.
 """
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
 import re
+import threading
 
 from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import LIST_LEVELS, target_key
 from explorer.records import GraphLevel, KernelRecord, LayerRecord
 
-__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "build_index"]
+__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "LazyIndex", "build_index"]
 
 # A Keras-on-JAX entry parameter's op_name: `trainable[3]`, `non_trainable[0]`.
 _JAX_VARIABLE = re.compile(r"^(trainable|non_trainable)\[(\d+)\]$")
 # Opcodes whose called computations run as their own top-level steps; any other
 # call (fusion, to_apply of reduce/sort/scatter...) nests the callee inside the caller.
 _CONTROL_FLOW = frozenset({"while", "conditional", "call", "async-start"})
+# Levels whose entries a target's optimized module and kernels alone decide.
+_OPTIMIZED_LEVELS = ("optimized-hlo", "kernels")
 
 
 @dataclass(frozen=True)
@@ -85,8 +102,15 @@ class IndexLink:
 
 @dataclass(frozen=True)
 class CrossIndex:
+    """entries, links: every item and every link of every level and target.
+    parents: (layer, the layer that contains it) for layers nested in another
+        listed layer (a Sequential stem inside a model), from `LayerRecord.path`;
+        a container's items are its own and its inner layers'.
+    """
+
     entries: tuple[IndexEntry, ...] = ()
     links: tuple[IndexLink, ...] = ()
+    parents: tuple[tuple[str, str], ...] = ()
 
     # --- lookups, built once per instance ------------------------------------
 
@@ -95,15 +119,33 @@ class CrossIndex:
         return {(e.target, e.level, e.name): e for e in self.entries}
 
     @cached_property
+    def _ancestors(self) -> dict[str, tuple[str, ...]]:
+        """layer -> its containers, innermost first."""
+        parent = dict(self.parents)
+        found: dict[str, tuple[str, ...]] = {}
+        for layer in parent:
+            chain, at = [], parent.get(layer)
+            while at and at not in chain and at != layer:
+                chain.append(at)
+                at = parent.get(at)
+            found[layer] = tuple(chain)
+        return found
+
+    @cached_property
     def _by_layer(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
-        table: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+        table: dict[tuple[str, str, str], dict[str, None]] = defaultdict(dict)
+        ancestors = self._ancestors
         for e in self.entries:
             if e.nested:
                 continue
-            for layer in dict.fromkeys((e.layer, *e.also_layers)):
-                if layer:
-                    table[(e.target, e.level, layer)].append(e.name)
+            for layer in (e.layer, *e.also_layers):
+                for owner in (layer, *ancestors.get(layer, ())) if layer else ():
+                    table[(e.target, e.level, owner)][e.name] = None
         return {k: tuple(v) for k, v in table.items()}
+
+    def inner_layers(self, layer: str) -> tuple[str, ...]:
+        """The listed layers directly inside `layer` (a nested model), in model order."""
+        return tuple(child for child, parent in self.parents if parent == layer)
 
     @cached_property
     def _down(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
@@ -163,24 +205,147 @@ class CrossIndex:
             and e.opcode != "parameter"
         )
 
+    def top_level(self, level: str, target: str = "cpu") -> tuple[IndexEntry, ...]:
+        """The entries of a level's top-level items (not inside a fusion or reducer), in order."""
+        key = target_key(level, target)
+        return tuple(e for e in self.entries if e.target == key and e.level == level and not e.nested)
+
     @cached_property
     def _has_graph(self) -> bool:
         return any(e.level == "graph" for e in self.entries)
+
+
+class LazyIndex:
+    """The queries of `CrossIndex`, each target's part built the first time a query names it.
+
+    Opening a bundle at its layer list, or on one target, reads and links only
+    what that needs: NASNetMobile's four HLO modules take seconds to read, and a
+    screen shows one target at a time. `module(target, optimized)` and
+    `kernels(target)` load a target's data (`Bundle.hlo_module`, `Bundle.kernels`),
+    `graph()` the TF graph.
+    Safe to query from several threads (the UI reads a bundle on a worker).
+    """
+
+    def __init__(self, layers: list[LayerRecord], graph, scopes: dict[str, dict[str, str]],
+                 targets: tuple[str, ...], module, kernels) -> None:
+        """graph: a callable returning the GraphLevel (or None): read when first needed."""
+        self._layers, self._graph_loader, self._scopes = layers, graph, scopes
+        self.targets = tuple(targets)
+        self._module, self._kernels = module, kernels
+        self._parts: dict[str, CrossIndex] = {}
+        self._light: dict[str, CrossIndex] = {}
+        self._lock = threading.Lock()
+
+    @cached_property
+    def base(self) -> CrossIndex:
+        """Layers and graph ops: the levels no target owns."""
+        return build_index(self._layers, self._graph, self._scopes, {}, {})
+
+    @cached_property
+    def _graph(self) -> GraphLevel | None:
+        return self._graph_loader()
+
+    def part(self, target: str) -> CrossIndex:
+        with self._lock:
+            found = self._parts.get(target)
+            if found is None:
+                modules = {}
+                if target in self.targets:
+                    for level, optimized in (("hlo", False), ("optimized-hlo", True)):
+                        module = self._module(target, optimized)
+                        if module is not None:
+                            modules[(target, level)] = module
+                kernels = {target: list(self._kernels(target))} if target in self.targets else {}
+                found = self._parts[target] = build_index(self._layers, self._graph, self._scopes, modules, kernels)
+            return found
+
+    def _optimized(self, target: str) -> CrossIndex:
+        """A target's optimized instructions and kernels alone: what a layer's device pane asks.
+
+        Their entries do not depend on the HLO before optimisation or the TF graph,
+        so this reads neither; once the whole part is built it answers instead.
+        """
+        with self._lock:
+            found = self._parts.get(target) or self._light.get(target)
+            if found is None:
+                module = self._module(target, True) if target in self.targets else None
+                modules = {(target, "optimized-hlo"): module} if module is not None else {}
+                kernels = {target: list(self._kernels(target))} if target in self.targets else {}
+                found = self._light[target] = build_index(self._layers, None, self._scopes, modules, kernels)
+            return found
+
+    def _for(self, level: str, target: str) -> CrossIndex:
+        if not target_key(level, target):
+            return self.base
+        return self._optimized(target) if level in _OPTIMIZED_LEVELS else self.part(target)
+
+    @property
+    def entries(self) -> tuple[IndexEntry, ...]:
+        """Every entry of every target (builds every part)."""
+        return self.base.entries + tuple(e for t in self.targets for e in self.part(t).entries if e.target)
+
+    @property
+    def parents(self) -> tuple[tuple[str, str], ...]:
+        return self.base.parents
+
+    def entry(self, level: str, name: str, target: str = "cpu") -> IndexEntry | None:
+        return self._for(level, target).entry(level, name, target)
+
+    def layer_of(self, level: str, name: str, target: str = "cpu") -> str:
+        return self._for(level, target).layer_of(level, name, target)
+
+    def items_for_layer(self, layer: str, level: str, target: str = "cpu") -> tuple[str, ...]:
+        return self._for(level, target).items_for_layer(layer, level, target)
+
+    def inner_layers(self, layer: str) -> tuple[str, ...]:
+        return self.base.inner_layers(layer)
+
+    def down(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
+        return self.part(target).down(level, name, target)
+
+    def up(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
+        return self.part(target).up(level, name, target)
+
+    def lower_level(self, level: str, target: str = "cpu") -> str:
+        return self.base.lower_level(level, target)
+
+    def upper_level(self, level: str, target: str = "cpu") -> str:
+        return self.base.upper_level(level, target)
+
+    def created_by_compiler(self, level: str, target: str = "cpu") -> tuple[str, ...]:
+        return self._for(level, target).created_by_compiler(level, target)
+
+    def top_level(self, level: str, target: str = "cpu") -> tuple[IndexEntry, ...]:
+        return self._for(level, target).top_level(level, target)
 
 
 # --- building ------------------------------------------------------------------
 
 
 class _ScopeMatcher:
-    """Longest name-scope prefix (ending at a `/`) -> layer."""
+    """Longest name-scope prefix (ending at a `/`) -> layer, memoised per op_name.
+
+    A scope recorded for a layer that is not in the layer list (an inner
+    sub-layer: Bidirectional's `forward_lstm`, MultiHeadAttention's `query`, in
+    bundles captured before the workers stopped recording them) is passed over,
+    so its ops fall to the shorter scope of the listed layer that contains it.
+    """
 
     def __init__(self, scopes: dict[str, str], layers: list[str]) -> None:
-        self.scopes = scopes
+        listed = set(layers)
+        self.scopes = {scope: layer for scope, layer in scopes.items() if not listed or layer in listed}
         # Without recorded scopes, fall back to a path segment equal to a layer
         # name (`jit(fwd)/conv2d/...`): still the compiler's own op_name text.
-        self.layer_names = set(layers) if not scopes else set()
+        self.layer_names = listed if not scopes else set()
+        self._seen: dict[str, str] = {}
 
     def __call__(self, name: str) -> str:
+        found = self._seen.get(name)
+        if found is None:
+            found = self._seen[name] = self._match(name)
+        return found
+
+    def _match(self, name: str) -> str:
         if not name:
             return ""
         parts = name.split("/")
@@ -195,8 +360,21 @@ class _ScopeMatcher:
 
 
 def _module_structure(module: HloModule) -> tuple[dict[str, str], set[str]]:
-    """(computation -> top-level instruction enclosing it, names of top-level computations)."""
+    """(computation -> top-level instruction enclosing it, names of top-level computations).
+
+    Only fusion bodies are enclosed, and only those with one caller: a reducer
+    (`to_apply`) is a clone of the first one XLA saw, named after the first layer
+    that used it, and a fusion body GPU XLA deduplicated is shared by several
+    fusions; like a merged constant, neither says which layer a caller is in
+    (the caller's own op_name does).
+    """
     by_name = {c.name: c for c in module.computations}
+    callers: dict[str, int] = defaultdict(int)
+    for computation in module.computations:
+        for inst in computation.instructions:
+            for callee in inst.called_computations:
+                callers[callee] += 1
+    shared = {name for name, count in callers.items() if count > 1}
     top: set[str] = set()
     enclosing: dict[str, str] = {}
     entry = module.entry
@@ -210,26 +388,85 @@ def _module_structure(module: HloModule) -> tuple[dict[str, str], set[str]]:
             for callee in inst.called_computations:
                 if inst.opcode in _CONTROL_FLOW:
                     pending.append(callee)
-                else:
-                    _claim(callee, inst.name, by_name, enclosing)
+                elif inst.opcode == "fusion":
+                    _claim(callee, inst.name, by_name, enclosing, shared)
     return enclosing, top
 
 
-def _claim(computation: str, owner: str, by_name, enclosing: dict[str, str]) -> None:
-    """Mark a nested computation, and everything it calls, as inside `owner`."""
+def _claim(computation: str, owner: str, by_name, enclosing: dict[str, str], shared: set[str]) -> None:
+    """Mark a nested computation, and everything it alone calls, as inside `owner`."""
     stack = [computation]
     while stack:
         name = stack.pop()
-        if name in enclosing or name not in by_name:
+        if name in enclosing or name not in by_name or name in shared:
             continue
         enclosing[name] = owner
         for inst in by_name[name].instructions:
-            stack.extend(inst.called_computations)
+            if inst.opcode == "fusion":
+                stack.extend(inst.called_computations)
+
+
+# --- what an instruction computes: constants never decide ------------------------------
+
+# Values that depend on nothing: XLA merges identical ones across the whole module
+# (CSE), and the survivor keeps the op_name of the first layer that used it.
+_CONSTANT_SOURCES = frozenset({"constant", "iota"})
+# Opcodes whose result is not a function of their operands alone.
+_NOT_FOLDABLE = frozenset({
+    "parameter", "rng", "rng-bit-generator", "rng-get-and-update-state", "custom-call", "infeed", "recv",
+    "recv-done", "send", "send-done", "after-all", "partition-id", "replica-id", "while", "conditional", "call",
+})
+
+
+def _constant_like(module: HloModule, top: set[str]) -> set[str]:
+    """Names of instructions whose value is a constant: a constant or iota, or computed only from them.
+
+    A broadcast of a constant, or a fusion's fused copy of one, is constant-like
+    too; so is a fused parameter bound to a constant-like operand of its fusion.
+    One pass over the instructions (operands come before their users in HLO text).
+    """
+    by_name = {c.name: c for c in module.computations}
+    found: set[str] = set()
+    done: set[str] = set()
+
+    def visit(computation_name: str, constant_parameters: frozenset[int]) -> None:
+        computation = by_name.get(computation_name)
+        if computation is None or computation_name in done:
+            return
+        done.add(computation_name)
+        for inst in computation.instructions:
+            if inst.opcode == "parameter":
+                if _parameter_number(inst) in constant_parameters:
+                    found.add(inst.name)
+            elif inst.opcode in _CONSTANT_SOURCES or (
+                    inst.operands and inst.opcode not in _NOT_FOLDABLE and all(o in found for o in inst.operands)):
+                found.add(inst.name)
+            if inst.opcode == "fusion":  # a fused parameter i is the fusion's operand i
+                bound = frozenset(i for i, operand in enumerate(inst.operands) if operand in found)
+                for callee in inst.called_computations:
+                    visit(callee, bound)
+            elif inst.opcode not in _CONTROL_FLOW:
+                for callee in inst.called_computations:  # reducers, comparators: their parameters vary
+                    visit(callee, frozenset())
+
+    for name in top:
+        visit(name, frozenset())
+    return found
 
 
 def _module_entries(module: HloModule, target: str, level: str, owner_of: _ScopeMatcher):
-    """Entries for every instruction, plus each top-level instruction's op_name set."""
+    """Entries for every instruction, plus each top-level instruction's op_name set.
+
+    A top-level instruction belongs to the layer of what it computes: its own
+    op_name, and for a fusion (or anything holding nested computations) the
+    layers of the instructions fused inside it that are not constant-like. A
+    constant never pulls an instruction into a layer: XLA keeps one copy of
+    identical constants, named after the first layer that used it. A top-level
+    constant keeps its own layer only if every instruction reading it computes
+    for that layer; one shared with other layers is the compiler's.
+    """
     enclosing, top = _module_structure(module)
+    constants = _constant_like(module, top)
     op_names: dict[str, dict[str, None]] = {}
     inner_layers: dict[str, dict[str, None]] = defaultdict(dict)
     raw = []
@@ -237,24 +474,54 @@ def _module_entries(module: HloModule, target: str, level: str, owner_of: _Scope
         nested = computation.name not in top
         layer = owner_of(inst.metadata.op_name)
         raw.append((inst, layer, nested))
-        holder = enclosing.get(computation.name) if nested else inst.name
+        if not nested or inst.name in constants:
+            continue
+        holder = enclosing.get(computation.name)
         if holder is None:
             continue
-        names = op_names.setdefault(holder, {})
         if inst.metadata.op_name:
-            names[inst.metadata.op_name] = None
+            op_names.setdefault(holder, {})[inst.metadata.op_name] = None
         if layer:
             inner_layers[holder][layer] = None
     entries = []
+    decided: dict[str, tuple[str, ...]] = {}
     for inst, layer, nested in raw:
         also: tuple[str, ...] = ()
-        if not nested:
-            found = [name for name in inner_layers.get(inst.name, {}) if name != layer]
-            if not layer and found:  # e.g. a fusion whose own op_name names no layer
-                layer, found = found[0], found[1:]
-            also = tuple(found)
-        entries.append(IndexEntry(target, level, inst.name, layer, also, nested, inst.opcode))
-    return entries, op_names
+        if not nested and inst.name not in constants:
+            found = list(inner_layers.get(inst.name, {}))
+            own = layer
+            if found and layer not in found:  # its own op_name names no layer, or a constant's
+                layer = found[0]
+            also = tuple(name for name in found if name != layer)
+            names = op_names.setdefault(inst.name, {})
+            if inst.metadata.op_name and (own == layer or not own):
+                names[inst.metadata.op_name] = None
+            decided[inst.name] = (layer, *also)
+        entries.append([inst, layer, also, nested])
+    _settle_constants(module, top, constants, entries, decided, op_names)
+    return [IndexEntry(target, level, inst.name, layer, also, nested, inst.opcode)
+            for inst, layer, also, nested in entries], op_names
+
+
+def _settle_constants(module: HloModule, top: set[str], constants: set[str], entries: list,
+                      decided: dict[str, tuple[str, ...]], op_names: dict[str, dict[str, None]]) -> None:
+    """A top-level constant-like instruction keeps its op_name's layer only if every reader computes for that layer."""
+    readers: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for computation in module.computations:
+        if computation.name in top:
+            for inst in computation.instructions:
+                for operand in inst.operands if inst.name in decided else ():
+                    if operand in constants:
+                        readers[operand].append(decided[inst.name])
+    for entry in entries:
+        inst, layer, _, nested = entry
+        if nested or inst.name not in constants:
+            continue
+        if not all(layer in reader for reader in readers.get(inst.name, ())):
+            entry[1] = ""  # merged by XLA, read by other layers too: the compiler's
+        names = op_names.setdefault(inst.name, {})
+        if inst.metadata.op_name and entry[1]:
+            names[inst.metadata.op_name] = None
 
 
 # --- entry parameters: the model's inputs and weights -----------------------------
@@ -351,6 +618,20 @@ def _parameter_links(hlo: HloModule, optimized: HloModule, target: str) -> list[
             if i.opcode == "parameter" and _parameter_number(i) in after]
 
 
+@contextmanager
+def _collector_paused():
+    """No cyclic garbage collection while building: the index makes a few objects per
+    instruction and none in cycles, but with a large bundle's modules in memory every
+    full collection walks millions of objects (45% of BERT-base's build time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def build_index(
     layers: list[LayerRecord],
     graph: GraphLevel | None,
@@ -364,6 +645,12 @@ def build_index(
     scopes: scopes.json, {"graph": {scope: layer}, "<target>": {scope: layer}}.
     kernels: per target, the kernel records of its optimized module.
     """
+    with _collector_paused():
+        return _link(layers, graph, scopes, modules, kernels)
+
+
+def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str, dict[str, str]],
+          modules: dict[tuple[str, str], HloModule], kernels: dict[str, list[KernelRecord]]) -> CrossIndex:
     layer_names = [layer.name for layer in layers]
     entries: list[IndexEntry] = [IndexEntry("", "layers", name, name) for name in layer_names]
     links: list[IndexLink] = []
@@ -385,7 +672,6 @@ def build_index(
         opt_entries = _with_roles(opt_entries, _parameter_roles(optimized, layers) if optimized else {})
         entries += hlo_entries + opt_entries
         layer_of_opt = {e.name: e.layer for e in opt_entries}
-        layer_opcode = {e.name: e.opcode for e in opt_entries if not e.nested}
 
         # layers -> graph ops (CPU with a graph) or -> top-level HLO instructions
         via_graph = target == "cpu" and graph is not None
@@ -411,13 +697,14 @@ def build_index(
             for holder, names in opt_names.items():
                 for name in names:
                     carriers[name].append(holder)
-            # TF names every entry parameter `XLA_Args`: that op_name says nothing about which is which.
-            shared = {name for name, holders in carriers.items()
-                      if sum(1 for h in holders if layer_opcode.get(h) == "parameter") > 1}
+            # Entry parameters link by number. Their op_names say nothing (TF names every one
+            # `XLA_Args`: linking by it made parameters x instructions links, 1.68 M on NASNetMobile).
+            arguments = {i.metadata.op_name for i in (hlo.entry.instructions if hlo.entry else ())
+                         if i.opcode == "parameter"}
             links += _parameter_links(hlo, optimized, target)
             for _, inst in hlo.all_instructions():
                 op_name = inst.metadata.op_name
-                for holder in carriers.get(op_name, ()) if op_name and op_name not in shared else ():
+                for holder in carriers.get(op_name, ()) if op_name and op_name not in arguments else ():
                     links.append(IndexLink(target, "hlo", inst.name, "optimized-hlo", holder))
 
         # optimized instruction -> kernels naming it
@@ -427,4 +714,15 @@ def build_index(
             entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
             links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]
 
-    return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)))
+    return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)), _parents(layers))
+
+
+def _parents(layers: list[LayerRecord]) -> tuple[tuple[str, str], ...]:
+    """(layer, container) from the layers' paths: `outer/stem/stem_conv` is inside `stem`."""
+    by_path = {layer.path: layer.name for layer in layers}
+    found = []
+    for layer in layers:
+        container = by_path.get(layer.path.rpartition("/")[0]) if "/" in layer.path else None
+        if container and container != layer.name:
+            found.append((layer.name, container))
+    return tuple(found)

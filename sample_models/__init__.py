@@ -118,6 +118,36 @@ def _resnet50():
     return keras.applications.ResNet50(weights=None)
 
 
+def transformer_encoder(blocks: int, width: int, heads: int, length: int, vocab: int, name: str):
+    """A BERT-style encoder: embeddings, then `blocks` x (self-attention, add & norm, GELU FFN, add & norm).
+
+    Layer names end in the block number (`mha_0`, `ffn1_0`, `ffn2_0`...), so a
+    layer's block can be read from its name.
+    """
+    import keras
+    from keras import layers
+
+    tokens = keras.Input(shape=(length,), dtype="int32", name="tokens")
+    x = layers.Embedding(vocab, width, name="token_embedding")(tokens)
+    x = layers.LayerNormalization(epsilon=1e-12, name="embedding_norm")(x)
+    for block in range(blocks):
+        attended = layers.MultiHeadAttention(heads, width // heads, name=f"mha_{block}")(x, x)
+        x = layers.Add(name=f"attention_residual_{block}")([x, attended])
+        x = layers.LayerNormalization(epsilon=1e-12, name=f"attention_norm_{block}")(x)
+        hidden = layers.Dense(4 * width, activation="gelu", name=f"ffn1_{block}")(x)
+        hidden = layers.Dense(width, name=f"ffn2_{block}")(hidden)
+        x = layers.Add(name=f"ffn_residual_{block}")([x, hidden])
+        x = layers.LayerNormalization(epsilon=1e-12, name=f"ffn_norm_{block}")(x)
+    pooled = layers.GlobalAveragePooling1D(name="pool")(x)
+    pooled = layers.Dense(width, activation="tanh", name="pooler")(pooled)
+    return keras.Model(tokens, pooled, name=name)
+
+
+def _bert_base():
+    # BERT-base's shape: 12 blocks of width 768, 12 heads, sequence 128 (30,522 WordPiece tokens).
+    return transformer_encoder(blocks=12, width=768, heads=12, length=128, vocab=30522, name="bert_base")
+
+
 SAMPLES: dict[str, SampleModel] = {
     sample.name: sample
     for sample in (
@@ -134,6 +164,10 @@ SAMPLES: dict[str, SampleModel] = {
         ),
         SampleModel("depthwise", "MobileNet-style depthwise 3x3 then pointwise 1x1 convolution", _depthwise),
         SampleModel("resnet50", "keras.applications.ResNet50, random weights (large: benchmarks)", _resnet50, large=True),
+        SampleModel(
+            "bert_base", "A BERT-base-shaped encoder: 12 blocks x 768 wide, 12 heads, sequence 128 (large)",
+            _bert_base, large=True,
+        ),
     )
 }
 

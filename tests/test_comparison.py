@@ -249,3 +249,21 @@ def test_a_freshly_captured_transformer_compares_its_matmuls(tmp_path):
     tpu = ffn.target("tpu:v5e")
     assert any(o.tiles for i in tpu.instructions for o in i.outputs)
     assert tpu.padded_bytes >= tpu.bytes
+
+
+@pytest.mark.parametrize("reported", [-9.2, 0.0, float("nan")])
+def test_an_optimal_time_that_is_not_physical_is_dropped_with_a_note(tmp_path, reported):
+    """libtpu's compile-only cost analysis reports negative `optimal_seconds` for most real models."""
+    from explorer.comparison_view import summary_rows
+
+    copy = tmp_path / "mnist_cnn"
+    shutil.copytree(BUNDLE, copy)
+    cost_file = copy / "targets" / "tpu-v5e" / "cost.json"
+    cost = json.loads(cost_file.read_text())
+    cost["extras"] = [[k, reported if k == "optimal_seconds" else v] for k, v in cost["extras"]]
+    cost_file.write_text(json.dumps(cost))
+    summary = target_summary(Bundle.open(copy), "tpu:v5e")
+    assert summary.xla_optimal_seconds is None
+    assert summary.xla_optimal_note.startswith("dropped: XLA reported") and "not a possible run time" in summary.xla_optimal_note
+    optimal_row = dict(summary_rows([summary]))["XLA optimal time"]
+    assert optimal_row == [summary.xla_optimal_note]

@@ -57,13 +57,18 @@ def top_level(module):
 
 
 def op_names_inside(module, inst) -> set[str]:
+    """The op_names of what a top-level instruction computes: its own and its fusion body's.
+    Fused constants and reducers (`to_apply`) do not count: XLA keeps one of identical
+    constants and clones reducers, both named after the first layer that used them."""
     names = {inst.metadata.op_name}
-    pending = list(inst.called_computations)
+    pending = list(inst.called_computations) if inst.opcode == "fusion" else []
     while pending:
         computation = module.computation(pending.pop())
         for inner in computation.instructions:
-            names.add(inner.metadata.op_name)
-            pending.extend(inner.called_computations)
+            if inner.opcode != "constant":
+                names.add(inner.metadata.op_name)
+            if inner.opcode == "fusion":
+                pending.extend(inner.called_computations)
     return names - {""}
 
 
@@ -246,3 +251,58 @@ def test_index_round_trips_through_json(index: CrossIndex):
     assert again.down("hlo", "convolution.1") == index.down("hlo", "convolution.1")
     assert again.items_for_layer("dense", "optimized-hlo", "gpu:h100") == \
         index.items_for_layer("dense", "optimized-hlo", "gpu:h100")
+
+
+# --- attribution: what an instruction computes, never a shared constant -------------------------
+
+
+def test_a_constant_merged_by_xla_does_not_pull_a_fusion_into_its_first_layer(index: CrossIndex):
+    """XLA:CPU kept one `-inf` for the max pooling window and the softmax's max reduction,
+    named after max_pooling2d; the softmax fusion reading it is dense's alone."""
+    optimized = MODULES[("cpu", "optimized-hlo")]
+    shared = next(i for i in optimized.entry.instructions if i.name == "MaxPool2d.2")
+    assert shared.opcode == "constant" and "max_pooling2d" in shared.metadata.op_name
+    assert index.layer_of("optimized-hlo", "add_reduce_fusion") == "dense"
+    assert index.entry("optimized-hlo", "add_reduce_fusion").also_layers == ()
+    assert "add_reduce_fusion" not in index.items_for_layer("max_pooling2d", "optimized-hlo")
+    pooling = [i.name for _, i in MODULES[("cpu", "hlo")].all_instructions()
+               if i.metadata.op_name == shared.metadata.op_name]
+    assert pooling and not any("add_reduce_fusion" in index.down("hlo", name) for name in pooling)
+
+
+def test_a_bundles_lazy_index_answers_as_the_whole_index(index: CrossIndex):
+    """`LazyIndex` (what `Bundle.index` is) links one target, or only its optimized level,
+    when first asked; every answer equals the index built at once."""
+    from explorer.index import LazyIndex
+
+    lazy = LazyIndex([layer(n) for n in LAYERS], lambda: GRAPH_LEVEL, SCOPES, tuple(TARGET_FILES),
+                     lambda target, optimized: MODULES[(target, "optimized-hlo" if optimized else "hlo")],
+                     lambda target: KERNELS.get(target, []))
+    for target in TARGET_FILES:  # the optimized level first: answered before the whole target is built
+        for level in ("kernels", "optimized-hlo", "hlo", "graph", "layers"):
+            assert lazy.created_by_compiler(level, target) == index.created_by_compiler(level, target)
+            assert lazy.top_level(level, target) == index.top_level(level, target)
+            for name in LAYERS:
+                assert lazy.items_for_layer(name, level, target) == index.items_for_layer(name, level, target)
+            for entry in index.top_level(level, target):
+                assert lazy.entry(level, entry.name, target) == entry
+                assert lazy.down(level, entry.name, target) == index.down(level, entry.name, target)
+                assert lazy.up(level, entry.name, target) == index.up(level, entry.name, target)
+            assert lazy.lower_level(level, target) == index.lower_level(level, target)
+
+
+def test_a_layers_optimized_instructions_read_only_that_targets_optimized_module():
+    from explorer.index import LazyIndex
+
+    read = []
+
+    def module(target, optimized):
+        read.append((target, optimized))
+        return MODULES[(target, "optimized-hlo" if optimized else "hlo")]
+
+    lazy = LazyIndex([layer(n) for n in LAYERS], lambda: GRAPH_LEVEL, SCOPES, tuple(TARGET_FILES), module,
+                     lambda target: KERNELS.get(target, []))
+    assert lazy.items_for_layer("conv2d", "optimized-hlo", "tpu:v5e")
+    assert read == [("tpu:v5e", True)]
+    assert lazy.down("layers", "conv2d", "tpu:v5e")  # the trace needs the whole target
+    assert read == [("tpu:v5e", True), ("tpu:v5e", False), ("tpu:v5e", True)]

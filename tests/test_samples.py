@@ -99,3 +99,27 @@ def test_resnet50_builds_without_downloading_weights():
     model = SAMPLES["resnet50"].build()
     assert model.name == "resnet50"
     assert model.count_params() > 20_000_000
+
+
+def test_the_bert_base_sample_is_registered_as_large():
+    assert SAMPLES["bert_base"].large and "12 blocks x 768" in SAMPLES["bert_base"].description
+
+
+def test_transformer_encoder_blocks_are_named_by_their_number():
+    """Layer names end in the block number: what tests/test_links_e2e.py reads a block from."""
+    from sample_models import transformer_encoder
+
+    model = transformer_encoder(blocks=2, width=16, heads=2, length=8, vocab=50, name="encoder")
+    names = {layer.name for layer in model.layers}
+    for block in (0, 1):
+        assert {f"mha_{block}", f"ffn1_{block}", f"ffn2_{block}", f"ffn_norm_{block}"} <= names
+    assert [layer.__class__.__name__ for layer in model.layers].count("MultiHeadAttention") == 2
+
+
+@pytest.mark.e2e
+def test_bert_base_has_bert_bases_shape():
+    model = SAMPLES["bert_base"].build()
+    attention = [layer for layer in model.layers if layer.__class__.__name__ == "MultiHeadAttention"]
+    assert len(attention) == 12 and tuple(model.inputs[0].shape) == (None, 128)
+    assert model.get_layer("ffn1_0").units == 4 * 768
+    assert 100_000_000 < model.count_params() < 120_000_000

@@ -75,15 +75,21 @@ def _model_config(path: Path) -> dict:
 
 
 def _record_layer_scopes(model: Any, scopes: dict[str, str]) -> None:
-    """Wrap each layer's `call` to note the JAX name stack it runs under.
+    """Wrap each listed layer's `call` to note the JAX name stack it runs under.
 
     Keras's JAX backend opens `jax.named_scope(layer.name)` around `call`, so
     the name stack there is exactly the prefix HLO op_names carry for that
-    layer (nested models included), without guessing from names.
+    layer (nested models included), without guessing from names. Only the
+    layers of layers.json (`iter_layers`: nested models flattened, as the TF
+    worker records them): a layer's own sub-layers (Bidirectional's
+    `forward_lstm`, MultiHeadAttention's `query`) run inside its scope and so
+    belong to it, the same on every target.
     """
     from jax._src import source_info_util
 
-    for layer in model._flatten_layers(include_self=False, recursive=True):
+    from explorer.capture.tf_layers import iter_layers
+
+    for _path, layer in iter_layers(model):
         original = layer.call
 
         def call(*args, _original=original, _layer=layer, **kwargs):
