@@ -33,7 +33,7 @@ _ALLOC_STORAGE = re.compile(
     r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Any\s*=\s*R\.memory\.alloc_storage\("
     r"R\.shape\(\[(?P<size>\d+)\]\),\s*(?P<device>\d+),\s*R\.str\(\"(?P<scope>[^\"]*)\"\)", re.M)
 _ALLOC_TENSOR = re.compile(
-    r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Tensor\(\((?P<shape>[^)]*)\)[^=]*=\s*R\.memory\.alloc_tensor\("
+    r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Tensor\(\((?P<shape>[^)]*)\), dtype=\"\w+\"\)\s*=\s*R\.memory\.alloc_tensor\("
     r"(?P<storage>[\w.]+),", re.M)
 _PLT_CALL = re.compile(r"\bcallq?\s+([\w.$]+)@PLT")
 _BUILTIN_ALLOC = re.compile(

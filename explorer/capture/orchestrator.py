@@ -385,7 +385,8 @@ class _CaptureRun:
         out_dir = self.staging / "targets" / target_dirname(target)
         out_dir.mkdir(parents=True, exist_ok=True)
         signature = load_json(list[tuple[str, tuple[int, ...], str]], self.staging / "signature.json")
-        module = "explorer.capture.tvm_worker" if get_target(target).compiler == "tvm" else "explorer.capture.jax_worker"
+        compiler = get_target(target).compiler
+        module = "explorer.capture.tvm_worker" if compiler == "tvm" else "explorer.capture.jax_worker"
         self._start(f"{target} worker", module, {
             "model_file": str(self.staging / "model.json"),
             "unsafe": self.options.unsafe,
