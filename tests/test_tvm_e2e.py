@@ -53,7 +53,7 @@ def test_every_conv_and_dense_layer_has_a_tvm_function_with_x86_code(bundle):
             assert f"__tvm_ffi_{function.name}:" in kernel.asm and kernel.llvm_ir.startswith("define ")
             assert "T.prim_func" in function.tir
             assert all(node in function.onnx_nodes for node in kernel.hlo)
-        assert any(kernels[f.name].vector_width_bits >= 256 for f in functions), layer
+        assert any(kernels[f.name].vector_width_bits >= 128 for f in functions), layer  # SIMD code
 
 
 def test_tvm_fuses_the_activation_into_the_layers_main_op(bundle):
@@ -62,6 +62,8 @@ def test_tvm_fuses_the_activation_into_the_layers_main_op(bundle):
     if bundle.model_name == "mnist_cnn":
         assert fused["fused_conv2d_relu"] == ("relax.nn.conv2d", "relax.nn.relu")
         assert program.for_layer("conv2d")[-1].name == "fused_conv2d_relu"
+        conv = next(k for k in bundle.kernels("tvm:cpu") if k.name == "fused_conv2d_relu")
+        assert conv.vector_width_bits == 512  # skylake-avx512: LLVM uses zmm registers
     else:  # Dense(relu): matmul + bias + relu in one function
         dense = [f for f in program.for_layer("dense") if f.fused]
         assert dense and {"relax.matmul", "relax.nn.relu"} <= set(dense[0].ops), program.for_layer("dense")
@@ -72,7 +74,6 @@ def test_compare_shows_xlas_fusion_beside_tvms_function(bundle):
     result = subprocess.run([sys.executable, "-m", "screens.cli", "compare", str(bundle.path), "--layer", layer],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    xla, _, rest = result.stdout.partition(f"{layer} ")
     sections = re.split(r"\n(?=\S+ \(\w+\) on )", result.stdout)
     cpu = next(s for s in sections if "on cpu (" in s)
     tvm = next(s for s in sections if "on tvm:cpu (" in s)
@@ -92,3 +93,15 @@ def test_no_machine_path_in_the_tvm_target(bundle):
     for path in bundle.target_dir("tvm:cpu").iterdir():
         text = path.read_text(encoding="utf-8")
         assert "/tmp/" not in text and "/home/" not in text and "/root/" not in text, path.name
+
+
+def test_a_model_tvm_cannot_import_fails_only_the_tvm_target(tmp_path):
+    """lstm exports to ONNX with a `Loop`, which TVM's ONNX frontend does not implement: the
+    tvm:cpu levels fail with that reason, XLA's cpu target and the layers stand."""
+    bundle = Bundle.open(capture("lstm", OPTIONS, out_dir=tmp_path / "lstm"))
+    for level in ("hlo", "optimized-hlo", "kernels", "memory"):
+        status = bundle.status(level, "tvm:cpu")
+        assert status.status == "failed", level
+        assert "not supported for frontend ONNX: Loop" in status.error
+        assert bundle.status(level, "cpu").status == "ok"
+    assert bundle.layers
