@@ -54,6 +54,8 @@ def test_every_conv_and_dense_layer_has_a_tvm_function_with_x86_code(bundle):
             assert "T.prim_func" in function.tir
             assert all(node in function.onnx_nodes for node in kernel.hlo)
         assert any(kernels[f.name].vector_width_bits >= 128 for f in functions), layer  # SIMD code
+        # the vertical trace: the cross-level index names the same layer for these kernels
+        assert all(bundle.index.layer_of("kernels", f.name, "tvm:cpu") in f.layers for f in functions)
 
 
 def test_tvm_fuses_the_activation_into_the_layers_main_op(bundle):

@@ -20,6 +20,7 @@ levels with that reason; the rest of the capture stands.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -66,6 +67,8 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
             scopes = tvm_compile.export_onnx(model, request["signature"], onnx_path)
             imported = tvm_compile.import_onnx(onnx_path, request["signature"], scopes)
         _write(out_dir / "hlo.txt", imported.module.script())
+        # {scope: layer} as the other workers write it: the index links TVM's kernels through it.
+        write_text_atomic(out_dir / "scopes.json", json.dumps(scopes, indent=1))
     except Exception as exc:  # noqa: BLE001 - the exporter's or TVM's reason is what the user needs
         _fail_all(protocol, "ONNX export or TVM import failed", exc)
         return
