@@ -107,3 +107,12 @@ def test_a_model_tvm_cannot_import_fails_only_the_tvm_target(tmp_path):
         assert "not supported for frontend ONNX: Loop" in status.error
         assert bundle.status(level, "cpu").status == "ok"
     assert bundle.layers
+
+
+def test_inspecting_tvms_relax_as_hlo_says_where_it_is(bundle):
+    result = subprocess.run([sys.executable, "-m", "screens.cli", "inspect", str(bundle.path), "--level", "hlo",
+                             "--target", "tvm:cpu"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: hlo for tvm:cpu is TVM's Relax (TVMScript), not HLO: read targets/tvm-cpu/hlo.txt in the bundle, "
+        "or run tensorweg compare BUNDLE --layer NAME"]
