@@ -92,6 +92,7 @@ class KernelBrief:
     launch: LaunchShape | None = None
     vector_width_bits: int = 0
     notes: str = ""
+    vector_registers: tuple[str, ...] = ()  # the SIMD registers its code uses (x86: xmm/ymm/zmm)
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,10 @@ def _display_name(target: str) -> str:
 
 def target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
     """`layer` on one target (the device pane shows one at a time)."""
+    if target in TARGETS and TARGETS[target].compiler == "tvm":  # TIR functions, not HLO
+        from explorer.tvm_view import tvm_target_layer
+
+        return tvm_target_layer(bundle, layer, target)
     captured, status = _target_state(bundle, target, ("optimized-hlo",))
     module = bundle.hlo_module(target, optimized=True) if captured else None
     if module is None:
@@ -358,7 +363,7 @@ def target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
         for kernel in kernels:
             briefs.setdefault(kernel.name, KernelBrief(
                 kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, kernel.launch,
-                kernel.vector_width_bits, kernel.notes))
+                kernel.vector_width_bits, kernel.notes, kernel.vector_registers))
         calls += _library_calls(inst, kernels)
     if not spec.has_roofline_figures:
         note = f"no estimate: tensorweg has no published peak figures for {target}"
@@ -408,6 +413,10 @@ def target_summary(bundle: Bundle, target: str) -> TargetSummary:
     module = bundle.hlo_module(target, optimized=True) if captured else None
     if module is not None and module.entry is not None:
         figures.update(_module_figures(bundle, target, module, cost is None))
+    elif captured and TARGETS[target].compiler == "tvm":
+        from explorer.tvm_view import tvm_fusion_count
+
+        figures["fusion_count"] = tvm_fusion_count(bundle, target)
     return TargetSummary(target, name, captured, status, "", **figures)
 
 

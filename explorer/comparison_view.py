@@ -93,6 +93,13 @@ def library_text(column: TargetLayer) -> str:
     return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items()) or "none"
 
 
+def vector_text(column: TargetLayer) -> str:
+    """Each kernel's widest SIMD register and how many vector registers it uses ("" when none recorded)."""
+    return "; ".join(f"{k.name} {k.vector_width_bits}-bit" + (f" ({len(k.vector_registers)} vector registers)"
+                                                              if k.vector_registers else "")
+                     for k in column.kernels if k.vector_width_bits)
+
+
 def instruction_kind(instruction: InstructionComparison) -> str:
     if instruction.fusion_kind:
         return f"fusion {instruction.fusion_kind}"
@@ -162,6 +169,7 @@ def as_text(bundle: Bundle, layer: str | None) -> str:
                 continue
             lines.append(_indent(_table(LAYER_HEADER, layer_rows(column))))
             lines += [f"  library calls: {library_text(column)}",
+                      *([f"  vector code: {vector_text(column)}"] if vector_text(column) else []),
                       f"  bytes {format_bytes(column.bytes)}, with tile padding {format_bytes(column.padded_bytes)};"
                       f" est. time {format_seconds(column.estimated_seconds)}", ""]
     lines += ["Figures:", *(f"  {n}" for n in notes)]

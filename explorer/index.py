@@ -709,7 +709,9 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
 
         # optimized instruction -> kernels naming it
         for kernel in kernels.get(target, []):
-            owners = [layer_of_opt.get(name, "") for name in kernel.hlo]
+            # Without HLO (TVM's kernels name ONNX nodes, whose names carry the TF scopes) the
+            # target's own scope map says whose they are.
+            owners = [layer_of_opt.get(name, "") or ("" if optimized else owner_of(name)) for name in kernel.hlo]
             layer = next((o for o in owners if o), "")
             entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
             links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]

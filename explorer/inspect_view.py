@@ -15,6 +15,7 @@ from explorer.errors import TensorwegError
 from explorer.hlo.text import shape_text
 from explorer.levels import is_hlo, target_key
 from explorer.serial import to_jsonable
+from explorer.targets import target_dirname
 
 JSON_SCHEMA_VERSION = 1
 
@@ -49,6 +50,13 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
     if is_hlo(level):
         module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
         if module is None:
+            from explorer.tvm_view import is_tvm
+
+            if is_tvm(target):  # Relax, not HLO: the text is in the bundle, the layer view in compare
+                stem = "optimized_hlo" if level == "optimized-hlo" else "hlo"
+                raise TensorwegError(f"{level} for {target} is TVM's Relax (TVMScript), not HLO: read "
+                                     f"targets/{target_dirname(target)}/{stem}.txt in the bundle, or run "
+                                     f"tensorweg compare BUNDLE --layer NAME")
             raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
         instructions = []
         for computation, instruction in module.all_instructions():

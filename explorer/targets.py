@@ -31,6 +31,7 @@ class TargetSpec:
     figures_source: where the peak figures come from.
     gpu_device_info: `GpuTargetConfigProto.gpu_device_info` fields (GPU only).
     compute_capability: CUDA compute capability (major, minor) (GPU only).
+    compiler: "xla", or "tvm" for `tvm:cpu` (the TVM worker, explorer.capture.tvm_worker).
     """
 
     name: str
@@ -42,6 +43,8 @@ class TargetSpec:
     figures_source: str = ""
     gpu_device_info: tuple[tuple[str, int | float], ...] = ()
     compute_capability: tuple[int, int] = (0, 0)
+    # Which compiler's worker captures it: "xla" (TensorFlow or JAX worker) or "tvm".
+    compiler: str = "xla"
 
     @property
     def has_roofline_figures(self) -> bool:
@@ -75,6 +78,14 @@ TARGETS: dict[str, TargetSpec] = {
             name="cpu",
             kind="cpu",
             display_name="This machine's CPU (XLA:CPU)",
+        ),
+        # The article's second compiler: the same model through ONNX into Apache TVM,
+        # compiled for this machine's x86 (AVX-512) by TVM's LLVM backend.
+        TargetSpec(
+            name="tvm:cpu",
+            kind="cpu",
+            display_name="This machine's CPU (Apache TVM)",
+            compiler="tvm",
         ),
         TargetSpec(
             name="gpu:h100",
@@ -169,6 +180,9 @@ TARGETS: dict[str, TargetSpec] = {
 DEFAULT_TARGETS: tuple[str, ...] = ("cpu", "gpu:h100", "tpu:v5e")
 
 NOT_AVAILABLE = "not available on this platform"
+# What the TVM target needs beyond the base install (the `tvm` extra in pyproject.toml).
+TVM_MODULES = ("tvm", "onnx", "tf2onnx")
+TVM_INSTALL_HINT = 'TVM is not installed; install it with: pip install -e ".[tvm]"'
 
 
 def get_target(name: str) -> TargetSpec:
@@ -197,6 +211,14 @@ def parse_targets(text: str) -> tuple[str, ...]:
     if not names:
         raise TensorwegError("no target given (known: " + ", ".join(TARGETS) + ")")
     return tuple(names)
+
+
+def require_installed(names: tuple[str, ...]) -> None:
+    """A target whose compiler is an optional extra (TVM) and is not installed is bad input:
+    one line saying how to install it (a GPU/TPU wheel missing is only `unavailable`)."""
+    for name in names:
+        if get_target(name).compiler == "tvm" and availability(name):
+            raise TensorwegError(f"target {name}: {TVM_INSTALL_HINT}")
 
 
 def target_dirname(name: str) -> str:
@@ -237,6 +259,8 @@ def availability(name: str) -> str | None:
     libtpu or the CUDA plugin is slow and noisy).
     """
     spec = get_target(name)
+    if spec.compiler == "tvm":
+        return None if all(_has_module(module) for module in TVM_MODULES) else TVM_INSTALL_HINT
     if spec.kind == "cpu":
         return None
     if importlib.util.find_spec("jax") is None:

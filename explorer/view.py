@@ -598,7 +598,9 @@ def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str
         status = LevelStatus("pending")
     if status.status == "failed":
         return (f"{target}: capture failed: {status.error}",)
-    if bundle.hlo_module(target, optimized=True) is None:
+    from explorer.tvm_view import is_tvm  # noqa: PLC0415
+
+    if status.status != "ok" if is_tvm(target) else bundle.hlo_module(target, optimized=True) is None:
         return (f"{target}: optimized HLO not captured yet",)
     layer = layer_of(bundle, level, name, shown_target)
     if not layer:

@@ -156,9 +156,10 @@ def capture(
     worker was killed, the staging directory vanished, every compiler level
     failed); the bundle there before is then left as it was.
     """
-    from explorer.targets import parse_targets  # validates names before any process starts
+    from explorer.targets import parse_targets, require_installed  # validates names before any process starts
 
     options = replace(options, targets=parse_targets(",".join(options.targets)))
+    require_installed(options.targets)
     source = resolve(spec)
     emit = on_event or (lambda event: None)
     cancel = cancel or threading.Event()
@@ -374,7 +375,8 @@ class _CaptureRun:
         return env
 
     def _start_accelerator(self, target: str) -> None:
-        from explorer.targets import availability
+        """A worker compiling from model.json: Keras-on-JAX for GPU/TPU, the TVM worker for `tvm:cpu`."""
+        from explorer.targets import availability, get_target
 
         missing = availability(target)
         if missing:
@@ -384,7 +386,9 @@ class _CaptureRun:
         out_dir = self.staging / "targets" / target_dirname(target)
         out_dir.mkdir(parents=True, exist_ok=True)
         signature = load_json(list[tuple[str, tuple[int, ...], str]], self.staging / "signature.json")
-        self._start(f"{target} worker", "explorer.capture.jax_worker", {
+        compiler = get_target(target).compiler
+        module = "explorer.capture.tvm_worker" if compiler == "tvm" else "explorer.capture.jax_worker"
+        self._start(f"{target} worker", module, {
             "model_file": str(self.staging / "model.json"),
             "unsafe": self.options.unsafe,
             "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],

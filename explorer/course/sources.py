@@ -72,6 +72,9 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("NVIDIA cuBLAS documentation", "https://docs.nvidia.com/cuda/cublas/"),
     ("Triton language documentation", "https://triton-lang.org/"),
     ("oneDNN documentation", "https://uxlfoundation.github.io/oneDNN/"),
+    # Apache TVM (the `tvm:cpu` target)
+    ("Apache TVM documentation", "https://tvm.apache.org/docs/"),
+    ("TVM Relax FuseOps pass", "https://github.com/apache/tvm/blob/main/src/relax/transform/fuse_ops.cc"),
 )
 
 
