@@ -10,6 +10,7 @@ captures forbidden (`screens.serve_policy`). Listening beyond this machine is ex
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import shlex
 import sys
@@ -21,7 +22,15 @@ from explorer.pack import bundle_argument
 
 from screens.serve_policy import CAPTURE_VARIABLE
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+def is_loopback(host: str) -> bool:
+    """Only this machine can connect: localhost, 127.0.0.0/8 or ::1."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -33,7 +42,7 @@ def serve(args: argparse.Namespace) -> int:
             raise TensorwegError(f"{args.model}: serve opens lesson packs and bundles only; "
                                  "capture it first (`tensorweg pack`) or pass --allow-capture")
         bundle_path = open_or_capture(args.model, capture_options(args)).path
-    if args.host not in LOOPBACK:
+    if not is_loopback(args.host):
         print(f"warning: serving on {args.host}: anyone who can reach this address and port can open the explorer",
               file=sys.stderr)
     os.environ[CAPTURE_VARIABLE] = "0"  # the tabs' processes inherit it
