@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from explorer import handout as handout_command
 from explorer import pack as pack_command
 from explorer.bundle import LEVELS
 from explorer.course import commands as course_commands
@@ -23,7 +24,7 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
-               "pack", "serve")
+               "pack", "serve", "handout")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot", "serve")
 
@@ -110,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     course_commands.register(sub)
     pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
+    handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     return parser
 
 
