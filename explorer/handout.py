@@ -137,16 +137,11 @@ def run_handout(args: argparse.Namespace) -> int:
         open_or_capture,
         write_output_file,
     )
-    from explorer.course.tours import parse_tour  # noqa: PLC0415
     from explorer.pack import is_pack, open_pack  # noqa: PLC0415
 
     out = Path(args.output)
     check_output_file(out, ".html")
-    tour = None
-    if is_pack(Path(args.model)):
-        pack = open_pack(Path(args.model))
-        if args.tour in pack.tours:
-            tour = parse_tour(pack.tour_text(args.tour), f"{args.tour}.tour")
+    tour = open_pack(Path(args.model)).tour(args.tour) if is_pack(Path(args.model)) else None
     if tour is None:
         tour = load_tour_argument(args.tour)
     bundle = open_or_capture(args.model, capture_options(args))

@@ -59,6 +59,15 @@ class Pack:
     def tour_text(self, name: str) -> str:
         return (self.root / "tours" / f"{name}.tour").read_text(encoding="utf-8")
 
+    def tour(self, name: str | None = None):
+        """The named tour (the first when no name is given) as an explorer.course.tours.Tour; None if none."""
+        from explorer.course.tours import parse_tour  # noqa: PLC0415
+
+        name = name if name is not None else (self.tours[0] if self.tours else None)
+        if name is None or name not in self.tours:
+            return None
+        return parse_tour(self.tour_text(name), f"{name}.tour")
+
 
 def is_pack(path: Path) -> bool:
     """A lesson pack is a file named `*.twpack` (directories are bundles, anything else a model)."""

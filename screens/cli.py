@@ -22,7 +22,7 @@ from explorer.commands import (
     screenshot_size,
     write_output_file,
 )
-from explorer.course.tours import Tour, parse_tour
+from explorer.course.tours import Tour
 from explorer.errors import TensorwegError
 from explorer.model_source import resolve
 from explorer.pack import bundle_argument, is_pack, open_pack
@@ -63,7 +63,9 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    return _run_explorer(args)
+    """A lesson pack with tours opens in its first lesson (what `tensorweg course.twpack` is for)."""
+    tour = open_pack(Path(args.model)).tour() if is_pack(Path(args.model)) else None
+    return _run_explorer(args, tour)
 
 
 def cmd_tour(args: argparse.Namespace) -> int:
@@ -71,10 +73,8 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
     With a lesson pack, TOUR may name one of the pack's tours.
     """
-    if is_pack(Path(args.model)):
-        pack = open_pack(Path(args.model))
-        if args.tour in pack.tours:
-            return _run_explorer(args, parse_tour(pack.tour_text(args.tour), f"{args.tour}.tour"))
+    if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
+        return _run_explorer(args, tour)
     return _run_explorer(args, load_tour_argument(args.tour))
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from explorer.commands import capture_options, default_language, open_or_capture
 from explorer.errors import TensorwegError
-from explorer.pack import bundle_argument
+from explorer.pack import bundle_argument, is_pack
 
 from screens.serve_policy import CAPTURE_VARIABLE
 
@@ -37,16 +37,17 @@ def serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise TensorwegError(f"bad --port {args.port}: expected 1 to 65535")
     bundle_path = bundle_argument(args.model)
+    opened = Path(args.model) if is_pack(Path(args.model)) else bundle_path  # a pack's tabs start its first lesson
     if bundle_path is None:
         if not args.allow_capture:
             raise TensorwegError(f"{args.model}: serve opens lesson packs and bundles only; "
                                  "capture it first (`tensorweg pack`) or pass --allow-capture")
-        bundle_path = open_or_capture(args.model, capture_options(args)).path
+        opened = open_or_capture(args.model, capture_options(args)).path
     if not is_loopback(args.host):
         print(f"warning: serving on {args.host}: anyone who can reach this address and port can open the explorer",
               file=sys.stderr)
     os.environ[CAPTURE_VARIABLE] = "0"  # the tabs' processes inherit it
-    command = shlex.join([sys.executable, "-m", "screens.cli", "open", _shown_path(bundle_path),
+    command = shlex.join([sys.executable, "-m", "screens.cli", "open", _shown_path(opened),
                           "--lang", args.lang or default_language()])
     server = _server_class()(command, host=args.host, port=args.port, title=f"tensorweg: {Path(args.model).name}")
     server.shown = f"{Path(args.model).name} on http://{args.host}:{args.port}"

@@ -251,5 +251,6 @@ def test_pack_takes_tour_files_and_opens_them_by_name(tmp_path, capsys, monkeypa
 
     opened = open_pack(out)
     assert opened.tours == ("mine",) and "Hi." in opened.tour_text("mine")
+    assert opened.tour().title == "Mine" and opened.tour("other") is None  # `tensorweg course.twpack` starts "Mine"
     # `tensorweg tour mine course.twpack` finds the pack's tour (then wants a terminal).
     assert "needs a terminal" in _error(capsys, ["tour", "mine", str(out)])

@@ -34,7 +34,7 @@ def _free_port() -> int:
 @pytest.fixture
 def pack(tmp_path) -> Path:
     out = tmp_path / "course.twpack"
-    assert main(["pack", str(BUNDLE), "-o", str(out)]) == 0
+    assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers", "-o", str(out)]) == 0
     return out
 
 
@@ -84,7 +84,7 @@ def _group_ends(group: int, seconds: float = 20) -> bool:
     return False
 
 
-def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_app(server):
+def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_lesson(server):
     url, page, process = server
     assert "textual" in page.lower() and "data-session-websocket-url" in page
     assert f"{url.replace('http', 'ws')}/ws" in page
@@ -94,7 +94,7 @@ def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_app(server
         seen = ""
         async with aiohttp.ClientSession() as session, session.ws_connect(url + "/ws?width=100&height=30") as ws:
             deadline = time.monotonic() + 90
-            while "conv2d" not in seen and time.monotonic() < deadline:
+            while "Step 1 of" not in seen and time.monotonic() < deadline:
                 try:
                     message = await ws.receive(timeout=5)
                 except TimeoutError:
@@ -108,7 +108,8 @@ def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_app(server
             await ws.send_json(["stdin", "q"])
         return seen
 
-    assert "conv2d" in asyncio.run(first_frame())
+    frames = asyncio.run(first_frame())
+    assert "conv2d" in frames and "Step 1 of" in frames  # the pack's lesson starts in the tab
     # Closing the tab ended its app process: only the server is left in its session.
     deadline = time.monotonic() + 20
     while _session_members(process.pid) != [process.pid] and time.monotonic() < deadline:
@@ -157,7 +158,8 @@ def test_another_host_warns_and_tabs_may_not_capture(pack, monkeypatch, capsys):
     assert err.startswith("warning: serving on 0.0.0.0") and err.count("\n") == 1
     command, host, port, capture = _Recorder.calls[0]
     assert (host, port, capture) == ("0.0.0.0", 8123, "0")
-    assert " open " in command and str(Path.cwd()) not in command.split(" open ")[1]
+    # Tabs open the pack itself (its first lesson starts), named relative to here.
+    assert command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(pack)
     for loopback in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
         assert main(["serve", str(pack), "--host", loopback]) == 0
         assert capsys.readouterr().err == ""
@@ -181,3 +183,18 @@ def test_a_tab_refuses_to_capture(monkeypatch, capsys):
     monkeypatch.setenv(CAPTURE_VARIABLE, "0")
     assert main(["open", "mnist_cnn"]) == 2
     assert "opens lesson packs and bundles only" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_allow_capture_captures_the_model_once_before_serving(monkeypatch, capsys):
+    """`serve mlp --allow-capture` compiles before it listens; the tabs open the captured bundle."""
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    monkeypatch.setenv(CAPTURE_VARIABLE, "1")
+    _Recorder.calls.clear()
+    assert main(["serve", "mlp", "--allow-capture", "--targets", "cpu"]) == 0
+    command, host, _port, capture = _Recorder.calls[0]
+    assert (host, capture) == ("127.0.0.1", "0")
+    bundle = Path(command.split(" open ")[1].split(" --lang ")[0].strip("'"))
+    from explorer.bundle import Bundle
+
+    assert Bundle.open(bundle).model_name == "mlp"
