@@ -123,11 +123,12 @@ class TourScreen(ModalScreen):
             yield Static("", id="tour-heading")
             with VerticalScroll(id="tour-scroll"):
                 yield Static("", id="tour-text")
-                yield Static("", id="tour-explanation")
+                # The question's parts come before the explanation, so the feedback shows without scrolling.
                 yield Static("", id="tour-question")
                 yield Input(id="tour-answer", compact=True)
                 yield Static("", id="tour-feedback")
                 yield Static("", id="tour-summary")
+                yield Static("", id="tour-explanation")
             yield Static("", id="tour-keys")
 
     def on_mount(self) -> None:

@@ -239,3 +239,16 @@ def test_every_builtin_question_is_answerable_on_a_real_capture(name, tmp_path_f
         else:
             selected = resolve_tour_step(bundle, step)
             assert exercises.expected(bundle, step, selected) is not None, f"line {step.line}: cannot be checked"
+
+
+@needs_bundle
+def test_snapshot_question_answered_wrong(snap_compare):
+    """Step 6 of 'A tensor's way down to the registers' at 100x32, answered with `a` while the
+    convolution is still selected: the optimized HLO above with convolution.1 selected; in the
+    tour panel the step's text, the question paragraph ('which instruction did XLA fuse the bias
+    and the ReLU into?'), 'Not quite.' with the hint about a kLoop fusion of conv2d, and the keys
+    line ending in '[ ] move the selection above   a answer with it'."""
+    from explorer.course.tours import builtin_tour
+
+    app = create_app(BUNDLE, tour=builtin_tour("tensor_to_registers"))
+    assert snap_compare(app, press=["n"] * 5 + ["a"], run_before=settle, terminal_size=(100, 32))
