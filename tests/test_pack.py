@@ -68,7 +68,9 @@ from explorer.bundle import Bundle
 from explorer.course.tours import parse_tour
 from explorer.levels import LEVELS, TARGET_LEVELS
 from explorer.pack import open_pack
-from explorer.view import resolve_tour_step, rows
+from explorer.course import exercises
+from explorer.course.tours import meets
+from explorer.view import resolve_tour_step, rows, tour_candidates
 from screens.cli import main
 
 pack_path = sys.argv[1]
@@ -78,14 +80,22 @@ for level in LEVELS:
 assert main(["screenshot", pack_path, "--level", "optimized-hlo", "--out", sys.argv[2]]) == 0
 pack = open_pack(pack_path)
 bundle, original = Bundle.open(pack.bundle_path()), Bundle.open(sys.argv[3])
-shown = 0
+shown = questions = 0
 for name in pack.tours:
     tour = parse_tour(pack.tour_text(name), name)
     for step in tour.steps:  # every step shows from the pack what it shows from the bundle packed
         assert rows(bundle, step.level, step.target) == rows(original, step.level, step.target), (name, step.line)
         shown += len(rows(bundle, step.level, step.target))
         assert resolve_tour_step(bundle, step) == resolve_tour_step(original, step), (name, step.line)
-assert shown > 100, shown
+        if step.question is not None:  # every exercise can be answered, and is checked, from the pack
+            questions += 1
+            if step.question.kind == "select":
+                right = [c.name for c in tour_candidates(bundle, step.level, step.target)
+                         if meets(step.question.selection, c)]
+                assert right and exercises.check(bundle, step, right[0]).correct, (name, step.line)
+            else:
+                assert exercises.expected(bundle, step, resolve_tour_step(bundle, step)) is not None
+assert shown > 100 and questions == 2, (shown, questions)
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "jax", "jaxlib", "keras"))
 print("COMPILERS", loaded)
 """
@@ -254,3 +264,16 @@ def test_pack_takes_tour_files_and_opens_them_by_name(tmp_path, capsys, monkeypa
     assert opened.tour().title == "Mine" and opened.tour("other") is None  # `tensorweg course.twpack` starts "Mine"
     # `tensorweg tour mine course.twpack` finds the pack's tour (then wants a terminal).
     assert "needs a terminal" in _error(capsys, ["tour", "mine", str(out)])
+
+
+@pytest.mark.e2e
+def test_pack_captures_a_model_it_is_given(tmp_path, capsys):
+    """`tensorweg pack mlp --targets cpu` compiles mlp first, then packs it with the lesson written for it."""
+    out = tmp_path / "mlp.twpack"
+    assert main(["pack", "mlp", "--targets", "cpu", "--tours", "basics", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["inspect", str(out), "--level", "optimized-hlo"]) == 0
+    assert "dot" in capsys.readouterr().out
+    from explorer.pack import open_pack
+
+    assert open_pack(out).tour("basics").model == "mlp"
