@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from explorer import handout as handout_command
+from explorer import pack as pack_command
 from explorer.bundle import LEVELS
 from explorer.course import commands as course_commands
 from explorer.errors import TensorwegError
@@ -22,9 +24,9 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
-               "passes")
+               "passes", "pack", "serve", "handout")
 # The subcommands whose handlers live on the UI side (screens.cli).
-UI_COMMANDS = ("open", "tour", "screenshot")
+UI_COMMANDS = ("open", "tour", "screenshot", "serve")
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -108,7 +110,19 @@ def build_parser() -> argparse.ArgumentParser:
     _common_capture_options(tour, defaults)
     tour.add_argument("--lang", choices=("de", "en"), default=None)
 
+    serve = sub.add_parser("serve", help="serve the explorer to web browsers (textual-serve)")
+    serve.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="PACK, BUNDLE or MODEL")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--allow-capture", action="store_true",
+                       help="MODEL may be captured (once, before serving); otherwise only packs and bundles are served")
+    serve.add_argument("--lang", choices=("de", "en"), default=None)
+    _common_capture_options(serve, defaults)
+
     course_commands.register(sub)
+    pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
+    handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     return parser
 
 

@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from explorer.bundle import Bundle, is_bundle
+from explorer.bundle import Bundle
 from explorer.course.lookup import default_language as language_from_environment
 from explorer.course.tours import Tour, builtin_tour, parse_tour
 from explorer.course.tours.parser import read_tour_file
@@ -80,10 +80,12 @@ def progress_printer(stream=sys.stderr):
 
 
 def open_or_capture(model: str, options: CaptureOptions, quiet: bool = False) -> Bundle:
-    """A bundle directory opens as it is; anything else is captured (or taken from the cache)."""
-    path = Path(model)
-    if path.is_dir() and is_bundle(path):
-        return Bundle.open(path)
+    """A bundle directory or a lesson pack opens as it is; anything else is captured (or taken from the cache)."""
+    from explorer.pack import bundle_argument  # noqa: PLC0415
+
+    bundle_path = bundle_argument(model)
+    if bundle_path is not None:
+        return Bundle.open(bundle_path)
     from explorer.capture.orchestrator import capture
 
     if options.unsafe:

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from explorer import cli as core_cli
-from explorer.bundle import is_bundle
 from explorer.commands import (
     capture_options,
     check_output_file,
@@ -26,10 +25,15 @@ from explorer.commands import (
 from explorer.course.tours import Tour
 from explorer.errors import TensorwegError
 from explorer.model_source import resolve
+from explorer.pack import bundle_argument, is_pack, open_pack
+
+from screens import serve_policy
 
 
 def _require_terminal() -> None:
     """The explorer draws on a terminal and reads keys from it; without one it would wait forever."""
+    if serve_policy.in_browser():  # a `tensorweg serve` tab: textual-serve is the terminal
+        return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise TensorwegError("the explorer needs a terminal (stdin and stdout); "
                              "for a picture without one use `tensorweg screenshot MODEL --out FILE.svg`")
@@ -39,14 +43,15 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
     """Open the explorer on a bundle directory, or capture MODEL in it; bad input fails before the UI."""
     options = capture_options(args)
     lang = args.lang or default_language()
-    path = Path(args.model)
-    bundle_path = path if path.is_dir() and is_bundle(path) else None
+    bundle_path = bundle_argument(args.model)  # a bundle, or a lesson pack's first bundle
     if bundle_path is None:
+        if serve_policy.captures_forbidden():
+            raise TensorwegError(f"{args.model}: this server opens lesson packs and bundles only")
         resolve(args.model)
     _require_terminal()
     from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
 
-    plain = plain_terminal()
+    plain = plain_terminal() and not serve_policy.in_browser()
     if bundle_path is not None:
         app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain)
     else:
@@ -58,11 +63,18 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    return _run_explorer(args)
+    """A lesson pack with tours opens in its first lesson (what `tensorweg course.twpack` is for)."""
+    tour = open_pack(Path(args.model)).tour() if is_pack(Path(args.model)) else None
+    return _run_explorer(args, tour)
 
 
 def cmd_tour(args: argparse.Namespace) -> int:
-    """Parse the tour first (a bad tour fails before any capture), then open like `open`."""
+    """Parse the tour first (a bad tour fails before any capture), then open like `open`.
+
+    With a lesson pack, TOUR may name one of the pack's tours.
+    """
+    if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
+        return _run_explorer(args, tour)
     return _run_explorer(args, load_tour_argument(args.tour))
 
 
@@ -80,7 +92,13 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
-UI_HANDLERS = {"open": cmd_open, "tour": cmd_tour, "screenshot": cmd_screenshot}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from screens.serve import serve  # noqa: PLC0415 (textual-serve loads only for `serve`)
+
+    return serve(args)
+
+
+UI_HANDLERS = {"open": cmd_open, "tour": cmd_tour, "screenshot": cmd_screenshot, "serve": cmd_serve}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from rich.markdown import Markdown
 from textual import on
@@ -22,13 +23,14 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from explorer.course import exercises
 from explorer.course.labels import label
 from explorer.course.lookup import explain_topic
 from explorer.course.tours import Tour, TourStep, builtin_tours
-from explorer.view import Selection, resolve_tour_step
+from explorer.view import Selection, resolve_tour_step, rows
 
 from screens.widgets.explanation_pane import explanation_markdown
 
@@ -40,6 +42,16 @@ _NOTHING_SELECTED = {"en": "(select={} matches nothing in this capture)",
                      "de": "(select={} passt auf nichts in dieser Aufnahme)"}
 _KEYS = {"en": "n/→ next   p/← back   q/Esc leave the tour",
          "de": "n/→ weiter   p/← zurück   q/Esc Führung verlassen"}
+_ANSWER_KEYS = {"en": {"select": "[ ] move the selection above   a answer with it", "other": "a answer"},
+                "de": {"select": "[ ] Auswahl oben bewegen   a damit antworten", "other": "a antworten"}}
+_CHOICES = {"en": "Choose one of: {}", "de": "Zur Wahl: {}"}
+# Each app's answers: (tour source and title, step index) -> the last verdict (the lesson's summary).
+_VERDICTS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def verdicts(app: "TensorwegApp", tour: Tour) -> dict[int, exercises.Verdict]:
+    """The learner's answers to `tour` in this app so far: step index -> last verdict."""
+    return _VERDICTS.setdefault(app, {}).setdefault((tour.source, tour.title), {})
 
 
 # --- which item a step selects -------------------------------------------------------
@@ -88,6 +100,12 @@ class TourScreen(ModalScreen):
         Binding("L", "app.toggle_language", "Lang", id="tour.language",
                 tooltip="Switch language (English/German) of the interface and the level's explanation"),
         Binding("G", "app.glossary", "Glossary", id="tour.glossary", tooltip="Open the glossary (searchable)"),
+        Binding("a", "answer", "Answer", id="tour.answer",
+                tooltip="Answer the step's question (a select question takes the item selected above)"),
+        Binding("right_square_bracket", "move(1)", "Next item", id="tour.next_item",
+                tooltip="Select the next item of the level above (to answer a select question)"),
+        Binding("left_square_bracket", "move(-1)", "Previous item", id="tour.previous_item",
+                tooltip="Select the previous item of the level above (to answer a select question)"),
     ]
 
     def __init__(self, tour: Tour, index: int, selected: str | None) -> None:
@@ -105,6 +123,11 @@ class TourScreen(ModalScreen):
             yield Static("", id="tour-heading")
             with VerticalScroll(id="tour-scroll"):
                 yield Static("", id="tour-text")
+                # The question's parts come before the explanation, so the feedback shows without scrolling.
+                yield Static("", id="tour-question")
+                yield Input(id="tour-answer", compact=True)
+                yield Static("", id="tour-feedback")
+                yield Static("", id="tour-summary")
                 yield Static("", id="tour-explanation")
             yield Static("", id="tour-keys")
 
@@ -128,7 +151,33 @@ class TourScreen(ModalScreen):
         self.query_one("#tour-heading", Static).update(Content(where))
         self.query_one("#tour-text", Static).update(Markdown(step.text) if step.text else "")
         self.query_one("#tour-explanation", Static).update(Markdown(self.explanation()))
-        self.query_one("#tour-keys", Static).update(_KEYS[lang])
+        keys = _KEYS[lang]
+        question = step.question
+        if question is not None:
+            keys += "   " + _ANSWER_KEYS[lang]["select" if question.kind == "select" else "other"]
+        self.query_one("#tour-keys", Static).update(keys)
+        self.sync_question()
+
+    def sync_question(self) -> None:
+        """The question's choices, the learner's last answer and its feedback; the summary on the last step."""
+        step, app = self.step, self.app
+        answer_box = self.query_one("#tour-answer", Input)
+        answer_box.display = step.question is not None and step.question.kind != "select"
+        answer_box.can_focus = answer_box.has_focus  # focusable only after `a`: n/p/q stay the tour's keys
+        choices = exercises.choices(app.bundle, step) if app.bundle is not None else ()
+        verdict = verdicts(app, self.tour).get(self.index)  # type: ignore[arg-type]
+        asked = tuple(i for i, s in enumerate(self.tour.steps) if s.question is not None)
+        last = self.index == len(self.tour.steps) - 1
+        texts = {
+            "#tour-question": _CHOICES[self.tour.lang].format(", ".join(choices)) if choices else "",
+            "#tour-feedback": verdict.feedback if verdict else "",
+            "#tour-summary": exercises.summary(len(self.tour.steps), asked, verdicts(app, self.tour), self.tour.lang)
+            if last and asked else "",
+        }
+        for selector, text in texts.items():  # a step without a question looks as it did before exercises
+            widget = self.query_one(selector, Static)
+            widget.update(Content(text))
+            widget.display = bool(text)
 
     def explanation(self) -> str:
         """The step's `explain:` text in the tour's language ("" when it has none)."""
@@ -150,6 +199,44 @@ class TourScreen(ModalScreen):
 
     def action_leave(self) -> None:
         self.dismiss()
+
+    # --- answering ---------------------------------------------------------------
+
+    def action_answer(self) -> None:
+        """`a`: a select question is answered with the item selected above; others type into the box."""
+        question = self.step.question
+        if question is None or self.app.bundle is None:
+            return
+        if question.kind == "select":
+            self.record(self.app.selections.get(self.step.level, ""))
+        else:
+            box = self.query_one("#tour-answer", Input)
+            box.can_focus = True
+            box.focus()
+
+    @on(Input.Submitted, "#tour-answer")
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.record(event.value)
+        self.set_focus(None)  # n/p/q reach the tour again
+
+    def record(self, answer: str) -> exercises.Verdict:
+        """Check `answer` against the capture, keep the verdict for the summary, show its feedback."""
+        verdict = exercises.check(self.app.bundle, self.step, answer, self.tour.lang, self.selected)
+        verdicts(self.app, self.tour)[self.index] = verdict  # type: ignore[arg-type]
+        self.sync_question()
+        return verdict
+
+    def action_move(self, delta: int) -> None:
+        """`[`/`]`: select the previous/next item of the level above (the panel keeps the keys)."""
+        app, step = self.app, self.step
+        if step.question is None or step.question.kind != "select" or app.bundle is None:
+            return
+        names = [item.name for item in rows(app.bundle, step.level, step.target)]
+        if not names:
+            return
+        current = app.selections.get(step.level)
+        index = names.index(current) + delta if current in names else 0
+        app.goto_level(step.level, names[max(0, min(index, len(names) - 1))])
 
 
 # --- the list of built-in tours (`T`) --------------------------------------------------

@@ -18,7 +18,7 @@ from explorer.errors import TensorwegError
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
-    "load_tour", "parse_selection", "parse_tour", "resolve_selection",
+    "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
 
@@ -51,9 +51,14 @@ class Candidate:
 def resolve_selection(selection: Selection, candidates: Iterable[Candidate]) -> str | None:
     """The name of the first candidate (in the level's display order) meeting every condition."""
     for candidate in candidates:
-        if all(_holds(condition, candidate) for condition in selection.conditions):
+        if meets(selection, candidate):
             return candidate.name
     return None
+
+
+def meets(selection: Selection, candidate: Candidate) -> bool:
+    """Whether `candidate` meets every condition of `selection` (also how `ask: select=` is checked)."""
+    return all(_holds(condition, candidate) for condition in selection.conditions)
 
 
 def _holds(condition: Condition, candidate: Candidate) -> bool:

@@ -6,12 +6,15 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from explorer.course.exercises import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
 from explorer.course.lookup import LEVELS, has_topic
 from explorer.errors import ParseError, TensorwegError
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description")
 REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
+ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
+LINE_KINDS = ("step", "text", "explain", "ask", "hint")
 SELECTOR_KINDS = ("layer", "kind")
 # The targets of docs/architecture.md; a tour naming another one is a typo.
 KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e")
@@ -44,6 +47,8 @@ class TourStep:
     """One step, with level and target carried over from earlier steps.
 
     explain: an explanation key, "selected" (the selected item's explanation) or "".
+    question: what the step asks the learner (`ask:` and `hint:`), checked by
+        explorer.course.exercises; None for a step that only shows.
     """
 
     level: str
@@ -52,6 +57,7 @@ class TourStep:
     text: str
     explain: str
     line: int
+    question: Question | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +116,7 @@ def parse_tour(text: str, source: str = "") -> Tour:
     steps: list[TourStep] = []
     current: TourStep | None = None
     level, target = "", "cpu"
+    ask_line = 0
     lines = text.splitlines()
 
     def finish(step: TourStep | None) -> None:
@@ -117,6 +124,9 @@ def parse_tour(text: str, source: str = "") -> Tour:
             return
         if not step.text and not step.explain:
             raise ParseError("step has neither 'text:' nor 'explain:'", step.line, 1, source)
+        if step.question is not None and not step.question.hint:
+            raise ParseError("a step with 'ask:' needs a 'hint:' (what a wrong answer should look at)",
+                             ask_line, 1, source)
         steps.append(step)
 
     for number, raw in enumerate(lines, start=1):
@@ -136,7 +146,11 @@ def parse_tour(text: str, source: str = "") -> Tour:
         if line[0] in " \t":
             if current is None or not current.text:
                 raise ParseError("indented continuation line outside a 'text:'", number, 1, source)
-            current = replace(current, text=current.text + " " + stripped)
+            if current.question is not None and current.question.hint and _last_kind(lines, number) == "hint":
+                current = replace(current, question=replace(current.question,
+                                                            hint=current.question.hint + " " + stripped))
+            else:
+                current = replace(current, text=current.text + " " + stripped)
             continue
         word, colon, rest = line.partition(":")
         if not colon:
@@ -159,8 +173,21 @@ def parse_tour(text: str, source: str = "") -> Tour:
             if rest != EXPLAIN_SELECTED and not has_topic(rest):
                 raise ParseError(f"unknown explanation key '{rest}'", number, rest_column, source)
             current = replace(current, explain=rest)
+        elif word == "ask":
+            if current.question is not None:
+                raise ParseError("a step has at most one 'ask:'", number, 1, source)
+            current = replace(current, question=_parse_question(rest, number, rest_column, source))
+            ask_line = number
+        elif word == "hint":
+            if current.question is None:
+                raise ParseError("'hint:' before the step's 'ask:'", number, 1, source)
+            if current.question.hint:
+                raise ParseError("a question has at most one 'hint:'", number, 1, source)
+            if not rest:
+                raise ParseError("empty 'hint:'", number, rest_column, source)
+            current = replace(current, question=replace(current.question, hint=rest))
         else:
-            raise ParseError(f"unknown line kind '{word}:' (known: step, text, explain)", number, 1, source)
+            raise ParseError(f"unknown line kind '{word}:' (known: {', '.join(LINE_KINDS)})", number, 1, source)
     finish(current)
     for name in REQUIRED_HEADERS:
         if not headers.get(name):
@@ -207,3 +234,68 @@ def _parse_options(text: str, level: str, target: str, line: int, column: int,
     if not level:
         raise ParseError("the first step must set 'level='", line, column, source)
     return level, target, selection
+
+
+def _last_kind(lines: list[str], number: int) -> str:
+    """The kind (`text`, `hint`, ...) of the unindented line that an indented line `number` continues."""
+    for raw in reversed(lines[: number - 1]):
+        if raw.strip() and not raw.strip().startswith("#") and raw[0] not in " \t":
+            return raw.partition(":")[0]
+    return ""
+
+
+def _parse_question(text: str, line: int, column: int, source: str) -> Question:
+    """`select=SELECTOR`, `target=most:FACT`, `number=FACT [tolerance=N|N%]`."""
+    options: dict[str, tuple[str, int]] = {}
+    position = 0
+    while position < len(text):
+        if text[position] == " ":
+            position += 1
+            continue
+        match = _OPTION.match(text, position)
+        where = column + position
+        if not match:
+            raise ParseError("expected 'name=value' after 'ask:', e.g. select=layer:dense,kind:fusion",
+                             line, where, source)
+        name, value = match.group(1), match.group(3) if match.group(3) is not None else match.group(4)
+        if name not in ASK_OPTIONS:
+            raise ParseError(f"unknown question '{name}' (known: {', '.join(ASK_OPTIONS)})", line, where, source)
+        if name in options:
+            raise ParseError(f"'{name}=' given twice", line, where, source)
+        options[name] = (value, where + len(name) + 1)
+        position = match.end()
+    kinds = [k for k in QUESTION_KINDS if k in options]
+    if len(kinds) != 1:
+        raise ParseError(f"'ask:' needs exactly one of {', '.join(k + '=' for k in QUESTION_KINDS)}",
+                         line, column, source)
+    kind = kinds[0]
+    value, value_column = options[kind]
+    if "tolerance" in options and kind != "number":
+        raise ParseError("'tolerance=' belongs to a number= question", line, options["tolerance"][1], source)
+    if kind == "select":
+        return Question("select", selection=parse_selection(value, line, value_column, source))
+    if kind == "target":
+        extreme, colon, fact = value.partition(":")
+        if not colon or extreme not in EXTREMES:
+            raise ParseError(f"expected target=most:FACT or target=least:FACT, not '{value}'",
+                             line, value_column, source)
+        if fact not in TARGET_FACTS:
+            raise ParseError(f"unknown fact '{fact}' (known: {', '.join(TARGET_FACTS)})",
+                             line, value_column + len(extreme) + 1, source)
+        return Question("target", fact=fact, extreme=extreme)
+    if value not in TARGET_FACTS + ITEM_FIGURES:
+        raise ParseError(f"unknown fact '{value}' (known: {', '.join(TARGET_FACTS + ITEM_FIGURES)})",
+                         line, value_column, source)
+    tolerance, relative = 0.0, False
+    if "tolerance" in options:
+        raw, tolerance_column = options["tolerance"]
+        relative = raw.endswith("%")
+        try:
+            tolerance = float(raw[:-1] if relative else raw)
+        except ValueError:
+            tolerance = -1.0
+        if tolerance < 0 or tolerance != tolerance:  # negative, or NaN
+            raise ParseError(f"bad tolerance '{raw}': a number or a percentage, e.g. 5 or 10%",
+                             line, tolerance_column, source)
+        tolerance = tolerance / 100 if relative else tolerance
+    return Question("number", fact=value, tolerance=tolerance, relative=relative)

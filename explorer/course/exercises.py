@@ -1,0 +1,183 @@
+"""Exercises: tour steps that ask a question whose answer is checked against the capture.
+
+A step's `ask:` line (docs/tours.md) is one of
+
+- `select=SELECTOR`: the learner selects an item of the step's level; right when it meets the
+  selector (the same conditions as `select=`, checked on `explorer.view.tour_candidates`);
+- `target=most:FACT` or `target=least:FACT`: multiple choice among the bundle's targets;
+- `number=FACT` (optionally `tolerance=N` or `tolerance=N%`): a number, compared with the
+  capture's figure.
+
+FACTs are per target (`TARGET_FACTS`) or figures of the step's selected item (`ITEM_FIGURES`,
+the same figures that fill the explanations' placeholders, `explorer.view.figures`). Every
+question carries a `hint:` that a wrong answer shows. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer.bundle import Bundle
+    from explorer.course.tours.parser import Selection, TourStep
+
+QUESTION_KINDS = ("select", "target", "number")
+# Facts of one target, computed from its captured levels.
+TARGET_FACTS = ("temp-bytes", "peak-bytes", "kernels")
+# Figures of the step's selected item (explorer.view.figures).
+ITEM_FIGURES = ("bytes", "padding_bytes", "vector_width_bits")
+EXTREMES = ("most", "least")
+
+_WORDS = {
+    "en": {"right": "Right.", "wrong": "Not quite.", "answer": "Answer", "unanswered": "not answered",
+           "no_number": "Please answer with a number.", "unknown_target": "Choose one of: {}.",
+           "nothing_selected": "Nothing is selected yet.", "cannot_check": "This capture cannot check this question.",
+           "summary": "Your answers: {} of {} right.", "step": "Step", "right_word": "right", "wrong_word": "wrong"},
+    "de": {"right": "Richtig.", "wrong": "Noch nicht.", "answer": "Antwort", "unanswered": "nicht beantwortet",
+           "no_number": "Bitte mit einer Zahl antworten.", "unknown_target": "Wähle eines von: {}.",
+           "nothing_selected": "Noch ist nichts ausgewählt.",
+           "cannot_check": "Diese Aufnahme kann diese Frage nicht prüfen.",
+           "summary": "Deine Antworten: {} von {} richtig.", "step": "Schritt", "right_word": "richtig",
+           "wrong_word": "falsch"},
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a step asks. `kind`: select, target or number.
+
+    selection: for select. fact: for target and number. extreme: most or least (target).
+    tolerance: for number; relative (a fraction) when `relative`, else absolute.
+    """
+
+    kind: str
+    hint: str = ""
+    selection: Selection | None = None
+    fact: str = ""
+    extreme: str = ""
+    tolerance: float = 0.0
+    relative: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The check of one answer: `feedback` is what the learner reads (the hint when wrong)."""
+
+    correct: bool
+    feedback: str
+    answer: str = ""
+
+
+def words(lang: str) -> dict[str, str]:
+    return _WORDS.get(lang, _WORDS["en"])
+
+
+def choices(bundle: Bundle, step: TourStep) -> tuple[str, ...]:
+    """The targets a `target=` question offers: the bundle's targets that have the fact."""
+    question = step.question
+    if question is None or question.kind != "target":
+        return ()
+    return tuple(t for t in bundle.targets if target_fact(bundle, t, question.fact) is not None)
+
+
+def target_fact(bundle: Bundle, target: str, fact: str) -> int | None:
+    """A per-target fact from the capture, or None where that level was not captured."""
+    if fact == "kernels":
+        return len(bundle.kernels(target)) if bundle.status("kernels", target).status == "ok" else None
+    memory = bundle.memory(target)
+    if memory is None:
+        return None
+    if fact == "peak-bytes":
+        return memory.peak_bytes
+    return sum(a.size for a in memory.allocations if a.kind in ("temp", "preallocated-temp"))
+
+
+def expected(bundle: Bundle, step: TourStep, selected: str | None = None) -> tuple[str, ...] | float | None:
+    """The right answers: targets (target=), a number (number=); None when the capture cannot say.
+
+    `selected`: the item the step selected (number questions about an item's figure).
+    """
+    question = step.question
+    if question is None or question.kind == "select":
+        return None
+    if question.kind == "target":
+        values = {t: target_fact(bundle, t, question.fact) for t in choices(bundle, step)}
+        if not values:
+            return None
+        best = (max if question.extreme == "most" else min)(values.values())
+        return tuple(t for t, v in values.items() if v == best)
+    if question.fact in TARGET_FACTS:
+        return target_fact(bundle, step.target, question.fact)
+    if not selected:
+        return None
+    from explorer.view import figures  # noqa: PLC0415
+
+    value = dict(figures(bundle, step.level, step.target, selected)).get(question.fact)
+    return value if isinstance(value, int | float) else None
+
+
+def check(bundle: Bundle, step: TourStep, answer: str, lang: str = "en", selected: str | None = None) -> Verdict:
+    """Check the learner's `answer` (an item name, a target, or a number as typed)."""
+    question = step.question
+    assert question is not None, "check() is for steps with a question"
+    said = words(lang)
+    answer = answer.strip()
+    if question.kind == "select":
+        if not answer:
+            return Verdict(False, said["nothing_selected"], answer)
+        return _verdict(_meets(bundle, step, question.selection, answer), question, said, answer)
+    right = expected(bundle, step, selected)
+    if right is None:
+        return Verdict(False, said["cannot_check"], answer)
+    if question.kind == "target":
+        offered = choices(bundle, step)
+        if answer not in offered:
+            return Verdict(False, said["unknown_target"].format(", ".join(offered)), answer)
+        return _verdict(answer in right, question, said, answer)
+    number = parse_number(answer)
+    if number is None:
+        return Verdict(False, said["no_number"], answer)
+    allowed = question.tolerance * abs(right) if question.relative else question.tolerance
+    return _verdict(abs(number - right) <= allowed, question, said, answer)
+
+
+def _verdict(correct: bool, question: Question, said: dict[str, str], answer: str) -> Verdict:
+    return Verdict(True, said["right"], answer) if correct else Verdict(False, f"{said['wrong']} {question.hint}",
+                                                                         answer)
+
+
+def _meets(bundle: Bundle, step: TourStep, selection: Selection | None, name: str) -> bool:
+    from explorer.course.tours import meets  # noqa: PLC0415
+    from explorer.view import tour_candidates  # noqa: PLC0415
+
+    candidate = next((c for c in tour_candidates(bundle, step.level, step.target) if c.name == name), None)
+    return candidate is not None and selection is not None and meets(selection, candidate)
+
+
+_NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
+
+
+def parse_number(text: str) -> float | None:
+    """`1234`, `1,234`, `1 234`, `1_234`, `12.5`; None for anything else."""
+    cleaned = re.sub(r"[,_\s]", "", text)
+    return float(cleaned) if _NUMBER.match(cleaned) else None
+
+
+def summary(step_count: int, questions: tuple[int, ...], verdicts: Mapping[int, Verdict], lang: str) -> str:
+    """The end-of-lesson summary: one line per question (by step number), then the score.
+
+    `verdicts`: step index -> the learner's last verdict on it.
+    """
+    said = words(lang)
+    lines = []
+    for index in questions:
+        verdict = verdicts.get(index)
+        state = said["unanswered"] if verdict is None else said["right_word" if verdict.correct else "wrong_word"]
+        shown = f" ({verdict.answer})" if verdict is not None and verdict.answer else ""
+        lines.append(f"{said['step']} {index + 1}/{step_count}: {state}{shown}")
+    right = sum(1 for index in questions if (v := verdicts.get(index)) is not None and v.correct)
+    lines.append(said["summary"].format(right, len(questions)))
+    return "\n".join(lines)

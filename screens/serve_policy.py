@@ -1,0 +1,23 @@
+"""What an app process started by `tensorweg serve` (one per browser tab) may do.
+
+The server passes its policy to the tabs' processes in the environment (textual-serve
+starts each with a copy of the server's); one definition of the variable, here.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Set by `tensorweg serve` for its tabs: "0" when learners may not start a capture.
+CAPTURE_VARIABLE = "TENSORWEG_SERVE_CAPTURE"
+# textual-serve runs each tab's app with this driver (stdin/stdout are pipes, not a terminal).
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
+def captures_forbidden(environ=os.environ) -> bool:
+    return environ.get(CAPTURE_VARIABLE) == "0"
+
+
+def in_browser(environ=os.environ) -> bool:
+    """True in a tab's app process: it talks to textual-serve, not to a terminal."""
+    return environ.get("TEXTUAL_DRIVER") == WEB_DRIVER

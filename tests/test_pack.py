@@ -1,0 +1,279 @@
+"""Lesson packs (`tensorweg pack`, opening `*.twpack`): round trip without a compiler, and every bad pack.
+
+All through the CLI the user runs (`screens.cli.main`); the packs are made from the recorded bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from explorer.pack import PACK_MANIFEST, PACK_VERSION
+
+from screens.cli import main
+
+from tests.conftest import FIXTURES, ROOT
+
+BUNDLE = FIXTURES / "bundles" / "mnist_cnn"
+
+
+@pytest.fixture
+def pack(tmp_path) -> Path:
+    out = tmp_path / "course.twpack"
+    assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers,tensor_bis_register", "-o", str(out)]) == 0
+    return out
+
+
+def _error(capsys, argv) -> str:
+    """Run argv, expect exit 2 with exactly one `error:` line and no traceback; the line."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def _unpacked(cache: Path) -> list[str]:
+    """What opening packs left in the cache (staging directories must not stay)."""
+    packs = cache / "packs"
+    return sorted(p.name for p in packs.iterdir()) if packs.is_dir() else []
+
+
+def test_pack_holds_the_bundle_and_tours_and_a_versioned_manifest(pack):
+    with zipfile.ZipFile(pack) as archive:
+        manifest = json.loads(archive.read(PACK_MANIFEST))
+        names = set(archive.namelist())
+    assert manifest["format"] == "tensorweg-pack" and manifest["version"] == PACK_VERSION
+    assert manifest["bundles"] == ["mnist_cnn"] and manifest["tours"] == ["tensor_to_registers", "tensor_bis_register"]
+    assert "bundles/mnist_cnn/targets/tpu-v5e/optimized_hlo.json" in names
+    assert {"tours/tensor_to_registers.tour", "tours/tensor_bis_register.tour"} <= names
+    assert set(manifest["files"]) == names - {PACK_MANIFEST}
+    assert not [p for p in pack.parent.iterdir() if p.name.endswith(".partial")]
+
+
+ROUND_TRIP = r"""
+import importlib.abc, sys
+class NoCompiler(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("tensorflow", "jax", "jaxlib", "keras", "libtpu"):
+            raise ImportError(f"{name} is not installed here")
+sys.meta_path.insert(0, NoCompiler())
+
+from explorer.bundle import Bundle
+from explorer.course.tours import parse_tour
+from explorer.levels import LEVELS, TARGET_LEVELS
+from explorer.pack import open_pack
+from explorer.course import exercises
+from explorer.course.tours import meets
+from explorer.view import resolve_tour_step, rows, tour_candidates
+from screens.cli import main
+
+pack_path = sys.argv[1]
+for level in LEVELS:
+    for target in ("cpu", "gpu:h100", "tpu:v5e") if level in TARGET_LEVELS else ("cpu",):
+        assert main(["inspect", pack_path, "--level", level, "--target", target]) == 0, (level, target)
+assert main(["screenshot", pack_path, "--level", "optimized-hlo", "--out", sys.argv[2]]) == 0
+pack = open_pack(pack_path)
+bundle, original = Bundle.open(pack.bundle_path()), Bundle.open(sys.argv[3])
+shown = questions = 0
+for name in pack.tours:
+    tour = parse_tour(pack.tour_text(name), name)
+    for step in tour.steps:  # every step shows from the pack what it shows from the bundle packed
+        assert rows(bundle, step.level, step.target) == rows(original, step.level, step.target), (name, step.line)
+        shown += len(rows(bundle, step.level, step.target))
+        assert resolve_tour_step(bundle, step) == resolve_tour_step(original, step), (name, step.line)
+        if step.question is not None:  # every exercise can be answered, and is checked, from the pack
+            questions += 1
+            if step.question.kind == "select":
+                right = [c.name for c in tour_candidates(bundle, step.level, step.target)
+                         if meets(step.question.selection, c)]
+                assert right and exercises.check(bundle, step, right[0]).correct, (name, step.line)
+            else:
+                assert exercises.expected(bundle, step, resolve_tour_step(bundle, step)) is not None
+assert shown > 100 and questions == 2, (shown, questions)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "jax", "jaxlib", "keras"))
+print("COMPILERS", loaded)
+"""
+
+
+def test_pack_opens_every_level_and_tour_with_no_compiler_importable(pack, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", ROUND_TRIP, str(pack), str(tmp_path / "shot.svg"), str(BUNDLE)],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "COMPILERS []" in result.stdout
+    assert (tmp_path / "shot.svg").read_text().startswith("<svg")
+
+
+def test_pack_opens_from_a_read_only_folder_and_unpacks_once(pack, tmp_path, capsys):
+    cache = Path(os.environ["TENSORWEG_CACHE_DIR"])
+    before = sorted(p.name for p in pack.parent.iterdir())
+    pack.parent.chmod(0o555)
+    try:
+        assert main(["inspect", str(pack), "--level", "layers"]) == 0
+        unpacked = _unpacked(cache)
+        assert len(unpacked) == 1
+        stamp = (cache / "packs" / unpacked[0] / PACK_MANIFEST).stat().st_mtime_ns
+        assert main(["inspect", str(pack), "--level", "layers"]) == 0
+        assert (cache / "packs" / unpacked[0] / PACK_MANIFEST).stat().st_mtime_ns == stamp
+        assert sorted(p.name for p in pack.parent.iterdir()) == before  # nothing written beside the pack
+    finally:
+        pack.parent.chmod(0o755)
+    assert "conv2d" in capsys.readouterr().out
+
+
+def test_a_pack_without_a_terminal_is_checked_first(pack, capsys):
+    """`tensorweg course.twpack` opens the pack before asking for a terminal (pytest has none)."""
+    assert "needs a terminal" in _error(capsys, [str(pack)])
+
+
+def _rewrite(pack: Path, out: Path, *, manifest=None, extra=(), drop=(), raw=None) -> Path:
+    """A copy of `pack` with its manifest replaced, members added ((name, bytes)) or dropped."""
+    with zipfile.ZipFile(pack) as source, zipfile.ZipFile(out, "w") as target:
+        original = json.loads(source.read(PACK_MANIFEST))
+        new_manifest = original if manifest is None else manifest(original)
+        target.writestr(PACK_MANIFEST, raw if raw is not None else json.dumps(new_manifest))
+        for info in source.infolist():
+            if info.filename != PACK_MANIFEST and info.filename not in drop:
+                target.writestr(info, source.read(info))
+        for name, data in extra:
+            if isinstance(name, zipfile.ZipInfo):
+                target.writestr(name, data)
+            else:
+                target.writestr(name, data)
+    return out
+
+
+def _with_files(original: dict, *names: str) -> dict:
+    return {**original, "files": original["files"] + list(names)}
+
+
+def _symlink(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (0o120777 << 16)
+    return info
+
+
+def _bad_bundle_manifest(pack: Path, out: Path) -> Path:
+    with zipfile.ZipFile(pack) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "bundles/mnist_cnn/manifest.json":
+                data = b'{"schema_version": 99}'
+            target.writestr(info, data)
+    return out
+
+
+BAD_TOUR = b"# title: x\nstep: level=nope\n"
+BAD_PACKS = {
+    "not a zip": (lambda pack, out: (out.write_text("hello"), out)[1], "not a tensorweg lesson pack"),
+    "empty file": (lambda pack, out: (out.write_bytes(b""), out)[1], "not a tensorweg lesson pack"),
+    "truncated": (lambda pack, out: (out.write_bytes(pack.read_bytes()[: pack.stat().st_size // 2]), out)[1],
+                  "truncated"),
+    "a zip without a pack manifest": (lambda pack, out: _rewrite(pack, out, drop=(), raw=None,
+                                                                 manifest=lambda m: m) and _no_manifest(out),
+                                      "no twpack.json"),
+    "another format": (lambda pack, out: _rewrite(pack, out, manifest=lambda m: {**m, "format": "other"}),
+                       "not a tensorweg lesson pack"),
+    "manifest not json": (lambda pack, out: _rewrite(pack, out, raw="{nope"), "not JSON"),
+    "newer version": (lambda pack, out: _rewrite(pack, out, manifest=lambda m: {**m, "version": PACK_VERSION + 1}),
+                      "newer tensorweg"),
+    "zip slip ..": (lambda pack, out: _rewrite(pack, out, extra=[("bundles/../../evil.txt", b"x")],
+                                               manifest=lambda m: _with_files(m, "bundles/../../evil.txt")),
+                    "unsafe path"),
+    "absolute path": (lambda pack, out: _rewrite(pack, out, extra=[("/tmp/evil.txt", b"x")],
+                                                 manifest=lambda m: _with_files(m, "/tmp/evil.txt")), "unsafe path"),
+    "backslash path": (lambda pack, out: _rewrite(pack, out, extra=[("tours\\..\\evil.tour", b"x")],
+                                                  manifest=lambda m: _with_files(m, "tours\\..\\evil.tour")),
+                       "unsafe path"),
+    "outside the pack's areas": (lambda pack, out: _rewrite(pack, out, extra=[("evil.py", b"x")],
+                                                            manifest=lambda m: _with_files(m, "evil.py")),
+                                 "unsafe path"),
+    "symlink member": (lambda pack, out: _rewrite(pack, out, extra=[(_symlink("tours/link.tour"), b"/etc/passwd")],
+                                                  manifest=lambda m: _with_files(m, "tours/link.tour")),
+                       "not a plain file"),
+    "unsafe bundle name": (lambda pack, out: _rewrite(pack, out, manifest=lambda m: {**m, "bundles": ["../x"]}),
+                           "unsafe name"),
+    "member not in manifest": (lambda pack, out: _rewrite(pack, out, extra=[("tours/extra.tour", b"x")]),
+                               "do not match"),
+    "member missing": (lambda pack, out: _rewrite(pack, out, drop=("bundles/mnist_cnn/layers.json",)),
+                       "do not match"),
+    "damaged bundle": (_bad_bundle_manifest, "bundle 'mnist_cnn'"),
+    "bad tour inside": (lambda pack, out: _rewrite(pack, out, drop=("tours/tensor_to_registers.tour",),
+                                                   extra=[("tours/tensor_to_registers.tour", BAD_TOUR)]),
+                        "tensor_to_registers.tour:"),
+    "corrupt data": (lambda pack, out: _corrupt(pack, out), "damaged pack"),
+}
+
+
+def _no_manifest(out: Path) -> Path:
+    with zipfile.ZipFile(out) as source:
+        members = [(i, source.read(i)) for i in source.infolist() if i.filename != PACK_MANIFEST]
+    with zipfile.ZipFile(out, "w") as target:
+        for info, data in members:
+            target.writestr(info, data)
+    return out
+
+
+def _corrupt(pack: Path, out: Path) -> Path:
+    """Flip bytes inside the largest member's compressed data (its CRC no longer matches)."""
+    data = bytearray(pack.read_bytes())
+    with zipfile.ZipFile(pack) as archive:
+        info = max(archive.infolist(), key=lambda i: i.compress_size)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for offset in range(start + 100, start + 110):
+        data[offset] ^= 0xFF
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("case", list(BAD_PACKS), ids=list(BAD_PACKS))
+def test_a_bad_pack_is_one_line_exit_2_and_leaves_nothing_unpacked(pack, tmp_path, capsys, case):
+    make, message = BAD_PACKS[case]
+    bad = make(pack, tmp_path / "bad.twpack")
+    cache = Path(os.environ["TENSORWEG_CACHE_DIR"])
+    for argv in (["inspect", str(bad), "--level", "layers"], [str(bad)], ["tour", "tensor_to_registers", str(bad)]):
+        assert message in _error(capsys, argv)
+    assert _unpacked(cache) == []
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_pack_refuses_bad_arguments_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "course.twpack"
+    assert "twpack" in _error(capsys, ["pack", str(BUNDLE), "-o", str(tmp_path / "course.zip")])
+    assert "unknown tour" in _error(capsys, ["pack", str(BUNDLE), "--tours", "nope", "-o", str(out)])
+    assert "twice" in _error(capsys, ["pack", str(BUNDLE), "--tours", "basics,basics", "-o", str(out)])
+    assert "does not exist" in _error(capsys, ["pack", str(BUNDLE), "-o", str(tmp_path / "no" / "c.twpack")])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pack_takes_tour_files_and_opens_them_by_name(tmp_path, capsys, monkeypatch):
+    tour = tmp_path / "mine.tour"
+    tour.write_text("# title: Mine\n# model: mnist_cnn\n# lang: en\n\nstep: level=layers select=conv2d\ntext: Hi.\n")
+    out = tmp_path / "course.twpack"
+    assert main(["pack", str(BUNDLE), "--tours", str(tour), "-o", str(out)]) == 0
+    from explorer.pack import open_pack
+
+    opened = open_pack(out)
+    assert opened.tours == ("mine",) and "Hi." in opened.tour_text("mine")
+    assert opened.tour().title == "Mine" and opened.tour("other") is None  # `tensorweg course.twpack` starts "Mine"
+    # `tensorweg tour mine course.twpack` finds the pack's tour (then wants a terminal).
+    assert "needs a terminal" in _error(capsys, ["tour", "mine", str(out)])
+
+
+@pytest.mark.e2e
+def test_pack_captures_a_model_it_is_given(tmp_path, capsys):
+    """`tensorweg pack mlp --targets cpu` compiles mlp first, then packs it with the lesson written for it."""
+    out = tmp_path / "mlp.twpack"
+    assert main(["pack", "mlp", "--targets", "cpu", "--tours", "basics", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["inspect", str(out), "--level", "optimized-hlo"]) == 0
+    assert "dot" in capsys.readouterr().out
+    from explorer.pack import open_pack
+
+    assert open_pack(out).tour("basics").model == "mlp"

@@ -1,0 +1,200 @@
+"""`tensorweg serve`: a real server on a free loopback port, its page over HTTP, one tab's app over
+its websocket; and what serve refuses before it listens."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from screens import serve as serve_module
+from screens.cli import main
+from screens.serve_policy import CAPTURE_VARIABLE
+
+from tests.conftest import FIXTURES, ROOT
+
+BUNDLE = FIXTURES / "bundles" / "mnist_cnn"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def pack(tmp_path) -> Path:
+    out = tmp_path / "course.twpack"
+    assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers", "-o", str(out)]) == 0
+    return out
+
+
+@pytest.fixture
+def server(pack, tmp_path):
+    """`tensorweg serve course.twpack` on a free loopback port; stopped (and checked gone) afterwards."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "screens.cli", "serve", str(pack), "--port", str(port), "--lang", "en"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/", timeout=2) as response:
+                page = response.read().decode()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError(f"serve did not start: {process.communicate()[1][-2000:]}") from None
+            time.sleep(0.2)
+    try:
+        yield url, page, process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            out, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+        assert process.returncode == 0, err[-2000:]
+        assert _group_ends(process.pid), "a tab's app process outlived the server"
+
+
+def _group_ends(group: int, seconds: float = 20) -> bool:
+    """Whether every process of the server's session ends within `seconds` (tabs close after it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.killpg(group, signal.SIGKILL)
+    return False
+
+
+def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_lesson(server):
+    url, page, process = server
+    assert "textual" in page.lower() and "data-session-websocket-url" in page
+    assert f"{url.replace('http', 'ws')}/ws" in page
+
+    async def first_frame() -> str:
+        """Open one tab's websocket and read the app's output until the layers screen is drawn."""
+        seen = ""
+        async with aiohttp.ClientSession() as session, session.ws_connect(url + "/ws?width=100&height=30") as ws:
+            deadline = time.monotonic() + 90
+            while "Step 1 of" not in seen and time.monotonic() < deadline:
+                try:
+                    message = await ws.receive(timeout=5)
+                except TimeoutError:
+                    continue
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    seen += message.data.decode("utf-8", errors="replace")
+                elif message.type == aiohttp.WSMsgType.TEXT:
+                    seen += message.data
+                else:
+                    break
+            await ws.send_json(["stdin", "q"])
+        return seen
+
+    frames = asyncio.run(first_frame())
+    assert "conv2d" in frames and "Step 1 of" in frames  # the pack's lesson starts in the tab
+    # Closing the tab ended its app process: only the server is left in its session.
+    deadline = time.monotonic() + 20
+    while _session_members(process.pid) != [process.pid] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _session_members(process.pid) == [process.pid]
+
+
+def _session_members(session: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getsid(int(entry.name)) == session:
+                    members.append(int(entry.name))
+            except (ProcessLookupError, PermissionError):
+                pass
+    return sorted(members)
+
+
+def test_serve_prints_one_line_with_no_absolute_path(server):
+    url, _page, process = server
+    process.send_signal(signal.SIGTERM)
+    out, _err = process.communicate(timeout=30)
+    assert out.splitlines()[0] == f"tensorweg: serving course.twpack on {url} (Ctrl+C stops)"
+    assert str(Path.cwd()) not in out and "/tmp/" not in out  # then textual-serve's access log
+
+
+class _Recorder:
+    """Stands in for textual-serve's server: what serve would listen on and run for each tab."""
+
+    calls: list = []
+
+    def __init__(self, command, host, port, title):
+        self.command, self.host, self.port = command, host, port
+
+    def serve(self):
+        _Recorder.calls.append((self.command, self.host, self.port, os.environ.get(CAPTURE_VARIABLE)))
+
+
+def test_another_host_warns_and_tabs_may_not_capture(pack, monkeypatch, capsys):
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    monkeypatch.setenv(CAPTURE_VARIABLE, "1")  # restored after the test: serve sets it to "0"
+    _Recorder.calls.clear()
+    assert main(["serve", str(pack), "--host", "0.0.0.0", "--port", "8123"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: serving on 0.0.0.0") and err.count("\n") == 1
+    command, host, port, capture = _Recorder.calls[0]
+    assert (host, port, capture) == ("0.0.0.0", 8123, "0")
+    # Tabs open the pack itself (its first lesson starts), named relative to here.
+    assert command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(pack)
+    for loopback in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
+        assert main(["serve", str(pack), "--host", loopback]) == 0
+        assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["serve", "mnist_cnn"], "packs and bundles only"),
+    (["serve", str(BUNDLE), "--port", "0"], "bad --port"),
+    (["serve", str(BUNDLE), "--port", "70000"], "bad --port"),
+    (["serve", "missing.twpack"], "cannot read"),
+], ids=["model without --allow-capture", "port 0", "port too large", "missing pack"])
+def test_serve_refuses_before_listening(argv, message, monkeypatch, capsys):
+    monkeypatch.setattr(serve_module, "_server_class", lambda: pytest.fail("must not listen"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_tab_refuses_to_capture(monkeypatch, capsys):
+    """A tab's process (captures forbidden) opens bundles and packs, never a model."""
+    monkeypatch.setenv(CAPTURE_VARIABLE, "0")
+    assert main(["open", "mnist_cnn"]) == 2
+    assert "opens lesson packs and bundles only" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_allow_capture_captures_the_model_once_before_serving(monkeypatch, capsys):
+    """`serve mlp --allow-capture` compiles before it listens; the tabs open the captured bundle."""
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    monkeypatch.setenv(CAPTURE_VARIABLE, "1")
+    _Recorder.calls.clear()
+    assert main(["serve", "mlp", "--allow-capture", "--targets", "cpu"]) == 0
+    command, host, _port, capture = _Recorder.calls[0]
+    assert (host, capture) == ("127.0.0.1", "0")
+    bundle = Path(command.split(" open ")[1].split(" --lang ")[0].strip("'"))
+    from explorer.bundle import Bundle
+
+    assert Bundle.open(bundle).model_name == "mlp"
