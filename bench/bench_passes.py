@@ -32,6 +32,7 @@ def filmstrip_times(bundle_path: Path, target: str) -> tuple[float, float, int]:
     """(seconds to open the filmstrip and draw frame 0's list and diff, median step seconds, frames)."""
     from explorer import pass_view
     from explorer.bundle import Bundle
+
     from screens.passes import diff_text
 
     start = time.perf_counter()

@@ -58,6 +58,7 @@ def main() -> None:
     import keras
 
     from explorer.capture import tvm_compile
+
     from sample_models import SAMPLES
 
     folder = Path(tempfile.mkdtemp(prefix="tensorweg-bench-tvm-"))

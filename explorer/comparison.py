@@ -19,7 +19,6 @@ capture does not have is `None` with the reason, never a guess:
 from __future__ import annotations
 
 import math
-
 import re
 from dataclasses import dataclass
 

@@ -42,13 +42,12 @@ target, built when a query first names that target.
 from __future__ import annotations
 
 import gc
+import re
+import threading
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-
-import re
-import threading
 
 from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import LIST_LEVELS, target_key

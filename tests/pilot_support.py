@@ -43,6 +43,7 @@ async def target_key_keeps_layers(app, pilot) -> int:
     press the list's selection belongs to that layer on the new target, wherever the layer owns an
     item there. Returns how many presses were checked."""
     from explorer import view
+
     from screens.widgets.item_table import ItemTable
 
     bundle, checked = app.bundle, 0

@@ -14,13 +14,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from test_capture_orchestrator import fake, leftovers  # noqa: F401 (fake is a fixture)
 
 from explorer.bundle import Bundle
-from explorer.capture import orchestrator
 from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture
 from explorer.errors import CaptureCancelled, CaptureFailed
 from explorer.records import CaptureOptions
-from test_capture_orchestrator import fake, leftovers  # noqa: F401 (fake is a fixture)
 
 CPU = CaptureOptions(targets=("cpu",))
 TPU = CaptureOptions(targets=("tpu:v5e",))
@@ -323,8 +322,9 @@ def test_a_schema_1_bundle_from_before_growing_still_grows(fake, accelerators):
 def test_c_in_the_app_captures_only_the_default_targets_the_bundle_lacks(fake, accelerators):
     import asyncio
 
-    from pilot_support import sync
     from screens.app import create_app
+
+    from pilot_support import sync
 
     pids = fake("ok")
     path = capture("mlp", CPU)

@@ -18,9 +18,11 @@ from explorer.capture import orchestrator
 from explorer.capture.orchestrator import CaptureEvent
 from explorer.errors import CaptureCancelled
 from explorer.records import CaptureOptions
-from pilot_support import BUNDLE, needs_bundle, sync
+
 from screens.app import create_app
 from screens.messages import LevelCaptured
+
+from pilot_support import BUNDLE, needs_bundle, sync
 
 pytestmark = needs_bundle
 

@@ -21,7 +21,12 @@ from explorer.course.lookup import PLACEHOLDER, explain, explain_topic, memory_s
 from explorer.course.sources import SOURCES, is_documented
 from explorer.course.tours import TWINS, builtin_tour, builtin_tours
 from explorer.course.xla_opcodes import (
-    ATTRIBUTES, CUSTOM_CALL_TARGETS, CUSTOM_FUSION_KINDS, FUSION_KINDS, HLO_OPCODES, KERNEL_KINDS,
+    ATTRIBUTES,
+    CUSTOM_CALL_TARGETS,
+    CUSTOM_FUSION_KINDS,
+    FUSION_KINDS,
+    HLO_OPCODES,
+    KERNEL_KINDS,
 )
 from explorer.errors import TensorwegError
 from explorer.hlo.model import HloInstruction, Shape

@@ -19,11 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.bench_parser import generate_module
 from explorer.errors import ParseError
 from explorer.hlo.model import HloModule, Layout, Shape, Tile
 from explorer.hlo.parser import format_shape, parse_module, parse_shape
 from explorer.serial import from_jsonable, to_jsonable
+
+from bench.bench_parser import generate_module
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hlo"
 SYNTAX = FIXTURES / "xla_syntax"

@@ -18,6 +18,7 @@ from explorer.bundle import Bundle
 from explorer.course.content_files import load_language
 from explorer.passes import diff, follow, main_instruction_of_layer, read_frame, unified_text
 from explorer.passes_dump import AFTER, BEFORE, read_pass_texts, write_pass_frames
+
 from pilot_support import BUNDLE
 
 DUMP = Path(__file__).parent / "fixtures" / "xla_dump_passes_cpu"

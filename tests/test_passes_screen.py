@@ -8,6 +8,7 @@ from textual.widgets import DataTable, Static
 
 from screens.app import create_app
 from screens.passes import PassesScreen
+
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
 pytestmark = needs_bundle

@@ -21,6 +21,7 @@ from explorer.hlo.parser import parse_module
 from explorer.index import build_index
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 from explorer.records import LayerRecord
+
 from pilot_support import BUNDLE, needs_bundle
 
 pytestmark = needs_bundle

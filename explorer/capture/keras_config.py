@@ -15,8 +15,9 @@ runs code stored in the file.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 # Config entries that carry data, not code (Keras's own `__tensor__`, `__numpy__`...).
 _CODE_ENTRIES = ("__lambda__",)

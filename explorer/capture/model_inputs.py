@@ -8,7 +8,8 @@ doesn't match the expected structure").
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def structured_inputs(model: Any, flat: Sequence[Any]) -> Any:

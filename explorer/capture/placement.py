@@ -13,7 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
-from explorer.bundle import Bundle, TARGET_LEVELS, is_bundle
+from explorer.bundle import TARGET_LEVELS, Bundle, is_bundle
 from explorer.cache import cache_root
 from explorer.capture.artifacts import normalise_log
 from explorer.capture.protocol import TARGET_INDEPENDENT_LEVELS

@@ -36,14 +36,44 @@ import re
 from bisect import bisect_right
 
 from explorer.errors import ParseError
-from explorer.hlo.patterns import (
-    ATTR_KEY, CALLING_KEYS_TEXT, CALLING_LIST_KEYS_TEXT, COMMENT, ELEMENT_TYPE, ESCAPE, FAST_ATTRIBUTE,
-    FAST_ATTRIBUTES, FAST_ATTRIBUTES_END, FAST_HEAD, FAST_LINE, FAST_METADATA, FAST_METADATA_FIELD, FAST_OPCODE,
-    FAST_OPERAND, FAST_OPERANDS, FAST_SHAPE, FRAME_TABLE, GROUP_TEXT, INT, KEYWORD, LAYOUT_ITEM, LAYOUT_START,
-    METADATA_BODY, METADATA_FIELD, MODULE_NAME, NAME, OPCODE, OUTPUT_INDEX, PLAIN_VALUE, SHAPE_START, SIMPLE_ARRAY,
-    SKIP, STRING, TILED_ARRAY,
-)
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
+from explorer.hlo.patterns import (
+    ATTR_KEY,
+    CALLING_KEYS_TEXT,
+    CALLING_LIST_KEYS_TEXT,
+    COMMENT,
+    ELEMENT_TYPE,
+    ESCAPE,
+    FAST_ATTRIBUTE,
+    FAST_ATTRIBUTES,
+    FAST_ATTRIBUTES_END,
+    FAST_HEAD,
+    FAST_LINE,
+    FAST_METADATA,
+    FAST_METADATA_FIELD,
+    FAST_OPCODE,
+    FAST_OPERAND,
+    FAST_OPERANDS,
+    FAST_SHAPE,
+    FRAME_TABLE,
+    GROUP_TEXT,
+    INT,
+    KEYWORD,
+    LAYOUT_ITEM,
+    LAYOUT_START,
+    METADATA_BODY,
+    METADATA_FIELD,
+    MODULE_NAME,
+    NAME,
+    OPCODE,
+    OUTPUT_INDEX,
+    PLAIN_VALUE,
+    SHAPE_START,
+    SIMPLE_ARRAY,
+    SKIP,
+    STRING,
+    TILED_ARRAY,
+)
 from explorer.hlo.shape_inference import INFERRED_OPCODES, XLA_INFERS, infer_shape
 from explorer.hlo.text import format_layout, format_shape  # re-exported: printing lives in text.py
 
