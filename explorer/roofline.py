@@ -54,8 +54,26 @@ class RooflineEstimate:
         return self.flops / self.bytes if self.bytes else 0.0
 
 
+# Name tables of the computations and modules looked at last, by identity: hashing a frozen
+# module would walk all of it, and building the table on every call made a 30k-instruction
+# module's estimate quadratic.
+_NAME_TABLES: dict[int, tuple[object, dict]] = {}
+_NAME_TABLES_KEPT = 256
+
+
+def _by_name(owner, members) -> dict:
+    key = id(owner)
+    found = _NAME_TABLES.pop(key, None)
+    if found is None or found[0] is not owner:
+        found = (owner, {member.name: member for member in members})
+        if len(_NAME_TABLES) >= _NAME_TABLES_KEPT:
+            del _NAME_TABLES[next(iter(_NAME_TABLES))]  # the least recently used
+    _NAME_TABLES[key] = found
+    return found[1]
+
+
 def _operand_shapes(computation: HloComputation, instruction: HloInstruction):
-    by_name = {i.name: i for i in computation.instructions}
+    by_name = _by_name(computation, computation.instructions)
     return [by_name[o].shape for o in instruction.operands if o in by_name]
 
 
@@ -106,7 +124,7 @@ def instruction_flops(module: HloModule, computation: HloComputation,
     if op in ("fusion", "call", "async-start"):
         total = 0.0
         for name in instruction.called_computations:
-            called = module.computation(name)
+            called = _by_name(module, module.computations).get(name)
             if called is not None:
                 total += sum(instruction_flops(module, called, i) for i in called.instructions)
         return total
