@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule
+from explorer.memo import derived
 from explorer.targets import TargetSpec
 
 # Ops that move or reinterpret data without arithmetic.
@@ -54,22 +55,10 @@ class RooflineEstimate:
         return self.flops / self.bytes if self.bytes else 0.0
 
 
-# Name tables of the computations and modules looked at last, by identity: hashing a frozen
-# module would walk all of it, and building the table on every call made a 30k-instruction
-# module's estimate quadratic.
-_NAME_TABLES: dict[int, tuple[object, dict]] = {}
-_NAME_TABLES_KEPT = 256
-
-
 def _by_name(owner, members) -> dict:
-    key = id(owner)
-    found = _NAME_TABLES.pop(key, None)
-    if found is None or found[0] is not owner:
-        found = (owner, {member.name: member for member in members})
-        if len(_NAME_TABLES) >= _NAME_TABLES_KEPT:
-            del _NAME_TABLES[next(iter(_NAME_TABLES))]  # the least recently used
-    _NAME_TABLES[key] = found
-    return found[1]
+    """A computation's instructions or a module's computations by name (built once per owner:
+    rebuilding it on every call made a 30k-instruction module's estimate quadratic)."""
+    return derived(owner, "by name", lambda: {member.name: member for member in members})
 
 
 def _operand_shapes(computation: HloComputation, instruction: HloInstruction):

@@ -111,8 +111,12 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+@lru_cache(maxsize=4096)
 def shape_text(shape: Shape) -> str:
-    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout."""
+    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout.
+
+    Cached: a module repeats a few hundred shapes over thousands of instructions, and hashing
+    a shape costs a fraction of printing it."""
     from explorer.hlo.text import format_shape  # noqa: PLC0415 (kept off the first frame's imports)
 
     return format_shape(shape, with_layout=False)
@@ -835,6 +839,23 @@ class Trace:
 
     def layer_of(self, level: str, name: str, target: str) -> str:
         return layer_of(self.bundle, level, name, target)
+
+
+def warm_layer_facts(bundle: Bundle | None, cancelled=lambda: False) -> None:
+    """Build what the device pane shows for every layer on every target now (call it off the UI
+    thread once the first screen is up): on a large module the first press on a layer would
+    otherwise walk the module for each target. Stops when `cancelled()` says so."""
+    if bundle is None:
+        return
+    for layer in bundle.layers:
+        for target in bundle.targets:
+            if cancelled():
+                return
+            try:
+                if bundle.hlo_module(target, optimized=True) is not None:
+                    _layer_lines(bundle, layer.name, target)
+            except TensorwegError:  # a damaged level: the pane says so when it is shown
+                continue
 
 
 def build_trace(bundle: Bundle | None) -> Trace:

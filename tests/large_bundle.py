@@ -30,9 +30,15 @@ def _metadata(i: int) -> str:
             f' source_file="keras/src/ops/nn.py" source_line={1000 + i % 300}}}')
 
 
+def fusion_count(instructions: int) -> int:
+    """Fusions in the entry (each with its fused computation); the rest is parameters, constants,
+    the entry's input and a reduction region of three."""
+    return max(1, (instructions - PARAMETERS - CONSTANTS - 4) // (FUSED_SIZE + 1))
+
+
 def module_text(instructions: int) -> str:
     """HLO text of about `instructions` instructions (parameters, constants, fusions and their bodies)."""
-    fusions = max(1, (instructions - PARAMETERS - CONSTANTS - 2) // (FUSED_SIZE + 1))
+    fusions = fusion_count(instructions)
     shape, layout = "f32[8,32,32,64]", "{3,2,1,0}"
     parts = ["HloModule large_generated, is_scheduled=true, entry_computation_layout={()->f32[8,32,32,64]{3,2,1,0}}",
              "",
@@ -84,5 +90,4 @@ def write_large_bundle(directory: Path, instructions: int = 30_000) -> Path:
 
 def last_fusion_name(instructions: int = 30_000) -> str:
     """The entry's last instruction (its ROOT), at the end of the list."""
-    fusions = max(1, (instructions - PARAMETERS - CONSTANTS - 2) // (FUSED_SIZE + 1))
-    return f"fusion.{fusions - 1}"
+    return f"fusion.{fusion_count(instructions) - 1}"

@@ -105,7 +105,7 @@ class ItemRows(ScrollView, can_focus=True):
         table_width = sum(widths) + (PAD_LEFT + PAD_RIGHT) * len(widths)
         self.virtual_size = Size(table_width, count + 1)  # + the header
         self.set_reactive(ItemRows.cursor_row, self._clamp(cursor))
-        self.scroll_to(y=min(self.scroll_y, self.max_scroll_y), animate=False, immediate=True)
+        self.scroll_to(y=min(self.scroll_y, self.max_scroll_y), animate=False, immediate=True, force=True)
         self._scroll_cursor_visible()
         self.refresh()
 
@@ -145,7 +145,8 @@ class ItemRows(ScrollView, can_focus=True):
         else:
             top = int(self.scroll_y)
             y = row if row < top else (row - self.visible_rows + 1 if row >= top + self.visible_rows else top)
-        self.scroll_to(y=y, animate=False, immediate=True)
+        # Forced: whether a scrollbar shows is settled by the next layout, the new height is known now.
+        self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def _scroll_cursor_visible(self) -> None:
         if self._count and self.size.height:
