@@ -212,10 +212,9 @@ def _hlo_outline(bundle: Bundle, level: str, target: str) -> tuple[tuple[LevelIt
             found.extend(item(computation, i, "") for i in computation.instructions if i.opcode not in grouped)
             continue
         key = computation.name
-        kind = "fused computation" if computation.is_fusion else "computation"
         size = len(computation.instructions)
-        groups[key] = RowGroup(key, (key, kind, "", f"{size:,} instructions"), computation.is_fusion, size,
-                               computation.line)
+        what = f"fused, {size:,} instructions" if computation.is_fusion else f"{size:,} instructions"
+        groups[key] = RowGroup(key, (key, "computation", "", what), computation.is_fusion, size, computation.line)
         found.extend(item(computation, i, key) for i in computation.instructions)
     return tuple(found), groups
 

@@ -57,15 +57,18 @@ class ItemRows(ScrollView, can_focus=True):
         }
     }
     """
+    # Navigation every list has: kept out of the help's key list (system), as the DataTable's were
+    # listed after tensorweg's own keys.
     BINDINGS = [
-        Binding("up", "cursor_up", "Up", show=False, id="rows.up", tooltip="Previous row"),
-        Binding("down", "cursor_down", "Down", show=False, id="rows.down", tooltip="Next row"),
-        Binding("pageup", "page_up", "Page up", show=False, id="rows.pageup", tooltip="A page of rows up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="rows.pagedown",
+        Binding("up", "cursor_up", "Up", show=False, system=True, id="rows.up", tooltip="Previous row"),
+        Binding("down", "cursor_down", "Down", show=False, system=True, id="rows.down", tooltip="Next row"),
+        Binding("pageup", "page_up", "Page up", show=False, system=True, id="rows.pageup",
+                tooltip="A page of rows up"),
+        Binding("pagedown", "page_down", "Page down", show=False, system=True, id="rows.pagedown",
                 tooltip="A page of rows down"),
-        Binding("home", "first", "First", show=False, id="rows.first", tooltip="The first row"),
-        Binding("end", "last", "Last", show=False, id="rows.last", tooltip="The last row"),
-        Binding("enter", "select_cursor", "Select", show=False, id="rows.select",
+        Binding("home", "first", "First", show=False, system=True, id="rows.first", tooltip="The first row"),
+        Binding("end", "last", "Last", show=False, system=True, id="rows.last", tooltip="The last row"),
+        Binding("enter", "select_cursor", "Select", show=False, system=True, id="rows.select",
                 tooltip="Choose the row under the cursor"),
     ]
 
