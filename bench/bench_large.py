@@ -129,13 +129,15 @@ def main() -> None:
         big = _child(large, args.presses, last_fusion_name(args.instructions))
     print(f"optimized HLO on cpu, 120x40: {big['rows']:,} rows against {small['rows']} (recorded mnist_cnn)")
     for key, title in (("open_s", "open from cache to rows on screen (s)"),
-                       ("open_cpu_s", "  CPU time of the process until then (s)"), ("press_median_ms", "key press, median (ms)"),
+                       ("open_cpu_s", "  CPU time of the process until then (s)"),
+                       ("press_median_ms", "key press, median (ms)"),
                        ("press_p95_ms", "key press, p95 (ms)"), ("filter_key_ms", "filter keystroke to screen (ms)"),
                        ("filter_ms", "filter over every row (ms)"), ("fold_ms", "fold a group to screen (ms)"),
                        ("jump_ms", "jump to the last instruction (ms)"), ("peak_mb", "UI process peak memory (MB)")):
         goal = f"  goal {GOALS[key]}" if key in GOALS else ""
         ok = "" if key not in GOALS else ("  ok" if big[key] <= GOALS[key] else "  OVER")
-        print(f"{title:<42} large {big[key]:9.1f}   small {small[key]:8.1f}   ratio {big[key] / small[key]:6.2f}{goal}{ok}")
+        ratio = big[key] / small[key]
+        print(f"{title:<42} large {big[key]:9.1f}   small {small[key]:8.1f}   ratio {ratio:6.2f}{goal}{ok}")
 
 
 if __name__ == "__main__":

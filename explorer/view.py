@@ -203,7 +203,8 @@ def _hlo_outline(bundle: Bundle, level: str, target: str) -> tuple[tuple[LevelIt
     ordered = sorted(module.computations, key=lambda computation: not computation.is_entry)
     for computation in ordered:
         if computation.is_entry:
-            runs = {kind: [i for i in computation.instructions if i.opcode == kind] for kind in ("parameter", "constant")}
+            runs = {kind: [i for i in computation.instructions if i.opcode == kind]
+                    for kind in ("parameter", "constant")}
             grouped = {kind: run for kind, run in runs.items() if len(run) >= _GROUP_AT_LEAST}
             for kind, run in grouped.items():
                 key = f"{kind}s of {computation.name}"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -77,13 +76,13 @@ class ItemRows(ScrollView, can_focus=True):
     class Selected(Message):
         """Enter on the cursor's row."""
 
-        def __init__(self, rows: "ItemRows", row: int) -> None:
+        def __init__(self, rows: ItemRows, row: int) -> None:
             super().__init__()
             self.rows = rows
             self.row = row
 
         @property
-        def control(self) -> "ItemRows":
+        def control(self) -> ItemRows:
             return self.rows
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -220,7 +219,7 @@ class ItemRows(ScrollView, can_focus=True):
         console = self.app.console
         # Each cell carries its place as meta (clicks read it), which also keeps cells apart
         # as the DataTable drew them.
-        for column, (cell, cell_width) in enumerate(zip(cells, self._widths)):
+        for column, (cell, cell_width) in enumerate(zip(cells, self._widths, strict=False)):
             padded = Text(" " * PAD_LEFT)
             padded.append_text(cell)
             padded.append(" " * (cell_width - cell.cell_len + PAD_RIGHT))
