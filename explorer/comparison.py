@@ -27,6 +27,7 @@ from explorer.errors import TensorwegError
 from explorer.hlo import layout_math
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
 from explorer.hlo.text import format_shape, shape_text, tiles_text
+from explorer.memo import derived
 from explorer.records import KernelRecord, LaunchShape
 from explorer.roofline import RooflineEstimate, estimate, instruction_bytes, instruction_flops
 from explorer.targets import DEFAULT_TARGETS, TARGETS, get_target
@@ -285,7 +286,8 @@ def _library_calls(instruction: HloInstruction, kernels: list[KernelRecord]) -> 
 
 
 def _locate(module: HloModule) -> dict[str, tuple[HloComputation, HloInstruction]]:
-    return {inst.name: (comp, inst) for comp, inst in module.all_instructions()}
+    """Every instruction by name, built once per module (each layer and target asks)."""
+    return derived(module, "locate", lambda: {inst.name: (comp, inst) for comp, inst in module.all_instructions()})
 
 
 def capture_hint(bundle: Bundle, target: str) -> str:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule
+from explorer.memo import derived
 from explorer.targets import TargetSpec
 
 # Ops that move or reinterpret data without arithmetic.
@@ -54,8 +55,14 @@ class RooflineEstimate:
         return self.flops / self.bytes if self.bytes else 0.0
 
 
+def _by_name(owner, members) -> dict:
+    """A computation's instructions or a module's computations by name (built once per owner:
+    rebuilding it on every call made a 30k-instruction module's estimate quadratic)."""
+    return derived(owner, "by name", lambda: {member.name: member for member in members})
+
+
 def _operand_shapes(computation: HloComputation, instruction: HloInstruction):
-    by_name = {i.name: i for i in computation.instructions}
+    by_name = _by_name(computation, computation.instructions)
     return [by_name[o].shape for o in instruction.operands if o in by_name]
 
 
@@ -106,7 +113,7 @@ def instruction_flops(module: HloModule, computation: HloComputation,
     if op in ("fusion", "call", "async-start"):
         total = 0.0
         for name in instruction.called_computations:
-            called = module.computation(name)
+            called = _by_name(module, module.computations).get(name)
             if called is not None:
                 total += sum(instruction_flops(module, called, i) for i in called.instructions)
         return total

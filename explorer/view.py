@@ -73,6 +73,7 @@ class LevelItem:
     kind: what the item is (layer class, op type, opcode, kernel kind).
     line: 1-based line in the level's code text (HLO levels), else 0.
     search_text: what the list's `/` filter matches (a plain lowercase substring).
+    group: the key of the foldable `RowGroup` the item is listed under ("" for none).
     """
 
     level: str
@@ -81,6 +82,24 @@ class LevelItem:
     kind: str
     line: int = 0
     search_text: str = ""
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class RowGroup:
+    """A foldable run of rows: the entry's parameters, its constants, or a called computation.
+
+    key: what `LevelItem.group` names it by. cells: its header row (columns: `COLUMNS[level]`).
+    folded: folded when the list opens (parameters and constants, so the list opens on the
+    program's work; fused computations, whose work is their fusion's row). line: 1-based line
+    of its text (a computation's header), else 0. size: its rows.
+    """
+
+    key: str
+    cells: tuple[str, ...]
+    folded: bool
+    size: int
+    line: int = 0
 
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -92,8 +111,12 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+@lru_cache(maxsize=4096)
 def shape_text(shape: Shape) -> str:
-    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout."""
+    """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout.
+
+    Cached: a module repeats a few hundred shapes over thousands of instructions, and hashing
+    a shape costs a fraction of printing it."""
     from explorer.hlo.text import format_shape  # noqa: PLC0415 (kept off the first frame's imports)
 
     return format_shape(shape, with_layout=False)
@@ -103,8 +126,8 @@ def _dims_text(dims) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + ")"
 
 
-def _item(level: str, name: str, cells: tuple[str, ...], kind: str, line: int = 0) -> LevelItem:
-    return LevelItem(level, name, cells, kind, line, " ".join((name, *cells)).lower())
+def _item(level: str, name: str, cells: tuple[str, ...], kind: str, line: int = 0, group: str = "") -> LevelItem:
+    return LevelItem(level, name, cells, kind, line, " ".join((name, *cells)).lower(), group)
 
 
 def rows(bundle: Bundle | None, level: str, target: str) -> tuple[LevelItem, ...]:
@@ -137,14 +160,33 @@ def _rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
 
 
 def _hlo_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
+    return _hlo_outline(bundle, level, target)[0]
+
+
+# Runs shorter than this stay plain rows: a fold would hide as much as it saves.
+_GROUP_AT_LEAST = 2
+
+
+def row_groups(bundle: Bundle | None, level: str, target: str) -> dict[str, RowGroup]:
+    """The foldable groups of `level`'s rows by key, in list order (HLO levels only)."""
+    if bundle is None or not is_hlo(level):
+        return {}
+    return _hlo_outline(bundle, level, target_key(level, target))[1]
+
+
+@_per_bundle
+def _hlo_outline(bundle: Bundle, level: str, target: str) -> tuple[tuple[LevelItem, ...], dict[str, RowGroup]]:
+    """The rows of an HLO level with their groups: the entry computation first (its parameters,
+    then its constants, then its work in program order), then every computation it calls, each
+    a group of its own."""
     module = bundle.hlo_module(target, level == "optimized-hlo")
     if module is None:
-        return ()
+        return (), {}
     index = _index(bundle)
-    found = []
-    # The program itself (ENTRY, printed last by XLA) first; the computations it calls after it.
-    ordered = sorted(module.computations, key=lambda computation: not computation.is_entry)
-    for computation, instruction in ((c, i) for c in ordered for i in c.instructions):
+    found: list[LevelItem] = []
+    groups: dict[str, RowGroup] = {}
+
+    def item(computation, instruction, group: str) -> LevelItem:
         opcode = instruction.opcode
         if instruction.fusion_kind:
             opcode = f"{opcode} {instruction.fusion_kind}"
@@ -153,10 +195,33 @@ def _hlo_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
         where = "" if computation.is_entry else f"  ({computation.name})"
         # An entry parameter says whose it is (XLA's op_name there is only `XLA_Args` or `trainable[2]`).
         role = role_text(index.entry(level, instruction.name, target)) if instruction.opcode == "parameter" else ""
-        found.append(_item(level, instruction.name, (instruction.name + where, opcode, shape_text(instruction.shape),
-                                                     role or instruction.metadata.op_name),
-                           instruction.opcode, instruction.line))
-    return tuple(found)
+        return _item(level, instruction.name, (instruction.name + where, opcode, shape_text(instruction.shape),
+                                               role or instruction.metadata.op_name),
+                     instruction.opcode, instruction.line, group)
+
+    # The program itself (ENTRY, printed last by XLA) first; the computations it calls after it.
+    ordered = sorted(module.computations, key=lambda computation: not computation.is_entry)
+    for computation in ordered:
+        if computation.is_entry:
+            runs = {kind: [i for i in computation.instructions if i.opcode == kind]
+                    for kind in ("parameter", "constant")}
+            grouped = {kind: run for kind, run in runs.items() if len(run) >= _GROUP_AT_LEAST}
+            for kind, run in grouped.items():
+                key = f"{kind}s of {computation.name}"
+                groups[key] = RowGroup(key, (f"{len(run):,} {kind}s", kind, "", _group_note(kind)), True, len(run))
+                found.extend(item(computation, i, key) for i in run)
+            found.extend(item(computation, i, "") for i in computation.instructions if i.opcode not in grouped)
+            continue
+        key = computation.name
+        size = len(computation.instructions)
+        what = f"fused, {size:,} instructions" if computation.is_fusion else f"{size:,} instructions"
+        groups[key] = RowGroup(key, (key, "computation", "", what), computation.is_fusion, size, computation.line)
+        found.extend(item(computation, i, key) for i in computation.instructions)
+    return tuple(found), groups
+
+
+def _group_note(kind: str) -> str:
+    return "the model's inputs and weights" if kind == "parameter" else "literals the program uses"
 
 
 def created_by_compiler(bundle: Bundle | None, level: str, target: str) -> frozenset[str]:
@@ -776,6 +841,23 @@ class Trace:
 
     def layer_of(self, level: str, name: str, target: str) -> str:
         return layer_of(self.bundle, level, name, target)
+
+
+def warm_layer_facts(bundle: Bundle | None, cancelled=lambda: False) -> None:
+    """Build what the device pane shows for every layer on every target now (call it off the UI
+    thread once the first screen is up): on a large module the first press on a layer would
+    otherwise walk the module for each target. Stops when `cancelled()` says so."""
+    if bundle is None:
+        return
+    for layer in bundle.layers:
+        for target in bundle.targets:
+            if cancelled():
+                return
+            try:
+                if bundle.hlo_module(target, optimized=True) is not None:
+                    _layer_lines(bundle, layer.name, target)
+            except TensorwegError:  # a damaged level: the pane says so when it is shown
+                continue
 
 
 def build_trace(bundle: Bundle | None) -> Trace:

@@ -11,6 +11,7 @@ after the first frame, so the screen paints before any data is read.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 from dataclasses import replace
@@ -25,7 +26,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
 from textual.filter import NoColor
-from textual.worker import WorkerFailed
+from textual.worker import WorkerFailed, get_current_worker
 
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
@@ -212,7 +213,7 @@ class TensorwegApp(App):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
         from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from explorer.view import build_trace, rows  # noqa: PLC0415
+        from explorer.view import build_trace, rows, warm_layer_facts  # noqa: PLC0415
 
         try:
             bundle = Bundle.open(path)
@@ -223,7 +224,14 @@ class TensorwegApp(App):
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
             return
+        # A large module is millions of objects that live as long as the bundle is open: out of
+        # the cyclic collector's sight, whose full passes over them paused key presses for 0.8 s.
+        gc.freeze()
         self.post_message(BundleOpened(path, bundle, trace))
+        # The first screen is up: what later key presses show for each layer is built here.
+        worker = get_current_worker()
+        warm_layer_facts(bundle, lambda: worker.is_cancelled)
+        gc.freeze()
 
     @on(BundleOpened)
     def _bundle_opened(self, event: BundleOpened) -> None:

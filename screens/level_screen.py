@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
 
-from explorer.view import COLUMNS, LevelItem, Selection, created_by_compiler, rows
+from explorer.view import COLUMNS, LevelItem, Selection, created_by_compiler, row_groups, rows
 
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
@@ -121,7 +121,8 @@ class LevelScreen(Screen):
             self._generation = app.generation
             items = rows(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
             created = created_by_compiler(app.bundle, self.LEVEL, app.target) if items else frozenset()
-            self.items_table.set_items(items, created)
+            groups = row_groups(app.bundle, self.LEVEL, app.target) if items else {}
+            self.items_table.set_items(items, created, groups)
             self.on_items_loaded()
         if wanted:
             self.items_table.select(wanted)

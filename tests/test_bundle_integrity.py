@@ -78,11 +78,33 @@ def test_a_manifest_naming_a_target_outside_the_bundle_is_refused(bundle_copy):
 
 
 def test_a_corrupted_hlo_json_names_the_file(bundle_copy):
+    """The JSON record is read where the module's text is gone (the text parses faster)."""
+    (bundle_copy / "targets" / "cpu" / "hlo.txt").unlink()
     hlo = bundle_copy / "targets" / "cpu" / "hlo.json"
     hlo.write_text(hlo.read_text()[: len(hlo.read_text()) // 2])
     with pytest.raises(DataError, match="targets/cpu/hlo.json: not valid JSON"):
         Bundle.open(bundle_copy).hlo_module("cpu")
     assert_one_line_error(inspect(bundle_copy, "hlo"), "targets/cpu/hlo.json")
+
+
+def test_a_corrupted_hlo_text_names_the_file(bundle_copy):
+    hlo = bundle_copy / "targets" / "cpu" / "hlo.txt"
+    hlo.write_text(hlo.read_text()[: len(hlo.read_text()) // 2])
+    with pytest.raises(DataError, match="targets/cpu/hlo.txt: "):
+        Bundle.open(bundle_copy).hlo_module("cpu")
+    assert_one_line_error(inspect(bundle_copy, "hlo"), "targets/cpu/hlo.txt")
+
+
+def test_the_module_read_from_its_text_is_its_json_record():
+    """Reading the text instead of the JSON changes nothing: every recorded module, field for field."""
+    from explorer.hlo.model import HloModule
+    from explorer.serial import load_json
+
+    bundle = Bundle.open(FIXTURE)
+    for target in bundle.targets:
+        for optimized, stem in ((False, "hlo"), (True, "optimized_hlo")):
+            record = load_json(HloModule, bundle.target_dir(target) / f"{stem}.json")
+            assert bundle.hlo_module(target, optimized) == record, (target, stem)
 
 
 def test_layers_json_with_wrong_types_names_the_field(bundle_copy):

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from textual.binding import Binding
-from textual.widgets import DataTable
 
 from explorer.course.tours import parse_tour
 
@@ -34,6 +33,7 @@ from screens.help import HelpScreen
 from screens.memory_map import MemoryMapScreen
 from screens.tour import TourListScreen, TourScreen
 from screens.widgets.code_view import CodeView
+from screens.widgets.item_rows import ItemRows
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
@@ -216,7 +216,7 @@ def test_a_256_colour_terminal_gets_no_truecolour():
 # --- 80x24: maximise and restore ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("level, widget", [("layers", DataTable), ("optimized-hlo", CodeView)],
+@pytest.mark.parametrize("level, widget", [("layers", ItemRows), ("optimized-hlo", CodeView)],
                          ids=["list", "code"])
 @sync
 async def test_a_key_maximises_the_focused_pane_and_restores_it(level, widget):

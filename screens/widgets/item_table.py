@@ -1,8 +1,12 @@
-"""The main list of a level: a DataTable with a `/` filter.
+"""The main list of a level: a virtual list of rows with a `/` filter and folds.
 
-Rows are built once per level (`LevelItem`s); filtering is a lowercase
-substring match over prebuilt `search_text`, then a bulk `add_rows`, which
-keeps ResNet-sized modules (~3,000 instructions) responsive.
+Rows are built once per level (`LevelItem`s, with their `RowGroup`s on HLO
+levels); the list draws only the rows on screen (`ItemRows`), so a 30,000-row
+module opens, moves and filters as fast as a small one. Filtering is a
+lowercase substring match over prebuilt `search_text`, narrowed from the last
+result while the filter text grows. A group (the entry's parameters, its
+constants, a called computation) is one header row that Enter or space folds
+and unfolds; a selection inside a folded group unfolds it.
 """
 
 from __future__ import annotations
@@ -13,28 +17,30 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
-from explorer.view import CREATED_BY_XLA, LevelItem
+from explorer.view import CREATED_BY_XLA, LevelItem, RowGroup
+
+from screens.widgets.item_rows import ItemRows
+
+FOLDED, UNFOLDED = "▸ ", "▾ "  # a group header's mark: folded, unfolded
 
 
-class _Rows(DataTable):
-    """The DataTable of an ItemTable; tells it about a cursor move at once.
+class _Rows(ItemRows):
+    """The rows of an ItemTable; tells it about a cursor move at once.
 
-    DataTable announces a move with a message, which reaches the screen only
-    after Textual has painted the moved cursor: the panes and code view then
-    followed in a second frame, a full frame later on a ResNet-sized module.
-    Told while the key is handled, the screen draws the move and all it
-    changes in one frame.
+    Announced while the key is handled (not by a message, which reaches the
+    screen only after Textual has painted the moved cursor), the screen draws
+    the move and all it changes in one frame.
     """
 
-    def watch_cursor_coordinate(self, old_coordinate: Coordinate, new_coordinate: Coordinate) -> None:
-        super().watch_cursor_coordinate(old_coordinate, new_coordinate)
-        if old_coordinate.row != new_coordinate.row and isinstance(self.parent, ItemTable):
-            self.parent._cursor_moved(new_coordinate.row)
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        super().watch_cursor_row(old, new)
+        if old != new and isinstance(self.parent, ItemTable):
+            self.parent._cursor_moved(new)
 
 
 class ItemTable(Vertical):
@@ -44,11 +50,15 @@ class ItemTable(Vertical):
     ItemTable { height: 1fr; }
     ItemTable > Input { display: none; height: 3; }
     ItemTable.-filtering > Input { display: block; }
-    ItemTable > DataTable { height: 1fr; }
+    ItemTable > ItemRows { height: 1fr; }
     """
+    BINDINGS = [
+        Binding("space", "toggle_group", "Fold", show=False, id="items.fold",
+                tooltip="Fold or unfold the group the cursor is in (parameters, constants, a computation)"),
+    ]
 
     class Highlighted(Message):
-        """The cursor moved to `item` (None when the list is empty)."""
+        """The cursor moved to `item` (None when the list is empty or on a group's header)."""
 
         def __init__(self, table: "ItemTable", item: LevelItem | None) -> None:
             super().__init__()
@@ -69,48 +79,32 @@ class ItemTable(Vertical):
         of posting `Highlighted`, so its changes are drawn in the same frame as the cursor."""
         super().__init__(id=id)
         self._on_highlighted = on_highlighted
-        self._announced_row = -1  # the row a cursor move was last announced for
-        self._filling = False  # rows being replaced: the table's cursor moves are not the reader's
+        self._filling = False  # rows being replaced: the cursor's moves are not the reader's
         self._columns = columns
+        self._widths: list[int] = [cell_len(title) for title in columns]
         self._items: tuple[LevelItem, ...] = ()
+        self._groups: dict[str, RowGroup] = {}
+        self._folded: set[str] = set()
+        self._listing: list[LevelItem | RowGroup] = []  # what the rows show, headers included
         self._shown: list[LevelItem] = []
-        self._created: set[str] = set()
+        self._matches: tuple[str, list[LevelItem]] = ("", [])  # the last filter and what it kept
+        self._created: frozenset[str] = frozenset()
         self._jumped_to = -1  # the row `select` put a third down the view
-        self.scrolls_pending = 0  # jumps scheduled for after the next refresh (tests wait for 0)
+        self.scrolls_pending = 0  # kept for the tests' waits: a jump now scrolls at once
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
-        # No blinking cursor: snapshots and screen readers both prefer a steady one.
         yield Input(placeholder="filter (substring of name, opcode, shape, op_name) - Esc closes", id="filter")
-        table: DataTable = _Rows(cursor_type="row", zebra_stripes=False, id="rows")
-        yield table
+        yield _Rows(id="rows")
 
     def on_mount(self) -> None:
-        self.table.add_columns(*self._columns)
+        # No blinking cursor: snapshots and screen readers both prefer a steady one.
         self.query_one("#filter", Input).cursor_blink = False
-
-    def _set_columns(self, rows: list[tuple]) -> None:
-        """Columns as wide as their widest cell, measured here rather than by the DataTable.
-
-        The DataTable sizes auto-width columns on its next idle, but rows arrive
-        after the first frame (the bundle is read in a worker) and a header
-        rendered in between would stay cached at its old width; fixed widths
-        leave nothing to catch up on.
-        """
-        widths = [cell_len(title) for title in self._columns]
-        for row in rows:
-            for index, cell in enumerate(row):
-                width = cell_len(cell.plain if isinstance(cell, Text) else cell)
-                if width > widths[index]:
-                    widths[index] = width
-        table = self.table
-        table.clear(columns=True)
-        for title, width in zip(self._columns, widths):
-            table.add_column(title, width=width)
+        self._show(self._first_item_row())
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one("#rows", DataTable)
+    def table(self) -> ItemRows:
+        return self.query_one("#rows", ItemRows)
 
     @property
     def items(self) -> tuple[LevelItem, ...]:
@@ -118,77 +112,160 @@ class ItemTable(Vertical):
 
     @property
     def shown(self) -> list[LevelItem]:
+        """The items listed now: the filter's matches, else every item outside a folded group."""
         return self._shown
 
-    def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset()) -> None:
+    @property
+    def groups(self) -> dict[str, RowGroup]:
+        return self._groups
+
+    def folded(self, key: str) -> bool:
+        return key in self._folded
+
+    def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset(),
+                  groups: dict[str, RowGroup] | None = None) -> None:
         self._items = items
-        self._created = set(created_by_compiler)
+        self._created = frozenset(created_by_compiler)
+        self._groups = dict(groups or {})
+        self._folded = {key for key, group in self._groups.items() if group.folded}
+        self._matches = ("", list(items))
+        self._widths = self._measure()
         self._fill()
 
-    def _row(self, item: LevelItem) -> tuple:
-        # A str cell would be read as markup by the DataTable; names from the model are text.
-        cells = tuple(Text(cell) if isinstance(cell, str) else cell for cell in item.cells)
-        if item.name in self._created:
+    def _measure(self) -> list[int]:
+        """Columns as wide as their widest cell, over every item (stable while filtering and folding)."""
+        widths = [cell_len(title) for title in self._columns]
+        last = len(widths) - 1
+        rows = [item.cells for item in self._items] + [
+            (FOLDED + group.cells[0], *group.cells[1:]) for group in self._groups.values()]
+        if self._created:
+            rows.append(("",) * last + (CREATED_BY_XLA,))
+        for cells in rows:
+            for index, cell in enumerate(cells):
+                width = len(cell) if cell.isascii() else cell_len(cell)
+                if width > widths[index]:
+                    widths[index] = width
+        return widths
+
+    # --- what the rows show --------------------------------------------------------
+
+    def _listed(self) -> list[LevelItem | RowGroup]:
+        if self.filter_text:
+            return list(self._filtered())
+        listing: list[LevelItem | RowGroup] = []
+        groups, group = self._groups, ""
+        for item in self._items:
+            key = item.group if item.group in groups else ""  # groups not given: a flat list
+            if key != group:
+                group = key
+                if group:
+                    listing.append(groups[group])
+            if not group or group not in self._folded:
+                listing.append(item)
+        return listing
+
+    def _filtered(self) -> list[LevelItem]:
+        """The items matching the filter, narrowed from the last match while the text grows."""
+        needle = self.filter_text.lower()
+        last, kept = self._matches
+        pool = kept if last and needle.startswith(last) else self._items
+        found = [item for item in pool if needle in item.search_text]
+        self._matches = (needle, found)
+        return found
+
+    def _cells(self, row: int) -> tuple[Text, ...]:
+        entry = self._listing[row]
+        if isinstance(entry, RowGroup):
+            mark = FOLDED if entry.key in self._folded else UNFOLDED
+            first, *rest = entry.cells
+            return (Text(mark + first, style="bold"), *(Text(cell, style="italic") for cell in rest))
+        # Names from the model are text, never markup.
+        cells = tuple(Text(cell) for cell in entry.cells)
+        if entry.name in self._created:
             return (*cells[:-1], Text(CREATED_BY_XLA, style="italic"))
         return cells
 
-    def _fill(self) -> None:
-        needle = self.filter_text.lower()
-        self._shown = [i for i in self._items if needle in i.search_text] if needle else list(self._items)
-        rows = [self._row(i) for i in self._shown]
+    def _fill(self, cursor_on: LevelItem | RowGroup | None = None) -> None:
+        """List the rows again, the cursor on `cursor_on` (else the first item)."""
+        self._listing = self._listed()
+        self._shown = [entry for entry in self._listing if isinstance(entry, LevelItem)]
+        self._show(self._row_of(cursor_on) if cursor_on is not None else self._first_item_row())
+
+    def _show(self, cursor: int) -> None:
+        if not self.is_mounted:
+            return
         self._filling = True
         try:
-            self._set_columns(rows)
-            self.table.add_rows(rows)
+            self.table.set_rows(self._columns, self._widths, len(self._listing), self._cells, cursor)
         finally:
             self._filling = False
         self._announce(self.current)
 
+    def _first_item_row(self) -> int:
+        """The list opens on the program's work, past the folded parameters and constants."""
+        return next((row for row, entry in enumerate(self._listing) if isinstance(entry, LevelItem)), 0)
+
+    def _row_of(self, wanted: LevelItem | RowGroup) -> int:
+        return next((row for row, entry in enumerate(self._listing) if entry is wanted), 0)
+
     @property
     def current(self) -> LevelItem | None:
-        row = self.table.cursor_row
-        return self._shown[row] if 0 <= row < len(self._shown) else None
+        entry = self._at_cursor()
+        return entry if isinstance(entry, LevelItem) else None
+
+    def _at_cursor(self) -> LevelItem | RowGroup | None:
+        row = self.table.cursor_row if self.is_mounted else 0
+        return self._listing[row] if 0 <= row < len(self._listing) else None
 
     def select(self, name: str) -> bool:
-        """Move the cursor to the item called `name`, clearing a filter that hides it."""
-        for attempt in range(2):
-            for row, item in enumerate(self._shown):
-                if item.name == name:
-                    self.table.move_cursor(row=row, scroll=False)
-                    # After the table has measured new rows: a jump lands a third down the view.
-                    self._jumped_to = row
-                    self._schedule_scroll(row)
-                    self._announce(item)
-                    return True
-            if attempt == 0 and self.filter_text:
-                self.apply_filter("")
-        return False
+        """Move the cursor to the item called `name`, clearing a filter that hides it and
+        unfolding its group; the row lands a third down the view."""
+        item = next((item for item in self._items if item.name == name), None)
+        if item is None:
+            return False
+        if self.filter_text and item not in self._shown:
+            self.filter_text = ""
+            self.query_one("#filter", Input).value = ""
+        if item.group in self._folded:
+            self._folded.discard(item.group)
+        self._fill(item)
+        row = self._row_of(item)
+        self._jumped_to = row
+        self.table.scroll_to_row(row, third=True)
+        return True
 
     def on_resize(self) -> None:
         # The lazy side panes and the narrow layout change the height after a jump:
         # keep the jumped-to row a third down until the reader moves the cursor.
         if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
-            self._schedule_scroll(self._jumped_to)
+            self.call_after_refresh(self._keep_jump)
 
-    def _schedule_scroll(self, row: int, attempt: int = 0) -> None:
-        self.scrolls_pending += 1
-        self.table.call_after_refresh(self._scroll_to_row, row, attempt)
+    def _keep_jump(self) -> None:
+        if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
+            self.table.scroll_to_row(self._jumped_to, third=True)
 
-    def _scroll_to_row(self, row: int, attempt: int = 0) -> None:
-        self.scrolls_pending -= 1
-        table = self.table
-        visible = max(1, table.scrollable_content_region.height - 1)  # less the header row
-        y = max(0, row - visible // 3)
-        if y > table.max_scroll_y and attempt < 5:
-            # New rows not measured yet: a scroll now would be clamped to the top. Try after the next refresh.
-            self._schedule_scroll(row, attempt + 1)
-            return
-        table.scroll_to(y=y, animate=False, immediate=True)
-        table.refresh()  # a scroll from inside a refresh callback is not repainted on its own
+    # --- folding ---------------------------------------------------------------
+
+    def action_toggle_group(self) -> None:
+        """Fold or unfold the group at the cursor (on its header or one of its rows)."""
+        entry = self._at_cursor()
+        key = entry.key if isinstance(entry, RowGroup) else (entry.group if entry is not None else "")
+        if key and not self.filter_text:
+            self.toggle_group(key)
+
+    def toggle_group(self, key: str) -> None:
+        """Fold or unfold `key`; the cursor stays on the group's header."""
+        self._folded.symmetric_difference_update({key})
+        self._jumped_to = -1
+        self._fill(self._groups[key])
+        self.table.scroll_to_row(self.table.cursor_row)
+
+    # --- filter ---------------------------------------------------------------
 
     def apply_filter(self, text: str) -> None:
+        kept = self.current
         self.filter_text = text
-        self._fill()
+        self._fill(kept if kept is not None and (not text or text.lower() in kept.search_text) else None)
 
     def open_filter(self) -> None:
         self.add_class("-filtering")
@@ -205,7 +282,8 @@ class ItemTable(Vertical):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.apply_filter(event.value)
+        if event.value != self.filter_text:
+            self.apply_filter(event.value)
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -221,17 +299,14 @@ class ItemTable(Vertical):
     def _cursor_moved(self, row: int) -> None:
         if self._filling:
             return
-        self._announced_row = row
+        self._jumped_to = -1
         self._announce(self.current)
 
-    @on(DataTable.RowHighlighted, "#rows")
-    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(ItemRows.Selected, "#rows")
+    def _row_selected(self, event: ItemRows.Selected) -> None:
         event.stop()
-        if event.cursor_row != self._announced_row:  # a highlight without a cursor move (rows refilled)
-            self._announce(self.current)
-
-    @on(DataTable.RowSelected, "#rows")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        if (item := self.current) is not None:
-            self.post_message(self.Chosen(self, item))
+        entry = self._at_cursor()
+        if isinstance(entry, RowGroup):
+            self.toggle_group(entry.key)
+        elif entry is not None:
+            self.post_message(self.Chosen(self, entry))

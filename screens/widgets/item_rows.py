@@ -1,0 +1,234 @@
+"""The rows of an ItemTable: a virtual list drawn line by line (Textual's Line API).
+
+A DataTable measures and stores every row it is given: about a second to first
+paint at 10k rows, and a refill on every filter keystroke. Here the rows are a
+plain list and `render_line` draws only the lines on screen, each cached as a
+strip (`textual.cache.LRUCache`) until the cursor, the width, the focus or the
+rows change. Its height is known the moment the rows are set, so a jump to a
+row scrolls there at once, before any refresh (no "rows not measured yet").
+
+It looks like the DataTable it replaces (same component styles, a cell
+padding of one on each side, the header fixed on top, the cursor a full row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+# Blank cells before and after a cell's text: what the DataTable drew for a column of fixed width.
+PAD_LEFT, PAD_RIGHT = 1, 1
+
+
+class ItemRows(ScrollView, can_focus=True):
+    """Rows of cells (each a tuple of `Text`) under a fixed header, with a row cursor."""
+
+    COMPONENT_CLASSES = {"item-rows--header", "item-rows--cursor"}
+    DEFAULT_CSS = """
+    ItemRows {
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .item-rows--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .item-rows--header { background-tint: $foreground 5%; }
+        }
+        & > .item-rows--header { text-style: bold; background: $panel; color: $foreground; }
+        &:ansi > .item-rows--header { background: ansi_bright_blue; color: ansi_default; }
+        & > .item-rows--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+    }
+    """
+    # Navigation every list has: kept out of the help's key list (system), as the DataTable's were
+    # listed after tensorweg's own keys.
+    BINDINGS = [
+        Binding("up", "cursor_up", "Up", show=False, system=True, id="rows.up", tooltip="Previous row"),
+        Binding("down", "cursor_down", "Down", show=False, system=True, id="rows.down", tooltip="Next row"),
+        Binding("pageup", "page_up", "Page up", show=False, system=True, id="rows.pageup",
+                tooltip="A page of rows up"),
+        Binding("pagedown", "page_down", "Page down", show=False, system=True, id="rows.pagedown",
+                tooltip="A page of rows down"),
+        Binding("home", "first", "First", show=False, system=True, id="rows.first", tooltip="The first row"),
+        Binding("end", "last", "Last", show=False, system=True, id="rows.last", tooltip="The last row"),
+        Binding("enter", "select_cursor", "Select", show=False, system=True, id="rows.select",
+                tooltip="Choose the row under the cursor"),
+    ]
+
+    cursor_row: reactive[int] = reactive(0, repaint=False, always_update=True)
+
+    class Selected(Message):
+        """Enter on the cursor's row."""
+
+        def __init__(self, rows: ItemRows, row: int) -> None:
+            super().__init__()
+            self.rows = rows
+            self.row = row
+
+        @property
+        def control(self) -> ItemRows:
+            return self.rows
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._titles: tuple[str, ...] = ()
+        self._widths: list[int] = []
+        self._count = 0
+        self._cells: Callable[[int], tuple[Text, ...]] = lambda row: ()
+        self._version = 0  # bumped when the rows change: cached strips of older rows are stale
+        # (row, cursor, width, scroll x, focused, version) -> strip; bounded, a screen's worth many times over
+        self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
+        self.lines_rendered = 0  # rows drawn afresh (not from the cache): what the scale tests count
+
+    # --- content ---------------------------------------------------------------
+
+    def set_rows(self, titles: tuple[str, ...], widths: list[int], count: int,
+                 cells: Callable[[int], tuple[Text, ...]], cursor: int = 0) -> None:
+        """Show `count` rows, row `i` being `cells(i)`, asked for only when it comes on screen."""
+        self._titles, self._widths, self._count, self._cells = titles, widths, count, cells
+        self._version += 1
+        self._strips.clear()
+        table_width = sum(widths) + (PAD_LEFT + PAD_RIGHT) * len(widths)
+        self.virtual_size = Size(table_width, count + 1)  # + the header
+        self.set_reactive(ItemRows.cursor_row, self._clamp(cursor))
+        self.scroll_to(y=min(self.scroll_y, self.max_scroll_y), animate=False, immediate=True, force=True)
+        self._scroll_cursor_visible()
+        self.refresh()
+
+    @property
+    def row_count(self) -> int:
+        return self._count
+
+    def _clamp(self, row: int) -> int:
+        return max(0, min(row, self._count - 1))
+
+    @property
+    def visible_rows(self) -> int:
+        """Rows that fit below the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    # --- cursor ---------------------------------------------------------------
+
+    def move_cursor(self, row: int, scroll: bool = True) -> None:
+        self.cursor_row = self._clamp(row)
+        if scroll:
+            self._scroll_cursor_visible()
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if old != new:
+            self.refresh_row(old)
+            self.refresh_row(new)
+
+    def refresh_row(self, row: int) -> None:
+        y = row - int(self.scroll_y) + 1
+        if 1 <= y < self.size.height:
+            self.refresh_lines(y)
+
+    def scroll_to_row(self, row: int, third: bool = False) -> None:
+        """Scroll so `row` shows: a third down the view (`third`), else just into view."""
+        if third:
+            y = max(0, row - self.visible_rows // 3)
+        else:
+            top = int(self.scroll_y)
+            y = row if row < top else (row - self.visible_rows + 1 if row >= top + self.visible_rows else top)
+        # Forced: whether a scrollbar shows is settled by the next layout, the new height is known now.
+        self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    def _scroll_cursor_visible(self) -> None:
+        if self._count and self.size.height:
+            self.scroll_to_row(self.cursor_row)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor_row - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor_row + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor_row - self.visible_rows)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor_row + self.visible_rows)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(self._count - 1)
+
+    def action_select_cursor(self) -> None:
+        if self._count:
+            self.post_message(self.Selected(self, self.cursor_row))
+
+    def _on_click(self, event) -> None:
+        row = event.y - 1 + int(self.scroll_y)
+        if event.y >= 1 and 0 <= row < self._count:
+            if row == self.cursor_row and event.chain > 1:
+                self.action_select_cursor()
+            self.move_cursor(row)
+
+    # --- drawing ----------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # theme or focus change: the cached rows carry the old colours
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = int(self.scroll_x), int(self.scroll_y)
+        row = -1 if y == 0 else y - 1 + scroll_y  # the header stays on top
+        if row >= self._count:
+            return Strip.blank(width, self.rich_style)
+        cursor = row == self.cursor_row
+        key = (row, cursor, width, scroll_x, self.has_focus, self._version)
+        strip = self._strips.get(key)
+        if strip is None:
+            self.lines_rendered += 1
+            strip = self._strips[key] = self._draw(row, cursor, width, scroll_x)
+        return strip
+
+    def _draw(self, row: int, cursor: bool, width: int, scroll_x: int) -> Strip:
+        base = self.rich_style
+        if row < 0:
+            cells: tuple[Text, ...] = tuple(Text(title) for title in self._titles)
+            pre, post = self.get_component_styles("item-rows--header").rich_style, Style.null()
+        else:
+            cells = self._cells(row)
+            pre, post = base, Style.null()
+            if cursor:
+                cursor_style = self.get_component_rich_style("item-rows--cursor")
+                pre = base + cursor_style
+                post = Style.from_color(color=cursor_style.color)  # the cursor's colour wins over a cell's
+        segments: list[Segment] = []
+        console = self.app.console
+        # Each cell carries its place as meta (clicks read it), which also keeps cells apart
+        # as the DataTable drew them.
+        for column, (cell, cell_width) in enumerate(zip(cells, self._widths, strict=False)):
+            padded = Text(" " * PAD_LEFT)
+            padded.append_text(cell)
+            padded.append(" " * (cell_width - cell.cell_len + PAD_RIGHT))
+            where = Style.from_meta({"row": row, "column": column})
+            segments.extend(Segment.apply_style(padded.render(console), pre + where, post))
+        table_width = sum(self._widths) + (PAD_LEFT + PAD_RIGHT) * len(self._widths)
+        if width > table_width:
+            outside = Style.from_meta({"row": row, "column": 0, "out_of_bounds": True})
+            segments.append(Segment(" " * (width - table_width), pre + outside))
+        strip = Strip(segments).crop(scroll_x, scroll_x + width)
+        return strip.adjust_cell_length(width, base).simplify()
+
