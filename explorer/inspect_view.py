@@ -72,6 +72,8 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
             item = to_jsonable(kernel)
             item["layer"] = view.layer_of(bundle, "kernels", kernel.name, target)
             item["hlo"] = list(kernel.hlo)
+            if kernel.ptx:  # a GPU kernel: its machine code and registers per thread (null: not compiled)
+                item["registers"] = kernel.ptxas.registers if kernel.ptxas is not None else None
             kernels.append(item)
         return {**head, "kernels": kernels}
     if level == "memory":
