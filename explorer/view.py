@@ -592,15 +592,16 @@ def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
     report = found.ptxas
     if report is None:
         return (found.sass_note,) if found.sass_note else ()
-    lines = (f"registers {report.registers} per thread (ptxas, {report.arch})",
-             f"spills {_bytes(report.spill_store_bytes)} stored, {_bytes(report.spill_load_bytes)} loaded;"
-             f" stack {_bytes(report.stack_frame_bytes)}",
-             f"shared {_bytes(report.shared_memory_bytes)} static; barriers {report.barriers}")
+    lines = (f"registers {report.registers} per thread (ptxas -v, {report.arch})",
+             f"spills {_bytes(report.spill_store_bytes)} stored, {_bytes(report.spill_load_bytes)} loaded, "
+             f"stack {_bytes(report.stack_frame_bytes)}, shared {_bytes(report.shared_memory_bytes)} static, "
+             f"barriers {report.barriers}")
     spec = TARGETS.get(target)
     estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
     if estimate is None:
         return lines + ("occupancy: no launch shape or SM limits for this target",)
-    return lines + ("occupancy (estimate) " + occupancy.summary(estimate),)
+    result, figures = occupancy.summary(estimate)
+    return lines + (f"occupancy (estimate) {result}", f"  {figures}")
 
 
 # --- device mapping per target -------------------------------------------------------------------

@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 
 from explorer.records import KernelRecord
-
 from explorer.view import LevelItem
+
 from screens.level_screen import LevelScreen
 from screens.widgets.code_view import CodeView
 
