@@ -70,8 +70,8 @@ def estimate(kernel: KernelRecord, limits: SmLimits | None) -> Occupancy | None:
 
 def summary(occupancy: Occupancy) -> tuple[str, str]:
     """The result, then the figures it used and what limits it:
-    (`63/64 warps per SM (98%)`, `10 registers x 72 threads: 21 blocks, limited by threads per SM`)."""
+    (`63/64 warps/SM 98%`, `10 registers x 72 threads: 21 blocks, limited by threads per SM`)."""
     shared = f", {occupancy.shared_memory_per_block:,} B shared" if occupancy.shared_memory_per_block else ""
-    return (f"{occupancy.warps}/{occupancy.max_warps} warps per SM ({occupancy.fraction:.0%})",
+    return (f"{occupancy.warps}/{occupancy.max_warps} warps/SM {occupancy.fraction:.0%}",
             f"{occupancy.registers} registers x {occupancy.threads_per_block} threads{shared}: "
             f"{occupancy.blocks} blocks, limited by {' and '.join(occupancy.limited_by)}")

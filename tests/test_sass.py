@@ -24,6 +24,7 @@ from explorer.gpu_dump import find_gpu_module, kernels_from_dump
 from explorer.records import KernelRecord, LaunchShape, PtxasReport
 from explorer.serial import from_jsonable
 from explorer.targets import TARGETS
+
 from pilot_support import BUNDLE, needs_bundle
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -185,7 +186,7 @@ def test_memory_pane_shows_registers_and_the_occupancy_estimate():
     bundle = Bundle.open(BUNDLE)
     lines = view.memory_facts(bundle, "kernels", "gpu:h100", "wrapped_transpose")
     assert "registers 10 per thread (ptxas -v, sm_90a)" in lines
-    assert "occupancy (estimate) 63/64 warps per SM (98%)" in lines
+    assert "occupancy (estimate) 63/64 warps/SM 98%" in lines
     assert "  10 registers x 72 threads: 21 blocks, limited by threads per SM" in lines
 
 
