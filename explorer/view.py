@@ -699,9 +699,18 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
             groups.append(tuple(keys.allocation_keys(allocation, target)))
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         groups.append(tuple(keys.kernel_keys(found)))
+        groups += [(key,) for key in sass_keys(found)]
     elif level == "memory" and (allocation := _allocation(bundle, target, name)) is not None:
         groups.append(tuple(keys.allocation_keys(allocation, target)))
     return tuple(dict.fromkeys(groups))
+
+
+def sass_keys(found: KernelRecord) -> tuple[str, ...]:
+    """A GPU kernel compiled to SASS: its registers and occupancy, its spills where it has any."""
+    if found.ptxas is None:
+        return ()
+    spills = found.ptxas.spill_store_bytes or found.ptxas.spill_load_bytes or found.ptxas.stack_frame_bytes
+    return ("sass:registers", "sass:occupancy") + (("sass:spills",) if spills else ())
 
 
 def _allocation(bundle: Bundle, target: str, index: str) -> Allocation | None:
@@ -738,6 +747,12 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
             found.update(grid=tuple(record.launch.grid), block=tuple(record.launch.block))
         if record.ptxas is not None:
             found["registers"] = record.ptxas.registers
+            from explorer import occupancy  # noqa: PLC0415
+            from explorer.targets import TARGETS  # noqa: PLC0415
+
+            spec = TARGETS.get(target)
+            if (estimate := occupancy.estimate(record, spec.sm_limits if spec else None)) is not None:
+                found.update(warps=estimate.warps, max_warps=estimate.max_warps)
     elif level == "memory" and bundle is not None and (allocation := _allocation(bundle, target, name)) is not None:
         found["bytes"] = allocation.size
     return tuple(sorted(found.items()))

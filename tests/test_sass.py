@@ -220,3 +220,23 @@ def test_inspect_json_has_sass_and_registers_for_gpu_kernels_only(capsys):
     assert "registers" not in kernels["cudnn-conv-bias-activation.3"]
     assert cli_main(["inspect", str(BUNDLE), "--level", "kernels", "--target", "cpu", "--json"]) == 0
     assert all("registers" not in k for k in json.loads(capsys.readouterr().out)["kernels"])
+
+
+@needs_bundle
+def test_a_gpu_kernel_explains_its_registers_and_occupancy_with_its_own_figures():
+    bundle = Bundle.open(BUNDLE)
+    keys = view.explanation_keys(bundle, "kernels", "gpu:h100", "wrapped_transpose")
+    assert keys[1:] == (("sass:registers",), ("sass:occupancy",))
+    texts = {e.key: e.body for e in view.explanations(bundle, "kernels", "gpu:h100", "wrapped_transpose", "en")}
+    assert "this kernel uses 10, as `ptxas -v` reports" in texts["sass:registers"]
+    assert "This kernel: 63 of 64 warps per SM." in texts["sass:occupancy"]
+    german = {e.key: e.body for e in view.explanations(bundle, "kernels", "gpu:h100", "wrapped_transpose", "de")}
+    assert "Dieser Kernel: 63 von 64 Warps pro SM." in german["sass:occupancy"]
+    assert view.explanation_keys(bundle, "kernels", "cpu", "broadcast_maximum_fusion")[1:] == ()
+
+
+def test_a_kernel_that_spills_gets_the_spill_text():
+    spilling = replace(kernel_with(255, 128), ptxas=PtxasReport("sm_90a", 255, spill_store_bytes=64,
+                                                                spill_load_bytes=64))
+    assert view.sass_keys(spilling) == ("sass:registers", "sass:occupancy", "sass:spills")
+    assert view.sass_keys(kernel_with(10, 72)) == ("sass:registers", "sass:occupancy")
