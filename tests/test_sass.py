@@ -240,3 +240,27 @@ def test_a_kernel_that_spills_gets_the_spill_text():
                                                                 spill_load_bytes=64))
     assert view.sass_keys(spilling) == ("sass:registers", "sass:occupancy", "sass:spills")
     assert view.sass_keys(kernel_with(10, 72)) == ("sass:registers", "sass:occupancy")
+
+
+@needs_wheels
+def test_kernels_compiled_together_equal_kernels_compiled_alone(tmp_path):
+    """The batch (one merged PTX module per run) gives each kernel what its own module gives."""
+    kernels = kernels_from_dump(find_gpu_module(FIXTURES / "xla_dump_gpu" / "cnn", "jit_fwd"))
+    launched = [k for k in kernels if k.ptx]
+    tools = sass.find_tools()
+    together = sass.compile_batch(tools, launched, "sm_90a", tmp_path)
+    alone = [sass.compile_batch(tools, [k], "sm_90a", tmp_path)[0] for k in launched]
+    assert [(k.sass, k.ptxas) for k in together] == [(k.sass, k.ptxas) for k in alone]
+    assert ".target sm_90a" in sass.merge_ptx([k.ptx for k in launched])
+    assert sass.merge_ptx([k.ptx for k in launched]).count(".version ") == 1
+
+
+@needs_wheels
+def test_a_kernel_that_breaks_the_batch_fails_alone(tmp_path):
+    kernels = kernels_from_dump(find_gpu_module(FIXTURES / "xla_dump_gpu" / "cnn", "jit_fwd"))
+    good = next(k for k in kernels if k.name == "wrapped_transpose")
+    broken = KernelRecord(name="broken", hlo=(), ptx=".version 8.8\n.target sm_90a\n.address_size 64\n"
+                                                      ".visible .entry broken( {\n")
+    done = sass.with_sass([good, broken], tmp_path)
+    assert done[0].ptxas.registers == 10 and done[0].sass and not done[0].sass_note
+    assert done[1].sass_note.startswith("ptxas failed: ") and done[1].sass == ""

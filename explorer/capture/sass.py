@@ -95,59 +95,108 @@ _FUNCTION = re.compile(r"^\s*Function : (\S+)\s*$")
 _INSTRUCTION = re.compile(r"^\s*(/\*[0-9a-f]{4,}\*/)\s+(.*?)\s*;?\s*(?:/\* 0x[0-9a-f]+ \*/)?\s*$")
 
 
-def normalise_sass(cuobjdump_output: str, kernel: str) -> str:
-    """`kernel`'s SASS as one instruction a line: `/*0040*/  LEA R0, R0, R3, 0x7 ;`.
+def split_sass(cuobjdump_output: str) -> dict[str, str]:
+    """Each function's SASS, one instruction a line: `/*0040*/  LEA R0, R0, R3, 0x7 ;`.
 
     The encodings (the hex words in comments) and the ELF header flags are dropped: they are
     the same facts in binary and would double the text. The address stays (branches name it).
     """
-    lines: list[str] = []
-    current = None
+    functions: dict[str, list[str]] = {}
+    lines: list[str] | None = None
     for line in cuobjdump_output.splitlines():
         if function := _FUNCTION.match(line):
-            current = function.group(1)
+            lines = functions.setdefault(function.group(1), [])
             continue
-        if current != kernel:
-            continue
-        match = _INSTRUCTION.match(line)
+        match = _INSTRUCTION.match(line) if lines is not None else None
         if match and match.group(2):
             lines.append(f"{match.group(1)}  {match.group(2).rstrip(' ;')} ;")
-    while lines and lines[-1].endswith("  NOP ;"):
-        lines.pop()  # padding to the code's alignment after the final `BRA` to itself: never runs
-    return "\n".join(lines) + ("\n" if lines else "")
+    for lines in functions.values():
+        while lines and lines[-1].endswith("  NOP ;"):
+            lines.pop()  # padding to the code's alignment after the final `BRA` to itself: never runs
+    return {name: "\n".join(lines) + "\n" for name, lines in functions.items() if lines}
+
+
+def normalise_sass(cuobjdump_output: str, kernel: str) -> str:
+    """`kernel`'s SASS from `cuobjdump -sass` output ("" when it has none)."""
+    return split_sass(cuobjdump_output).get(kernel, "")
 
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "no output")
 
 
-def compile_kernel(tools: Tools, kernel: KernelRecord, work: Path) -> KernelRecord:
-    """`kernel` with its SASS and ptxas report, or a note saying why there is none."""
-    try:
-        return _compile(tools, kernel, work)
-    except subprocess.TimeoutExpired as expired:
-        return replace(kernel, sass_note=f"SASS not available: {Path(str(expired.cmd[0])).name} "
-                       f"took longer than {_TIMEOUT_S} s")
+_MODULE_HEADER = re.compile(r"^\.(?:version|target|address_size)\b.*$", re.MULTILINE)
 
 
-def _compile(tools: Tools, kernel: KernelRecord, work: Path) -> KernelRecord:
-    arch = ptx_target(kernel.ptx)
-    if not arch.startswith("sm_"):
-        return replace(kernel, sass_note=f"SASS not available: the PTX targets {arch or 'no architecture'}")
+def merge_ptx(modules: list[str]) -> str:
+    """One PTX module holding the kernels of `modules` (same header): ptxas and cuobjdump start
+    once for all of them instead of once per kernel, which is most of their time on small kernels.
+
+    The first module's header is kept, the others' dropped; a module-scope line repeated word for
+    word (`.extern .shared ... global_smem[];` in every Triton kernel) is kept once. A clash that
+    remains (two modules defining the same global) makes ptxas fail, and the caller compiles those
+    kernels one by one.
+    """
+    header = "\n".join(_MODULE_HEADER.findall(modules[0]))
+    seen: set[str] = set()
+    parts = [header]
+    for module in modules:
+        body = []
+        for line in _MODULE_HEADER.sub("", module).splitlines():
+            if line.startswith(".extern "):
+                if line in seen:
+                    continue
+                seen.add(line)
+            body.append(line)
+        parts.append("\n".join(body))
+    return "\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """One ptxas + cuobjdump run: the `-v` report and each function's SASS, or why it failed."""
+
+    report: str = ""
+    sass: dict[str, str] | None = None
+    error: str = ""
+
+
+def _compile_ptx(tools: Tools, ptx_text: str, arch: str, work: Path, timeout: float) -> _Compiled:
     folder = Path(tempfile.mkdtemp(dir=work))
-    ptx, cubin = folder / "kernel.ptx", folder / "kernel.cubin"
-    ptx.write_text(kernel.ptx, encoding="utf-8")
+    ptx, cubin = folder / "kernels.ptx", folder / "kernels.cubin"
+    ptx.write_text(ptx_text, encoding="utf-8")
     env = {**os.environ, "PATH": f"{tools.nvdisasm.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    compiled = subprocess.run([str(tools.ptxas), f"-arch={arch}", "-v", str(ptx), "-o", str(cubin)],
-                              capture_output=True, text=True, timeout=_TIMEOUT_S, cwd=folder)
-    if compiled.returncode != 0:
-        return replace(kernel, sass_note=f"ptxas failed: {_first_line(compiled.stderr)}")
-    report = parse_ptxas_report(compiled.stdout + compiled.stderr, kernel.name, arch)
-    dumped = subprocess.run([str(tools.cuobjdump), "-sass", str(cubin)], capture_output=True, text=True,
-                            timeout=_TIMEOUT_S, cwd=folder, env=env)
-    sass = normalise_sass(dumped.stdout, kernel.name) if dumped.returncode == 0 else ""
-    note = "" if sass else f"cuobjdump printed no SASS: {_first_line(dumped.stderr)}"
-    return replace(kernel, sass=sass, ptxas=report, sass_note=note)
+    try:
+        compiled = subprocess.run([str(tools.ptxas), f"-arch={arch}", "-v", str(ptx), "-o", str(cubin)],
+                                  capture_output=True, text=True, timeout=timeout, cwd=folder)
+        if compiled.returncode != 0:
+            return _Compiled(error=f"ptxas failed: {_first_line(compiled.stderr)}")
+        dumped = subprocess.run([str(tools.cuobjdump), "-sass", str(cubin)], capture_output=True, text=True,
+                                timeout=timeout, cwd=folder, env=env)
+    except subprocess.TimeoutExpired as expired:
+        return _Compiled(error=f"SASS not available: {Path(str(expired.cmd[0])).name} took longer than "
+                               f"{timeout:.0f} s")
+    if dumped.returncode != 0:
+        return _Compiled(report=compiled.stdout + compiled.stderr,
+                         error=f"cuobjdump printed no SASS: {_first_line(dumped.stderr)}")
+    return _Compiled(report=compiled.stdout + compiled.stderr, sass=split_sass(dumped.stdout))
+
+
+def _with_result(kernel: KernelRecord, arch: str, result: _Compiled) -> KernelRecord:
+    sass = (result.sass or {}).get(kernel.name, "")
+    note = "" if sass else (result.error or "cuobjdump printed no SASS for this kernel")
+    return replace(kernel, sass=sass, ptxas=parse_ptxas_report(result.report, kernel.name, arch), sass_note=note)
+
+
+def compile_batch(tools: Tools, kernels: list[KernelRecord], arch: str, work: Path) -> list[KernelRecord]:
+    """Kernels of one architecture compiled together; where that fails, each on its own (so a
+    failure names its own kernel)."""
+    timeout = _TIMEOUT_S + 5 * len(kernels)
+    if len(kernels) > 1:
+        together = _compile_ptx(tools, merge_ptx([k.ptx for k in kernels]), arch, work, timeout)
+        if together.sass is not None:
+            return [_with_result(k, arch, together) for k in kernels]
+    return [_with_result(k, arch, _compile_ptx(tools, k.ptx, arch, work, _TIMEOUT_S)) for k in kernels]
 
 
 def with_sass(kernels: list[KernelRecord], work: Path, tools: Tools | None = None) -> list[KernelRecord]:
@@ -156,6 +205,21 @@ def with_sass(kernels: list[KernelRecord], work: Path, tools: Tools | None = Non
     if tools is None:
         return [replace(k, sass_note=NOT_AVAILABLE) if k.ptx else k for k in kernels]
     work.mkdir(parents=True, exist_ok=True)
+    done: dict[int, KernelRecord] = {}
+    by_header: dict[tuple[str, str], list[KernelRecord]] = {}
+    for kernel in (k for k in kernels if k.ptx):
+        arch = ptx_target(kernel.ptx)
+        if not arch.startswith("sm_"):
+            done[id(kernel)] = replace(kernel, sass_note=f"SASS not available: the PTX targets "
+                                                         f"{arch or 'no architecture'}")
+            continue
+        header = "\n".join(_MODULE_HEADER.findall(kernel.ptx))
+        by_header.setdefault((arch, header), []).append(kernel)
+    # A few batches per architecture, so ptxas runs on every core.
+    batches = [(arch, group[i::_PARALLEL]) for (arch, _), group in by_header.items()
+               for i in range(min(_PARALLEL, len(group)))]
     with ThreadPoolExecutor(_PARALLEL) as pool:
-        done = {id(k): pool.submit(compile_kernel, tools, k, work) for k in kernels if k.ptx}
-        return [done[id(k)].result() if id(k) in done else k for k in kernels]
+        results = pool.map(lambda batch: compile_batch(tools, batch[1], batch[0], work), batches)
+        for (_, batch), compiled in zip(batches, results, strict=True):
+            done.update((id(original), record) for original, record in zip(batch, compiled, strict=True))
+    return [done.get(id(k), k) for k in kernels]
