@@ -261,6 +261,6 @@ def test_a_kernel_that_breaks_the_batch_fails_alone(tmp_path):
     good = next(k for k in kernels if k.name == "wrapped_transpose")
     broken = KernelRecord(name="broken", hlo=(), ptx=".version 8.8\n.target sm_90a\n.address_size 64\n"
                                                       ".visible .entry broken( {\n")
-    done = sass.with_sass([good, broken], tmp_path)
+    done = sass.compile_batch(sass.find_tools(), [good, broken], "sm_90a", tmp_path)
     assert done[0].ptxas.registers == 10 and done[0].sass and not done[0].sass_note
     assert done[1].sass_note.startswith("ptxas failed: ") and done[1].sass == ""
