@@ -8,6 +8,7 @@ import pytest
 from screens.app import create_app
 from screens.widgets.code_view import CodeView
 from screens.widgets.pane_text import PaneText
+
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
 pytestmark = needs_bundle
