@@ -264,3 +264,9 @@ def test_a_kernel_that_breaks_the_batch_fails_alone(tmp_path):
     done = sass.compile_batch(sass.find_tools(), [good, broken], "sm_90a", tmp_path)
     assert done[0].ptxas.registers == 10 and done[0].sass and not done[0].sass_note
     assert done[1].sass_note.startswith("ptxas failed: ") and done[1].sass == ""
+
+
+def test_a_tool_that_cannot_start_leaves_a_note_not_a_failed_level(tmp_path):
+    missing = sass.Tools(ptxas=tmp_path / "ptxas", cuobjdump=tmp_path / "cuobjdump", nvdisasm=tmp_path / "nvdisasm")
+    (done,) = sass.with_sass([KernelRecord(name="k", hlo=(), ptx=".version 8.8\n.target sm_90a\n")], tmp_path, missing)
+    assert done.sass_note.startswith("SASS not available: ") and done.ptxas is None

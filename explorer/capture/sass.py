@@ -176,6 +176,8 @@ def _compile_ptx(tools: Tools, ptx_text: str, arch: str, work: Path, timeout: fl
     except subprocess.TimeoutExpired as expired:
         return _Compiled(error=f"SASS not available: {Path(str(expired.cmd[0])).name} took longer than "
                                f"{timeout:.0f} s")
+    except OSError as exc:  # a tool that cannot start here (wrong platform, not executable)
+        return _Compiled(error=f"SASS not available: {exc.strerror or exc}")
     if dumped.returncode != 0:
         return _Compiled(report=compiled.stdout + compiled.stderr,
                          error=f"cuobjdump printed no SASS: {_first_line(dumped.stderr)}")
