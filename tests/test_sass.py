@@ -270,3 +270,11 @@ def test_a_tool_that_cannot_start_leaves_a_note_not_a_failed_level(tmp_path):
     missing = sass.Tools(ptxas=tmp_path / "ptxas", cuobjdump=tmp_path / "cuobjdump", nvdisasm=tmp_path / "nvdisasm")
     (done,) = sass.with_sass([KernelRecord(name="k", hlo=(), ptx=".version 8.8\n.target sm_90a\n")], tmp_path, missing)
     assert done.sass_note.startswith("SASS not available: ") and done.ptxas is None
+
+
+@needs_bundle
+def test_inspect_text_lists_registers_per_thread(capsys):
+    assert cli_main(["inspect", str(BUNDLE), "--level", "kernels", "--target", "gpu:h100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "registers"
+    assert next(line for line in lines if line.startswith("wrapped_transpose ")).split()[-1] == "10"
