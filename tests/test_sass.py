@@ -278,3 +278,22 @@ def test_inspect_text_lists_registers_per_thread(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-1] == "registers"
     assert next(line for line in lines if line.startswith("wrapped_transpose ")).split()[-1] == "10"
+
+
+@needs_wheels
+def test_a_kernel_launched_several_times_is_compiled_once(tmp_path, monkeypatch):
+    """ResNet50 launches 108 kernels on the H100 from 39 distinct PTX modules: each is compiled once,
+    and a batch never holds the same kernel twice (ptxas would refuse the duplicate definition)."""
+    kernels = [k for k in kernels_from_dump(find_gpu_module(FIXTURES / "xla_dump_gpu" / "cnn", "jit_fwd")) if k.ptx]
+    runs = []
+    real_run = sass.subprocess.run
+
+    def counted(command, **kwargs):
+        runs.append(Path(command[0]).name)
+        return real_run(command, **kwargs)
+
+    monkeypatch.setattr(sass.subprocess, "run", counted)
+    done = sass.with_sass(kernels + kernels, tmp_path)
+    assert runs.count("ptxas") == min(len(kernels), sass._PARALLEL)  # one run per batch, no fallback
+    assert done[:len(kernels)] == done[len(kernels):]
+    assert all(k.sass and k.ptxas for k in done)

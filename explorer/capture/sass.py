@@ -207,13 +207,14 @@ def with_sass(kernels: list[KernelRecord], work: Path, tools: Tools | None = Non
     if tools is None:
         return [replace(k, sass_note=NOT_AVAILABLE) if k.ptx else k for k in kernels]
     work.mkdir(parents=True, exist_ok=True)
-    done: dict[int, KernelRecord] = {}
+    # A kernel launched several times has one record per launch but one PTX: compile it once.
+    done: dict[tuple[str, str], KernelRecord] = {}
     by_header: dict[tuple[str, str], list[KernelRecord]] = {}
-    for kernel in (k for k in kernels if k.ptx):
+    for kernel in {(k.name, k.ptx): k for k in kernels if k.ptx}.values():
         arch = ptx_target(kernel.ptx)
         if not arch.startswith("sm_"):
-            done[id(kernel)] = replace(kernel, sass_note=f"SASS not available: the PTX targets "
-                                                         f"{arch or 'no architecture'}")
+            done[kernel.name, kernel.ptx] = replace(kernel, sass_note=f"SASS not available: the PTX targets "
+                                                                      f"{arch or 'no architecture'}")
             continue
         header = "\n".join(_MODULE_HEADER.findall(kernel.ptx))
         by_header.setdefault((arch, header), []).append(kernel)
@@ -221,7 +222,11 @@ def with_sass(kernels: list[KernelRecord], work: Path, tools: Tools | None = Non
     batches = [(arch, group[i::_PARALLEL]) for (arch, _), group in by_header.items()
                for i in range(min(_PARALLEL, len(group)))]
     with ThreadPoolExecutor(_PARALLEL) as pool:
-        results = pool.map(lambda batch: compile_batch(tools, batch[1], batch[0], work), batches)
-        for (_, batch), compiled in zip(batches, results, strict=True):
-            done.update((id(original), record) for original, record in zip(batch, compiled, strict=True))
-    return [done.get(id(k), k) for k in kernels]
+        for compiled in pool.map(lambda batch: compile_batch(tools, batch[1], batch[0], work), batches):
+            done.update(((record.name, record.ptx), record) for record in compiled)
+    return [_same_code(k, done[k.name, k.ptx]) if k.ptx else k for k in kernels]
+
+
+def _same_code(kernel: KernelRecord, compiled: KernelRecord) -> KernelRecord:
+    """`kernel` (one launch) with what was compiled from its PTX."""
+    return replace(kernel, sass=compiled.sass, ptxas=compiled.ptxas, sass_note=compiled.sass_note)
