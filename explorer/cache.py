@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 from explorer.bundle import SCHEMA_VERSION
+from explorer.capture.sass import TOOL_WHEELS
 from explorer.model_source import ModelSource
 from explorer.records import CaptureOptions
 from explorer.serial import to_jsonable
@@ -25,6 +26,7 @@ from explorer.serial import to_jsonable
 TOOL_DISTRIBUTIONS = (
     "tensorweg", "tensorflow", "keras", "jax", "jaxlib", "libtpu",
     "jax-cuda12-plugin", "jax-cuda12-pjrt",
+    *(wheel for _, wheel in TOOL_WHEELS),  # ptxas and cuobjdump: the SASS of GPU kernels
 )
 
 

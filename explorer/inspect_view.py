@@ -80,6 +80,8 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
             item = to_jsonable(kernel)
             item["layer"] = view.layer_of(bundle, "kernels", kernel.name, target)
             item["hlo"] = list(kernel.hlo)
+            if kernel.ptx:  # a GPU kernel: its machine code and registers per thread (null: not compiled)
+                item["registers"] = kernel.ptxas.registers if kernel.ptxas is not None else None
             kernels.append(item)
         return {**head, "kernels": kernels}
     if level == "memory":
@@ -108,8 +110,8 @@ def as_text(bundle: Bundle, level: str, target: str) -> str:
         return bundle.hlo_text(target, optimized=level == "optimized-hlo")
     if level == "kernels":
         rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or view.CREATED_BY_XLA,
-                 str(k["vector_width_bits"] or "")) for k in data["kernels"]]
-        return _table(("kernel", "kind", "hlo", "layer", "vector bits"), rows)
+                 str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]
+        return _table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
              + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
     return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes"

@@ -157,6 +157,29 @@ class LaunchShape:
 
 
 @dataclass(frozen=True)
+class PtxasReport:
+    """What `ptxas -v` says about one GPU kernel compiled for a real architecture.
+
+    arch: the `-arch` it was compiled for (`sm_90a`), taken from the PTX's `.target`.
+    registers: registers per thread (ptxas decides; at most 255).
+    spill_store_bytes, spill_load_bytes: bytes per thread spilled to local memory and read back.
+    stack_frame_bytes: per-thread stack (local memory) frame.
+    shared_memory_bytes: static shared memory per block (`smem`); the launch adds dynamic shared memory.
+    constant_memory_bytes: bytes of the kernel's parameter/constant bank (`cmem[0]`).
+    barriers: named barriers the kernel uses.
+    """
+
+    arch: str
+    registers: int
+    spill_store_bytes: int = 0
+    spill_load_bytes: int = 0
+    stack_frame_bytes: int = 0
+    shared_memory_bytes: int = 0
+    constant_memory_bytes: int = 0
+    barriers: int = 0
+
+
+@dataclass(frozen=True)
 class KernelRecord:
     """One emitted kernel (or runtime library call) of one target.
 
@@ -178,6 +201,12 @@ class KernelRecord:
     vector_registers: tuple[str, ...] = ()
     library_calls: tuple[str, ...] = ()
     launch: LaunchShape | None = None
+    # GPU: the machine code (SASS) ptxas made of `ptx` for the target's real
+    # architecture, normalised (addresses kept, encodings dropped), and its
+    # `ptxas -v` report; `sass_note` says why there is none (tools missing, ptxas failed).
+    sass: str = ""
+    ptxas: PtxasReport | None = None
+    sass_note: str = ""
     # What the reader should know that the fields cannot say (e.g. TPU records
     # are program steps: XLA:TPU emits no inspectable machine code).
     notes: str = ""

@@ -11,9 +11,41 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explorer.errors import TensorwegError
+
+
+@dataclass(frozen=True)
+class SmLimits:
+    """What one streaming multiprocessor holds at once: the limits occupancy is computed from.
+
+    registers_per_sm: 32-bit registers in the SM's register file.
+    register_allocation_unit: registers are handed to a warp in blocks of this many.
+    max_registers_per_thread: the most ptxas may give one thread.
+    shared_memory_per_sm: bytes of shared memory the blocks on one SM may use together.
+    reserved_shared_memory_per_block: bytes the CUDA runtime keeps per resident block.
+    """
+
+    registers_per_sm: int
+    register_allocation_unit: int
+    max_registers_per_thread: int
+    max_threads_per_sm: int
+    max_warps_per_sm: int
+    max_blocks_per_sm: int
+    shared_memory_per_sm: int
+    reserved_shared_memory_per_block: int
+    source: str
+
+
+_SM_LIMITS_SOURCE = ("CUDA C++ Programming Guide, Compute Capabilities: technical specifications per "
+                     "compute capability; allocation units as in NVIDIA's CUDA Occupancy Calculator")
+# Compute capability 9.0 (H100) and 8.0 (A100) differ only in the shared memory per SM.
+_SM_90 = SmLimits(registers_per_sm=65536, register_allocation_unit=256, max_registers_per_thread=255,
+                  max_threads_per_sm=2048, max_warps_per_sm=64, max_blocks_per_sm=32,
+                  shared_memory_per_sm=228 * 1024, reserved_shared_memory_per_block=1024,
+                  source=_SM_LIMITS_SOURCE)
+_SM_80 = replace(_SM_90, shared_memory_per_sm=164 * 1024)
 
 
 @dataclass(frozen=True)
@@ -32,6 +64,7 @@ class TargetSpec:
     gpu_device_info: `GpuTargetConfigProto.gpu_device_info` fields (GPU only).
     compute_capability: CUDA compute capability (major, minor) (GPU only).
     compiler: "xla", or "tvm" for `tvm:cpu` (the TVM worker, explorer.capture.tvm_worker).
+    sm_limits: one SM's limits for the occupancy estimate (GPU with a known model only).
     """
 
     name: str
@@ -45,6 +78,7 @@ class TargetSpec:
     compute_capability: tuple[int, int] = (0, 0)
     # Which compiler's worker captures it: "xla" (TensorFlow or JAX worker) or "tvm".
     compiler: str = "xla"
+    sm_limits: SmLimits | None = None
 
     @property
     def has_roofline_figures(self) -> bool:
@@ -109,6 +143,7 @@ TARGETS: dict[str, TargetSpec] = {
                 ("registers_per_block_limit", 65536),
             ),
             compute_capability=(9, 0),
+            sm_limits=_SM_90,
         ),
         TargetSpec(
             name="gpu:a100",
@@ -130,6 +165,7 @@ TARGETS: dict[str, TargetSpec] = {
                 ("shared_memory_per_block_optin", 166912),
             ),
             compute_capability=(8, 0),
+            sm_limits=_SM_80,
         ),
         TargetSpec(
             name="gpu:local",

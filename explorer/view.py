@@ -642,9 +642,31 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str) -> t
         if found.launch is not None:
             launch = found.launch
             lines += (f"grid {launch.grid}  block {launch.block}  shared {_bytes(launch.shared_memory_bytes)}",)
+        lines += register_lines(found, target)
         if found.hlo:
             lines += buffer_lines(bundle, target, found.hlo[0])
     return lines or ("nothing recorded for this item",)
+
+
+def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
+    """A GPU kernel's registers per thread and spills (`ptxas -v`), and the occupancy ESTIMATE
+    with the figures it used; or why there are none (`sass_note`)."""
+    from explorer import occupancy  # noqa: PLC0415
+    from explorer.targets import TARGETS  # noqa: PLC0415
+
+    report = found.ptxas
+    if report is None:
+        return (found.sass_note,) if found.sass_note else ()
+    lines = (f"registers {report.registers} per thread (ptxas -v, {report.arch})",
+             f"spills {_bytes(report.spill_store_bytes)} stored, {_bytes(report.spill_load_bytes)} loaded, "
+             f"stack {_bytes(report.stack_frame_bytes)}, shared {_bytes(report.shared_memory_bytes)} static, "
+             f"barriers {report.barriers}")
+    spec = TARGETS.get(target)
+    estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
+    if estimate is None:
+        return lines + ("occupancy: no launch shape or SM limits for this target",)
+    result, figures = occupancy.summary(estimate)
+    return lines + (f"occupancy (estimate) {result}", f"  {figures}")
 
 
 # --- device mapping per target -------------------------------------------------------------------
@@ -693,10 +715,24 @@ def _layer_lines(bundle: Bundle, layer: str, target: str) -> tuple[str, ...]:
         lines.append(f"  +{plumbing} {kinds}")
     for brief in column.kernels:
         extra = f" calls {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
+        extra += _registers_brief(kernel(bundle, target, brief.name), target)
         lines.append(f"  kernel {brief.name} [{brief.kind}]{extra}")
     if len(lines) == 1:
         lines.append("  nothing recorded for this layer")
     return tuple(lines)
+
+
+def _registers_brief(found: KernelRecord | None, target: str) -> str:
+    """` 25 regs, 63/64 warps` for a GPU kernel with a ptxas report ("" otherwise)."""
+    from explorer import occupancy  # noqa: PLC0415
+    from explorer.targets import TARGETS  # noqa: PLC0415
+
+    if found is None or found.ptxas is None:
+        return ""
+    spec = TARGETS.get(target)
+    estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
+    warps = f", {estimate.warps}/{estimate.max_warps} warps/SM" if estimate is not None else ""
+    return f" {found.ptxas.registers} regs{warps}"
 
 
 # --- explanations --------------------------------------------------------------------------------
@@ -730,9 +766,18 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
             groups.append(tuple(keys.allocation_keys(allocation, target)))
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         groups.append(tuple(keys.kernel_keys(found)))
+        groups += [(key,) for key in sass_keys(found)]
     elif level == "memory" and (allocation := _allocation(bundle, target, name)) is not None:
         groups.append(tuple(keys.allocation_keys(allocation, target)))
     return tuple(dict.fromkeys(groups))
+
+
+def sass_keys(found: KernelRecord) -> tuple[str, ...]:
+    """A GPU kernel compiled to SASS: its registers and occupancy, its spills where it has any."""
+    if found.ptxas is None:
+        return ()
+    spills = found.ptxas.spill_store_bytes or found.ptxas.spill_load_bytes or found.ptxas.stack_frame_bytes
+    return ("sass:registers", "sass:occupancy") + (("sass:spills",) if spills else ())
 
 
 def _allocation(bundle: Bundle, target: str, index: str) -> Allocation | None:
@@ -767,6 +812,14 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
             found["vector_width_bits"] = record.vector_width_bits
         if record.launch is not None:
             found.update(grid=tuple(record.launch.grid), block=tuple(record.launch.block))
+        if record.ptxas is not None:
+            found["registers"] = record.ptxas.registers
+            from explorer import occupancy  # noqa: PLC0415
+            from explorer.targets import TARGETS  # noqa: PLC0415
+
+            spec = TARGETS.get(target)
+            if (estimate := occupancy.estimate(record, spec.sm_limits if spec else None)) is not None:
+                found.update(warps=estimate.warps, max_warps=estimate.max_warps)
     elif level == "memory" and bundle is not None and (allocation := _allocation(bundle, target, name)) is not None:
         found["bytes"] = allocation.size
     return tuple(sorted(found.items()))

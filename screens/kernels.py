@@ -1,7 +1,8 @@
 """Level 5: the kernels a target emitted, with their code.
 
-`v` cycles the code view through what was recorded for the kernel:
-assembly (nasm lexer), LLVM IR before and after LLVM's passes, PTX.
+`v` cycles the code view through what was recorded for the kernel: on the CPU
+assembly (nasm lexer), then LLVM IR before and after LLVM's passes; on the GPU
+PTX, then SASS (the machine code ptxas made of it), then the LLVM IR.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 
 from explorer.records import KernelRecord
-
 from explorer.view import LevelItem
+
 from screens.level_screen import LevelScreen
 from screens.widgets.code_view import CodeView
 
-VIEWS = (("asm", "assembly", "asm"), ("llvm_ir", "LLVM IR", "llvm"),
-         ("llvm_ir_optimized", "LLVM IR optimized", "llvm"), ("ptx", "PTX", "ptx"))
+# (KernelRecord field, title, CodeView language): the machine's own code first, down to the registers.
+VIEWS = (("asm", "assembly", "asm"), ("ptx", "PTX", "ptx"), ("sass", "SASS", "asm"),
+         ("llvm_ir", "LLVM IR", "llvm"), ("llvm_ir_optimized", "LLVM IR optimized", "llvm"))
 
 
 def recorded_views(kernel: KernelRecord) -> list[tuple[str, str, str]]:
@@ -30,7 +32,7 @@ class KernelsScreen(LevelScreen):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
         Binding("v", "next_view", "Code view", id="kernels.view",
-                tooltip="Cycle assembly / LLVM IR / optimized LLVM IR / PTX"),
+                tooltip="Cycle assembly or PTX / SASS / LLVM IR / optimized LLVM IR"),
     ]
 
     view_index = 0

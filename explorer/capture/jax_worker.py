@@ -280,7 +280,10 @@ def _capture_kernels(spec: TargetSpec, out_dir: Path, dump_dir: Path, optimized:
         files = find_gpu_module(dump_dir, jax_compile.MODULE_NAME)
         if files is None or files.thunk_sequence is None:
             raise RuntimeError("XLA:GPU wrote no thunk sequence for this module")
-        kernels = kernels_from_dump(files)
+        # Down to the machine code: ptxas and cuobjdump on each kernel's PTX (explorer/capture/sass.py).
+        from explorer.capture.sass import with_sass
+
+        kernels = with_sass(kernels_from_dump(files), dump_dir / "sass")
     else:
         kernels = tpu_program_steps(optimized)
     dump_json(kernels, out_dir / "kernels.json")

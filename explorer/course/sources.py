@@ -65,6 +65,13 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("NVIDIA H100 datasheet", "https://www.nvidia.com/en-us/data-center/h100/"),
     ("NVIDIA A100 datasheet", "https://www.nvidia.com/en-us/data-center/a100/"),
     ("CUDA C++ Programming Guide", "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#hardware-implementation"),
+    ("CUDA C++ Programming Guide, compute capabilities",
+     "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities"),
+    ("CUDA C++ Best Practices Guide", "https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/"),
+    ("CUDA Binary Utilities (cuobjdump, nvdisasm, SASS instruction set)",
+     "https://docs.nvidia.com/cuda/cuda-binary-utilities/"),
+    ("NVIDIA CUDA Compiler Driver NVCC (ptxas options)", "https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/"),
+    ("PTX ISA", "https://docs.nvidia.com/cuda/parallel-thread-execution/"),
     ("Intel 64 and IA-32 Software Developer's Manual",
      "https://www.intel.com/content/www/us/en/developer/articles/technical/intel-sdm.html"),
     # Libraries and compilers
