@@ -260,7 +260,8 @@ def load_json(cls: type[T], path: Path, name: str = "") -> T:
     except RecursionError:
         raise DataError(f"{name}: nested too deeply") from None
     except ValueError as exc:
-        raise DataError(f"{name}: not valid JSON ({exc.__class__.__name__} at line {getattr(exc, 'lineno', '?')})") from None
+        line = getattr(exc, "lineno", "?")
+        raise DataError(f"{name}: not valid JSON ({exc.__class__.__name__} at line {line})") from None
     except OSError as exc:
         raise DataError(f"{name}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
     try:
