@@ -19,7 +19,6 @@ from pathlib import Path
 from _timing import ROOT, run_timed  # bench/ is on sys.path when run as a script
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="mnist_cnn")
@@ -29,7 +28,8 @@ def main() -> None:
     env = {**os.environ, "TENSORWEG_CACHE_DIR": str(work / "cache"), "PYTHONPATH": str(ROOT)}
     ours, baseline = [], []
     for i in range(args.repeat):
-        baseline.append(run_timed([sys.executable, "bench/baseline_capture.py", args.model, str(work / f"dump{i}")], env))
+        baseline.append(run_timed([sys.executable, "bench/baseline_capture.py", args.model,
+                                   str(work / f"dump{i}")], env))
         ours.append(run_timed([sys.executable, "-m", "explorer.cli", "capture", args.model, "--targets", "cpu",
                            "--no-cache", "-o", str(work / f"bundle{i}")], env))
     b, o = statistics.median(baseline), statistics.median(ours)

@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 #   .venv/bin/tensorweg capture resnet50 --targets cpu -o .bench/resnet50
 # (too big for the repository; .bench/ is git-ignored), else the recorded test bundle.
 RESNET50 = ROOT / ".bench" / "resnet50"
-DEFAULT_BUNDLE = RESNET50 if (RESNET50 / "manifest.json").is_file() else ROOT / "tests" / "fixtures" / "bundles" / "mnist_cnn"
+RECORDED_BUNDLE = ROOT / "tests" / "fixtures" / "bundles" / "mnist_cnn"
+DEFAULT_BUNDLE = RESNET50 if (RESNET50 / "manifest.json").is_file() else RECORDED_BUNDLE
 
 
 def bare_table_app(rows: int):

@@ -348,7 +348,8 @@ def target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
             continue
         computation, inst = located[name]
         entry = index.entry("optimized-hlo", name, target)
-        also = tuple(l for l in ((entry.layer,) + entry.also_layers if entry else ()) if l and l != layer)
+        also = tuple(other for other in ((entry.layer,) + entry.also_layers if entry else ())
+                     if other and other != layer)
         kernels = kernels_by_hlo.get(name, [])
         plumbing = inst.opcode in PLUMBING
         est = None if plumbing else estimate(module, computation, inst, spec)
@@ -377,9 +378,9 @@ def layer_comparison(bundle: Bundle, layer: str) -> LayerComparison:
 
     Raises TensorwegError for a layer the model does not have.
     """
-    record = next((l for l in bundle.layers if l.name == layer), None)
+    record = next((candidate for candidate in bundle.layers if candidate.name == layer), None)
     if record is None:
-        known = ", ".join(l.name for l in bundle.layers) or "none captured"
+        known = ", ".join(candidate.name for candidate in bundle.layers) or "none captured"
         raise TensorwegError(f"no layer '{layer}' in {bundle.model_name} (layers: {known})")
     return LayerComparison(
         model=bundle.model_name, layer=layer, class_name=record.class_name,

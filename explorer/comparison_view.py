@@ -182,6 +182,7 @@ def _indent(text: str) -> str:
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    # Every row has one cell per header column (summary_rows: one per target; layer_rows: LAYER_HEADER's).
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)

@@ -191,10 +191,7 @@ def vector_registers(asm: str) -> tuple[int, tuple[str, ...]]:
 def library_calls(asm_or_symbols: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """Runtime library routines called, sorted: the `# extern NAME` targets of a
     listing from `disassemble_object`, or a list of undefined symbol names."""
-    if isinstance(asm_or_symbols, str):
-        names = _EXTERN_TARGET.findall(asm_or_symbols)
-    else:
-        names = list(asm_or_symbols)
+    names = _EXTERN_TARGET.findall(asm_or_symbols) if isinstance(asm_or_symbols, str) else list(asm_or_symbols)
     return tuple(sorted(set(names)))
 
 
@@ -214,5 +211,6 @@ def _symbols_with_binding(elf: bytes, sections: list[_Section]) -> list[tuple[_S
     for section in sections:
         if section.kind == _SHT_SYMTAB:
             bindings = [elf[start + 4] >> 4 for start in range(section.offset, section.offset + section.size, 24)]
-            return list(zip(symbols, bindings))
+            # _symbols read the same (first) symbol table, one entry per 24 bytes, as this did.
+            return list(zip(symbols, bindings, strict=True))
     return []

@@ -567,14 +567,15 @@ def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, 
     variables = {i.name: _JAX_VARIABLE.match(i.metadata.op_name) for i in params}
     if any(variables.values()):  # Keras-on-JAX: trainable[i] / non_trainable[i], inputs named apart
         inputs = [i for i in params if variables[i.name] is None]
-        for kind, count_of in (("trainable", lambda l: l.trainable_params),
-                               ("non_trainable", lambda l: l.non_trainable_params)):
+        for kind, count_of in (("trainable", lambda layer: layer.trainable_params),
+                               ("non_trainable", lambda layer: layer.non_trainable_params)):
             mine = sorted((int(match.group(2)), i) for i in params
                           if (match := variables[i.name]) is not None and match.group(1) == kind)
             weights = [i for _, i in mine]
-            owners = _owners([_elements(i) for i in weights], [(l.name, count_of(l)) for l in layers])
+            owners = _owners([_elements(i) for i in weights], [(layer.name, count_of(layer)) for layer in layers])
+            # _owners gives one owner per variable: the two lists pair up one to one.
             roles.update({i.name: (layer, "weight", (p, n) if layer else ()) for i, (layer, p, n)
-                          in zip(weights, owners)})
+                          in zip(weights, owners, strict=True)})
     else:  # TensorFlow: the inputs first, then the captured variables in the order the layers read them
         sizes = [_elements(i) for i in params]
         total = sum(layer.params for layer in layers)
@@ -584,11 +585,12 @@ def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, 
             if suffix == total:
                 first_weight = at
         if first_weight is None:  # some variable not passed: fall back on the model's input layers
-            first_weight = min(len(params), max(1, sum(l.class_name == "InputLayer" for l in layers)))
+            first_weight = min(len(params), max(1, sum(layer.class_name == "InputLayer" for layer in layers)))
         inputs, weights = params[:first_weight], params[first_weight:]
-        owners = _owners(sizes[first_weight:], [(l.name, l.params) for l in layers])
-        roles.update({i.name: (layer, "weight", (p, n) if layer else ()) for i, (layer, p, n) in zip(weights, owners)})
-    input_layers = [l.name for l in layers if l.class_name == "InputLayer"]
+        owners = _owners(sizes[first_weight:], [(layer.name, layer.params) for layer in layers])
+        roles.update({i.name: (layer, "weight", (p, n) if layer else ())
+                      for i, (layer, p, n) in zip(weights, owners, strict=True)})
+    input_layers = [layer.name for layer in layers if layer.class_name == "InputLayer"]
     for position, instruction in enumerate(inputs, 1):
         layer = input_layers[position - 1] if len(input_layers) == len(inputs) else ""
         roles[instruction.name] = (layer, "input", (position, len(inputs)))

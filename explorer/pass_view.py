@@ -14,7 +14,8 @@ from explorer.passes import Filmstrip, FollowStep, PassDiff, PassRow, diff, foll
 COLUMNS = ("#", "pass", "instr. before", "after", "fusions", "temp bytes", "pipeline")
 _UNKNOWN = {
     "en": "No narration for this pass yet: the course does not explain {name}. The diff shows what it changed.",
-    "de": "Zu diesem Pass gibt es noch keinen Text: der Kurs erklärt {name} nicht. Der Diff zeigt, was er geändert hat.",
+    "de": ("Zu diesem Pass gibt es noch keinen Text: der Kurs erklärt {name} nicht. "
+           "Der Diff zeigt, was er geändert hat."),
 }
 NO_PASSES = "no per-pass snapshots for {target} in this bundle: capture it with --passes"
 COMPILE_TIME_NOTE = "per-pass compile time: not reported (XLA's dump carries none)"
@@ -63,7 +64,8 @@ def summary(result: PassDiff) -> str:
 
 def follow_target(strip: Filmstrip, bundle, target: str, thing: str) -> list[FollowStep]:
     """Follow an instruction name, or a layer name (its main instruction), through the frames."""
-    if not any(strip.frame(n).find(thing) for n in (0, len(strip) - 1)) and thing in {l.name for l in bundle.layers}:
+    if (not any(strip.frame(n).find(thing) for n in (0, len(strip) - 1))
+            and thing in {layer.name for layer in bundle.layers}):
         scopes = bundle.scopes.get(target) or bundle.scopes.get("graph") or {}
         name = main_instruction_of_layer(strip, scopes, thing)
         if name is None:
@@ -85,7 +87,8 @@ def as_text(bundle, target: str, frame: int | None = None, thing: str | None = N
     rows = [cells(row) for row in strip.rows()]
     widths = [max(len(c[i]) for c in rows + [COLUMNS]) for i in range(len(COLUMNS))]
     for line in [COLUMNS] + rows:
-        out.append("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip())
+        # cells() gives one cell per column, as many as the header and the widths.
+        out.append("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
     if frame is not None:
         from explorer.passes import unified_text
 

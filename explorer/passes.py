@@ -16,7 +16,8 @@ from pathlib import Path
 from explorer.passes_dump import PASSES_DIR, PassFrame, PassIndex, read_pass_index, read_pass_texts
 
 _HEADER = re.compile(r"^(?:ENTRY )?%?(?P<name>[\w.\-]+) [(].*\{\s*$")
-_INSTRUCTION = re.compile(r"^\s+(?P<root>ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.*?) (?P<opcode>[a-z][a-z0-9\-]*)\((?P<rest>.*)$")
+_INSTRUCTION = re.compile(r"^\s+(?P<root>ROOT )?%?(?P<name>[\w.\-]+) = "
+                          r"(?P<shape>.*?) (?P<opcode>[a-z][a-z0-9\-]*)\((?P<rest>.*)$")
 _METADATA = re.compile(r",? metadata=\{[^{}]*\}")
 _OP_NAME = re.compile(r'op_name="([^"]*)"')
 _CALLS = re.compile(r"calls=%?([\w.\-]+)")
@@ -236,7 +237,8 @@ def _diff_computation(before, after, added, removed, changed) -> list[DiffLine]:
     matcher = difflib.SequenceMatcher(None, old_names, new_names, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            for old, new in zip(before[i1:i2], after[j1:j2]):
+            # An "equal" run has the same names on both sides, so the slices are as long as each other.
+            for old, new in zip(before[i1:i2], after[j1:j2], strict=True):
                 if old.text != new.text:
                     changed.append(new.name)
                     block += [DiffLine("changed-from", old.text), DiffLine("changed-to", new.text)]
@@ -306,7 +308,8 @@ def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
             target = _TARGET.search(line.text)
             what = f"{line.opcode} {target.group(1)}" if target else line.opcode
             steps.append(FollowStep(number, "rewritten", line.name,
-                                    f"{current} ({opcode}) rewritten as {line.name} ({what}) by {strip.describe(number)}"))
+                                    f"{current} ({opcode}) rewritten as {line.name} ({what}) "
+                                    f"by {strip.describe(number)}"))
             current, previous, opcode = line.name, successor, line.opcode
             continue
         step = _step(strip, number, frame, previous, now, current, opcode)
@@ -340,7 +343,7 @@ def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: s
         return FollowStep(number, "renamed", line.name, f"{old_line.name} renamed {line.name} by {at}")
     feeds = _new_consumer_fusion(strip.frame(number - 1), frame, computation, line.name)
     if feeds is not None:
-        ops = sorted({l.opcode for l in frame.computations.get(feeds.calls, ())} - {"parameter", "bitcast"})
+        ops = sorted({fused.opcode for fused in frame.computations.get(feeds.calls, ())} - {"parameter", "bitcast"})
         return FollowStep(number, "feeds", line.name,
                           f"{line.name}'s result feeds {feeds.name} ({feeds.fusion_kind or 'fusion'}: "
                           f"{', '.join(ops)}) made by {at}", feeds.name, feeds.fusion_kind)
@@ -373,9 +376,10 @@ def _new_consumer_fusion(old: Frame, new: Frame, computation: str, name: str) ->
     (XLA:CPU leaves a convolution to a library and fuses its bias and activation)."""
     operand = re.compile(rf"[(, ]%?{re.escape(name)}[,)]")
     def readers(frame: Frame) -> dict[str, Line]:
-        return {l.name: l for l in frame.computations.get(computation, ()) if l.opcode == "fusion" and operand.search(l.text)}
+        return {line.name: line for line in frame.computations.get(computation, ())
+                if line.opcode == "fusion" and operand.search(line.text)}
     before = readers(old)
-    return next((l for n, l in readers(new).items() if n not in before), None)
+    return next((line for n, line in readers(new).items() if n not in before), None)
 
 
 def main_instruction_of_layer(strip: Filmstrip, scopes: dict[str, str], layer: str) -> str | None:

@@ -13,7 +13,7 @@ import os
 import threading
 import types
 import typing
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,7 +33,7 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
@@ -64,7 +64,7 @@ def _build(cls: Any, data: Any) -> Any:
     return _builder(cls)(data)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _builder(cls: Any):
     """A function building `cls` (a type hint) from JSON data, made once per hint.
 
@@ -136,7 +136,7 @@ def _fixed_tuple_builder(args: tuple):
         if len(items) != len(builders):
             raise _Mismatch(f"expected {len(builders)} items, found {len(items)}")
         built = []
-        for index, (build, item) in enumerate(zip(builders, items)):
+        for index, (build, item) in enumerate(zip(builders, items, strict=True)):  # lengths checked above
             try:
                 built.append(build(item))
             except _Mismatch as mismatch:
@@ -195,7 +195,7 @@ def _build_items(build, items: list) -> list:
     return built
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
     """(name, type hint, required) per field of a dataclass."""
     hints = _hints(cls)
@@ -260,7 +260,8 @@ def load_json(cls: type[T], path: Path, name: str = "") -> T:
     except RecursionError:
         raise DataError(f"{name}: nested too deeply") from None
     except ValueError as exc:
-        raise DataError(f"{name}: not valid JSON ({exc.__class__.__name__} at line {getattr(exc, 'lineno', '?')})") from None
+        line = getattr(exc, "lineno", "?")
+        raise DataError(f"{name}: not valid JSON ({exc.__class__.__name__} at line {line})") from None
     except OSError as exc:
         raise DataError(f"{name}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
     try:

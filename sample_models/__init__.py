@@ -7,8 +7,9 @@ layers and `keras.ops`, so they also build under `KERAS_BACKEND=jax`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 # The same seed for every sample so two captures of one sample match.
 SEED = 1234
@@ -163,7 +164,9 @@ SAMPLES: dict[str, SampleModel] = {
             "resnet_block", "Conv + BatchNormalization + residual Add (batch norm folds away)", _resnet_block
         ),
         SampleModel("depthwise", "MobileNet-style depthwise 3x3 then pointwise 1x1 convolution", _depthwise),
-        SampleModel("resnet50", "keras.applications.ResNet50, random weights (large: benchmarks)", _resnet50, large=True),
+        SampleModel(
+            "resnet50", "keras.applications.ResNet50, random weights (large: benchmarks)", _resnet50, large=True
+        ),
         SampleModel(
             "bert_base", "A BERT-base-shaped encoder: 12 blocks x 768 wide, 12 heads, sequence 128 (large)",
             _bert_base, large=True,

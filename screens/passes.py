@@ -75,7 +75,8 @@ class PassesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-title")
         table = DataTable(id="passes-list", cursor_type="row", zebra_stripes=True)
-        for column, width in zip(pass_view.COLUMNS, _WIDTHS):
+        # One width per column (None: the pipeline takes the rest of the line).
+        for column, width in zip(pass_view.COLUMNS, _WIDTHS, strict=True):
             table.add_column(column, width=width)
         yield table
         yield Static("", id="passes-narration")

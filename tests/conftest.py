@@ -1,4 +1,4 @@
-"""Shared test set-up: an isolated cache, and paths."""
+"""Shared test set-up: an isolated cache, paths, and the stand-in capture workers."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from explorer.capture import orchestrator
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
+FAKE_WORKER = ROOT / "tests" / "fake_workers" / "fake_worker.py"
+REAL_COMMAND = orchestrator.worker_command
 
 
 @pytest.fixture(autouse=True)
@@ -16,3 +20,28 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own capture cache so results never leak between tests."""
     if "TENSORWEG_CACHE_DIR" not in os.environ or os.environ.get("TENSORWEG_TEST_SHARED_CACHE") != "1":
         monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def fake_command(module: str) -> list[str]:
+    """The real command (interpreter and flags), running the stand-in instead of `-m module`."""
+    real = REAL_COMMAND(module)
+    assert real[-2:] == ["-m", module]
+    return [*real[:-2], str(FAKE_WORKER), module]
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    """Returns a function that sets the stand-in's behaviour; worker pids land in tmp_path/pids.
+
+    The orchestrator starts tests/fake_workers/fake_worker.py instead of the real workers
+    (tests/test_capture_orchestrator.py, tests/test_bundle_grow.py)."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    monkeypatch.setattr(orchestrator, "worker_command", fake_command)
+    monkeypatch.setenv("TENSORWEG_FAKE_PIDS", str(pids))
+
+    def behave(behaviour: str) -> Path:
+        monkeypatch.setenv("TENSORWEG_FAKE_WORKER", behaviour)
+        return pids
+
+    return behave

@@ -16,10 +16,10 @@ from explorer.buffer_assignment import (
     with_derived_live_ranges,
 )
 from explorer.errors import ParseError
-
-FIXTURES_ROOT = Path(__file__).parent / "fixtures"
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
 from explorer.records import Allocation, AssignedValue, MemoryLevel
+
+FIXTURES_ROOT = Path(__file__).parent / "fixtures"
 
 FIXTURE = Path(__file__).parent / "fixtures" / "xla_dump_cpu"
 

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_capture_orchestrator import fake, leftovers  # noqa: F401 (fake is a fixture)
+from test_capture_orchestrator import leftovers
 
 from explorer.bundle import Bundle
 from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture

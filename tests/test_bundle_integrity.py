@@ -37,7 +37,7 @@ def read_everything(path: Path) -> None:
             bundle.status(level, target)
             inspect_view.level_data(bundle, level, target)
         bundle.cost(target)
-    bundle.scopes
+    assert isinstance(bundle.scopes, dict)
 
 
 def inspect(path: Path, level: str = "layers", target: str = "cpu") -> subprocess.CompletedProcess:
@@ -112,7 +112,8 @@ def test_layers_json_with_wrong_types_names_the_field(bundle_copy):
     layers[1]["trainable_params"] = "many"
     (bundle_copy / "layers.json").write_text(json.dumps(layers))
     with pytest.raises(DataError, match=r"layers.json: \[1\].trainable_params: expected int, found str"):
-        Bundle.open(bundle_copy).layers
+        layers = Bundle.open(bundle_copy).layers
+        pytest.fail(f"read the broken layers.json as {layers!r}")
     assert_one_line_error(inspect(bundle_copy, "layers"), "layers.json: [1].trainable_params")
 
 

@@ -74,7 +74,7 @@ def test_inspect_json_carries_the_documented_fields(tmp_path):
         result = run_cli("inspect", str(bundle), "--level", level, "--json")
         assert result.returncode == 0, result.stderr
         docs[level] = json.loads(result.stdout)
-    layer = next(l for l in docs["layers"]["layers"] if l["class"] == "Conv2D")
+    layer = next(row for row in docs["layers"]["layers"] if row["class"] == "Conv2D")
     assert {"name", "class", "output_shape", "params", "weight_bytes"} <= layer.keys()
     assert layer["params"] == 3 * 3 * 1 * layer["output_shape"][-1] + layer["output_shape"][-1]
     conv_ops = [o for o in docs["graph"]["ops"] if o["op"] == "Conv2D"]

@@ -25,31 +25,7 @@ from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture, 
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
 from explorer.records import CaptureOptions
 
-FAKE = Path(__file__).parent / "fake_workers" / "fake_worker.py"
 CPU = CaptureOptions(targets=("cpu",))
-REAL_COMMAND = orchestrator.worker_command
-
-
-def fake_command(module: str) -> list[str]:
-    """The real command (interpreter and flags), running the stand-in instead of `-m module`."""
-    real = REAL_COMMAND(module)
-    assert real[-2:] == ["-m", module]
-    return [*real[:-2], str(FAKE), module]
-
-
-@pytest.fixture
-def fake(monkeypatch, tmp_path):
-    """Returns a function that sets the stand-in's behaviour; worker pids land in tmp_path/pids."""
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    monkeypatch.setattr(orchestrator, "worker_command", fake_command)
-    monkeypatch.setenv("TENSORWEG_FAKE_PIDS", str(pids))
-
-    def behave(behaviour: str) -> Path:
-        monkeypatch.setenv("TENSORWEG_FAKE_WORKER", behaviour)
-        return pids
-
-    return behave
 
 
 def bundles_dir() -> Path:
@@ -281,7 +257,7 @@ def test_cancel_kills_the_workers_and_raises(fake, tmp_path):
 SIGNAL_SCRIPT = """
 import sys
 sys.path.insert(0, {tests!r})
-from test_capture_orchestrator import fake_command
+from conftest import fake_command
 from explorer.capture import orchestrator
 from explorer.records import CaptureOptions
 orchestrator.worker_command = fake_command

@@ -264,6 +264,7 @@ def test_an_optimal_time_that_is_not_physical_is_dropped_with_a_note(tmp_path, r
     cost_file.write_text(json.dumps(cost))
     summary = target_summary(Bundle.open(copy), "tpu:v5e")
     assert summary.xla_optimal_seconds is None
-    assert summary.xla_optimal_note.startswith("dropped: XLA reported") and "not a possible run time" in summary.xla_optimal_note
+    assert summary.xla_optimal_note.startswith("dropped: XLA reported")
+    assert "not a possible run time" in summary.xla_optimal_note
     optimal_row = dict(summary_rows([summary]))["XLA optimal time"]
     assert optimal_row == [summary.xla_optimal_note]

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import argparse
 import io
-import re
 import subprocess
 import sys
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +16,15 @@ from explorer.course.content_files import LANGUAGES, key_to_relative_path, load_
 from explorer.course.glossary import glossary, glossary_entry, parse_glossary, search_glossary
 from explorer.course.labels import LABELS, label
 from explorer.course.lookup import (
-    LEVELS, PLACEHOLDER, canonical_key, default_language, explain, explain_topic, fill_placeholders,
-    memory_space_key, topics,
+    LEVELS,
+    PLACEHOLDER,
+    canonical_key,
+    default_language,
+    explain,
+    explain_topic,
+    fill_placeholders,
+    memory_space_key,
+    topics,
 )
 from explorer.errors import ParseError, TensorwegError
 from explorer.hlo.model import HloInstruction, Layout, Shape, Tile

@@ -62,7 +62,8 @@ def test_files_written(cnn_out):
     assert {"hlo.txt", "optimized_hlo.txt", "buffer_assignment.txt", "memory_report.txt",
             "memory.json", "kernels.json"} <= names
     for path in cnn_out.iterdir():
-        assert "/work/" not in path.read_text(encoding="utf-8") and "config_proto_" not in path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        assert "/work/" not in text and "config_proto_" not in text
 
 
 def test_memory_json_round_trips(cnn_out):

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 from explorer.gpu_dump import (
-    find_gpu_module, kernels_from_dump, parse_thunk_metadata, parse_thunk_sequence, ptx_target,
+    find_gpu_module,
+    kernels_from_dump,
+    parse_thunk_metadata,
+    parse_thunk_sequence,
+    ptx_target,
 )
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
 from explorer.roofline import estimate, estimate_entry, instruction_flops

@@ -330,13 +330,14 @@ def _xla_opcode(line: str) -> str:
     """The opcode in one instruction as XLA prints it: `%n = <shape> opcode(...)`."""
     rest = line.split(" = ", 1)[1]
     if rest.startswith("(") or rest.startswith("b("):  # a tuple or buffer shape: skip it whole
-        depth, i = 0, 0
-        for i, c in enumerate(rest):
+        depth, end = 0, 0
+        for c in rest:
             depth += c == "("
             depth -= c == ")"
+            end += 1
             if depth == 0 and c == ")":
                 break
-        rest = rest[i + 1:]
+        rest = rest[end:]
     else:
         rest = rest.split(" ", 1)[1]
     return rest.strip().split("(", 1)[0]

@@ -23,6 +23,10 @@ def meta(op_name: str) -> str:
     return f'metadata={{op_name="{op_name}"}}'
 
 
+# A 2-D dot's contracting dimensions as XLA prints them.
+DOT_DIMS = "lhs_contracting_dims={1}, rhs_contracting_dims={0}"
+
+
 # Two ReLUs after each other; XLA:CPU kept one zero (named after relu_1) for both,
 # once as a top-level constant operand and once fused.
 SHARED_ZERO = f"""HloModule m
@@ -117,9 +121,9 @@ ATTENTION = f"""HloModule jit_fwd
 
 ENTRY main {{
   x = f32[2,4]{{1,0}} parameter(0), {meta("x")}
-  q0 = f32[2,4]{{1,0}} dot(x, x), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, {meta("jit(fwd)/mha_0/query/einsum")}
+  q0 = f32[2,4]{{1,0}} dot(x, x), {DOT_DIMS}, {meta("jit(fwd)/mha_0/query/einsum")}
   o0 = f32[2,4]{{1,0}} add(q0, x), {meta("jit(fwd)/mha_0/attention_output/add")}
-  q1 = f32[2,4]{{1,0}} dot(o0, o0), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, {meta("jit(fwd)/mha_1/query/einsum")}
+  q1 = f32[2,4]{{1,0}} dot(o0, o0), {DOT_DIMS}, {meta("jit(fwd)/mha_1/query/einsum")}
   s1 = f32[2,4]{{1,0}} exponential(q1), {meta("jit(fwd)/mha_1/softmax/exp")}
   f1 = f32[2,4]{{1,0}} negate(s1), {meta("jit(fwd)/enc_bilstm/forward_lstm/while/body/neg")}
   ROOT b1 = f32[2,4]{{1,0}} negate(f1), {meta("jit(fwd)/enc_bilstm/backward_lstm/neg")}
@@ -150,7 +154,7 @@ STEM = f"""HloModule jit_fwd
 
 ENTRY main {{
   x = f32[2,4]{{1,0}} parameter(0), {meta("x")}
-  c = f32[2,4]{{1,0}} dot(x, x), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, {meta("jit(fwd)/stem/stem_conv/conv")}
+  c = f32[2,4]{{1,0}} dot(x, x), {DOT_DIMS}, {meta("jit(fwd)/stem/stem_conv/conv")}
   n = f32[2,4]{{1,0}} negate(c), {meta("jit(fwd)/stem/stem_norm/neg")}
   ROOT h = f32[2,4]{{1,0}} add(n, x), {meta("jit(fwd)/head/add")}
 }}

@@ -132,10 +132,10 @@ def _assert_scopes_match_op_names(out: Path) -> None:
 def test_two_tpu_captures_run_at_once(cnn_model, tmp_path):
     outs = [tmp_path / "a", tmp_path / "b"]
     processes = [_start({}) for _ in outs]
-    for process, out in zip(processes, outs):
+    for process, out in zip(processes, outs, strict=True):
         process.stdin.write(json.dumps(_request(cnn_model, "tpu:v5e", out)))
         process.stdin.close()
-    for process, out in zip(processes, outs):
+    for process, out in zip(processes, outs, strict=True):
         stdout = process.stdout.read()
         stderr = process.stderr.read()
         code = process.wait(timeout=300)

@@ -126,5 +126,5 @@ def test_every_array_in_the_real_tpu_modules_has_a_consistent_layout():
                 if shape.is_tuple or shape.element_type in ("token", "opaque"):
                     continue
                 padded = L.padded_dims(shape)
-                assert all(p >= d for p, d in zip(padded, shape.dims))
+                assert all(p >= d for p, d in zip(padded, shape.dims, strict=True))
                 assert L.padded_byte_size(shape) >= L.unpadded_byte_size(shape)

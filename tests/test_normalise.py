@@ -64,7 +64,8 @@ def test_fixture_has_no_absolute_paths_or_hashes():
 
 def test_jax_op_names_are_not_taken_for_paths():
     """`jit(fwd)/conv2d/add` is a JAX name stack, not an absolute path: it links HLO to layers."""
-    text = 'metadata={op_name="jit(fwd)/conv2d/conv_general_dilated" source_file="/opt/venv/lib/python3.11/site-packages/keras/src/ops/nn.py"}'
+    text = ('metadata={op_name="jit(fwd)/conv2d/conv_general_dilated" '
+            'source_file="/opt/venv/lib/python3.11/site-packages/keras/src/ops/nn.py"}')
     assert normalise_text(text) == (
         'metadata={op_name="jit(fwd)/conv2d/conv_general_dilated" source_file="keras/src/ops/nn.py"}'
     )

@@ -53,7 +53,7 @@ def test_the_recorded_cpu_dump_keeps_only_passes_that_changed_the_module(tmp_pat
                            "reshape-decomposer", "fusion", "fusion-wrapper"]
     texts = read_pass_texts(tmp_path / "passes")
     assert len(texts) == len(index.frames)
-    assert all(a != b for a, b in zip(texts, texts[1:]))
+    assert all(a != b for a, b in zip(texts, texts[1:], strict=False))  # each frame and the next
     fusion = names.index("fusion")
     assert index.frames[fusion].pipeline == "HLO_passes_after_layout_assignment"
     assert (index.frames[fusion - 1].fusions, index.frames[fusion].fusions) == (0, 5)
@@ -85,7 +85,8 @@ def test_the_frame_reader_sees_computations_and_fusions():
     assert "fused_computation" in last.computations
     fusion = last.fused_by["fused_computation.4"]
     assert fusion.opcode == "fusion" and fusion.fusion_kind == "kLoop"
-    tiny = read_frame('HloModule m\n\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(1), metadata={op_name="x/y"}\n}\n')
+    tiny = read_frame('HloModule m\n\nENTRY %e () -> f32[] {\n'
+                      '  ROOT %c = f32[] constant(1), metadata={op_name="x/y"}\n}\n')
     (line,) = tiny.computations["e"]
     assert (line.name, line.opcode, line.op_name, line.text) == ("c", "constant", "x/y", "ROOT %c = f32[] constant(1)")
 

@@ -59,15 +59,15 @@ def test_tiny_transformer_takes_integer_tokens_and_uses_gelu():
 
 def test_depthwise_sample_has_a_pointwise_1x1_convolution():
     model = SAMPLES["depthwise"].build()
-    pointwise = [l for l in model.layers if l.__class__.__name__ == "Conv2D"]
-    assert pointwise and all(tuple(l.kernel_size) == (1, 1) for l in pointwise)
+    pointwise = [layer for layer in model.layers if layer.__class__.__name__ == "Conv2D"]
+    assert pointwise and all(tuple(layer.kernel_size) == (1, 1) for layer in pointwise)
 
 
 def test_building_twice_gives_the_same_weights():
     import numpy as np
 
     first, second = SAMPLES["mlp"].build(), SAMPLES["mlp"].build()
-    for a, b in zip(first.get_weights(), second.get_weights()):
+    for a, b in zip(first.get_weights(), second.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
 
 

@@ -1,7 +1,15 @@
 """Records survive the JSON round trip with their types (tuples, optionals, nesting)."""
 
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
-from explorer.records import Allocation, AssignedValue, LayerRecord, LevelStatus, Manifest, ModelIdentity, CaptureOptions
+from explorer.records import (
+    Allocation,
+    AssignedValue,
+    CaptureOptions,
+    LayerRecord,
+    LevelStatus,
+    Manifest,
+    ModelIdentity,
+)
 from explorer.serial import from_jsonable, to_jsonable
 
 

@@ -9,8 +9,13 @@ import pytest
 from explorer import targets
 from explorer.errors import TensorwegError
 from explorer.targets import (
-    DEFAULT_TARGETS, NOT_AVAILABLE, TARGETS, availability, gpu_target_config_text,
-    parse_targets, target_dirname,
+    DEFAULT_TARGETS,
+    NOT_AVAILABLE,
+    TARGETS,
+    availability,
+    gpu_target_config_text,
+    parse_targets,
+    target_dirname,
 )
 
 

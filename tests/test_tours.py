@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.course.tours import (
-    Candidate, Condition, builtin_tour, builtin_tours, load_tour, parse_selection, parse_tour,
-    resolve_selection,
-)
 from explorer import view
 from explorer.course.content_files import LANGUAGES
+from explorer.course.tours import (
+    Candidate,
+    Condition,
+    builtin_tour,
+    builtin_tours,
+    load_tour,
+    parse_selection,
+    parse_tour,
+    resolve_selection,
+)
 from explorer.errors import ParseError, TensorwegError
 
 EXAMPLE = """\
@@ -175,7 +181,6 @@ def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_fac
     missing = []
     for step in tour.steps:
         assert step.target in bundle.targets or step.level in ("layers", "graph"), step
-        if step.selection is not None:
-            if view.resolve_tour_step(bundle, step) is None:  # what the tour screen selects
-                missing.append(f"line {step.line}: {step.level} {step.target} select={step.selection.text}")
+        if step.selection is not None and view.resolve_tour_step(bundle, step) is None:  # what the tour screen selects
+            missing.append(f"line {step.line}: {step.level} {step.target} select={step.selection.text}")
     assert not missing, "selects nothing:\n" + "\n".join(missing)

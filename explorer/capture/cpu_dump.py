@@ -210,7 +210,8 @@ def _kernel_records(prefix: str, dump_dir: Path, hlo: _Hlo) -> list[KernelRecord
             records[twin] = replace(records[twin], hlo=records[twin].hlo + (instruction.name,))
             continue
         calls = (instruction.custom_call_target,) if instruction.custom_call_target else ()
-        records.append(KernelRecord(name=instruction.name, hlo=(instruction.name,), kind="library", library_calls=calls))
+        records.append(KernelRecord(name=instruction.name, hlo=(instruction.name,), kind="library",
+                                    library_calls=calls))
     return sorted(records, key=lambda r: min((hlo.line(n) for n in r.hlo), default=0))
 
 

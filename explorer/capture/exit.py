@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import suppress
 
 
 def exit_now(code: int) -> None:
@@ -14,8 +15,6 @@ def exit_now(code: int) -> None:
     (seen on ResNet50), so the process ends at once.
     """
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
+        with suppress(AttributeError, OSError, ValueError):  # a missing, closed or broken stream
             stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
     os._exit(code)

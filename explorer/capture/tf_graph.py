@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from explorer.capture.tf_layers import LayerCall, call_model, recording_layer_calls
@@ -109,7 +109,7 @@ def _attribute_text(value: Any) -> str:
     return str(value)
 
 
-@lru_cache(maxsize=None)
+@cache
 def kernel_devices(op_type: str) -> tuple[str, ...]:
     """Device types with a registered kernel for `op_type` (CPU, GPU, XLA_CPU_JIT, ...), sorted."""
     from tensorflow.python.framework import kernels

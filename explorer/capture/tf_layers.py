@@ -23,10 +23,11 @@ Every other layer: None (no well-defined estimate).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from math import prod
-from typing import Any, Iterator
+from typing import Any
 
 from explorer.records import LayerRecord
 
@@ -266,7 +267,8 @@ def _attention_flops(layer: Any, call: LayerCall) -> int | None:
     key_dim = int(getattr(layer, "key_dim", None) or layer._key_dim)
     value_dim = int(getattr(layer, "value_dim", None) or getattr(layer, "_value_dim", None) or key_dim)
     d_out = call.output_shapes[0][-1]
-    projections = 2 * batch * (t_q * d_q * heads * key_dim + t_k * d_k * heads * key_dim + t_v * d_v * heads * value_dim)
+    projections = 2 * batch * (t_q * d_q * heads * key_dim + t_k * d_k * heads * key_dim
+                               + t_v * d_v * heads * value_dim)
     attention = 2 * batch * heads * t_q * t_k * (key_dim + value_dim)
     output = 2 * batch * t_q * heads * value_dim * d_out
     return projections + attention + output

@@ -243,7 +243,8 @@ def _import_user_module(spec: str, module_name: str, cwd: str):
     except ImportError as error:
         raise TensorwegError(f"{spec}: cannot import module {module_name!r}: {_first_line(error)}") from None
     except Exception as error:  # a syntax error or a failing top level in the user's module
-        raise TensorwegError(f"{spec}: importing {module_name!r} raised {type(error).__name__}: {_first_line(error)}") from None
+        raise TensorwegError(f"{spec}: importing {module_name!r} raised "
+                             f"{type(error).__name__}: {_first_line(error)}") from None
 
 
 # --- identity --------------------------------------------------------------------
@@ -290,7 +291,7 @@ def input_signature(model: Any, batch: int, input_shapes: dict[str, tuple[int, .
     if unknown:
         raise TensorwegError(f"no model input named {', '.join(unknown)}; inputs are: {', '.join(names)}")
     signature: Signature = []
-    for name, tensor in zip(names, inputs):
+    for name, tensor in zip(names, inputs, strict=True):  # one name per input
         dims = list(tensor.shape)
         given = input_shapes.get(name)
         if given is not None:
@@ -317,7 +318,7 @@ def _apply_given_shape(name: str, model_shape: Any, given: tuple[int, ...]) -> l
             f"input {name!r} has shape {_shape_text(model_shape)}: --input-shape needs {len(dims)} dims "
             f"(or {len(dims) - 1} after the batch dim), got {len(given)} ({_shape_text(given)})"
         )
-    for axis, (model_dim, user_dim) in enumerate(zip(dims, given)):
+    for axis, (model_dim, user_dim) in enumerate(zip(dims, given, strict=True)):  # same length: checked above
         if model_dim is not None and user_dim is not None and model_dim != user_dim:
             raise TensorwegError(
                 f"input {name!r} has shape {_shape_text(model_shape)}: dim {axis} is fixed to "

@@ -8,7 +8,7 @@ folder). The header's `key:` is authoritative; a test checks it matches the path
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 
@@ -63,7 +63,7 @@ def _content_root() -> Traversable:
     return resources.files("explorer.course").joinpath("content")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_language(lang: str) -> dict[str, ContentFile]:
     """Every explanation of one language, by key (read once per process)."""
     if lang not in LANGUAGES:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from explorer.course.content_files import LANGUAGES, read_text
 from explorer.errors import ParseError, TensorwegError
@@ -75,7 +75,7 @@ def parse_glossary(text: str, source: str = "glossary.md") -> list[GlossaryEntry
     return entries
 
 
-@lru_cache(maxsize=None)
+@cache
 def _glossary(lang: str) -> tuple[GlossaryEntry, ...]:
     if lang not in LANGUAGES:
         raise TensorwegError(f"unknown language '{lang}' (try: {', '.join(LANGUAGES)})")

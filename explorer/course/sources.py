@@ -87,10 +87,7 @@ SOURCES: tuple[tuple[str, str], ...] = (
 
 def is_documented(address: str) -> bool:
     """True when `address` is a documented source or lies under a documented prefix."""
-    for _, known in SOURCES:
-        if address == known or (known.endswith("/") and address.startswith(known)):
-            return True
-    return False
+    return any(address == known or (known.endswith("/") and address.startswith(known)) for _, known in SOURCES)
 
 # Compiler passes (the filmstrip's narration, explorer/course/content/*/pass/). libtpu's
 # passes are not public: their texts cite the dump documentation and say what captures show.

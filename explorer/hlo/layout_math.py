@@ -150,7 +150,7 @@ def padded_dims(shape: Shape) -> tuple[int, ...]:
     _, cur, owners = _tiled(shape, None)
     result = list(dims)
     for d in range(len(dims)):
-        parts = [size for size, owner in zip(cur, owners) if owner == frozenset({d})]
+        parts = [size for size, owner in zip(cur, owners, strict=True) if owner == frozenset({d})]  # kept in step
         if parts and not any(d in owner and len(owner) > 1 for owner in owners):
             result[d] = prod(parts)
     return tuple(result)
@@ -169,10 +169,10 @@ def unpadded_byte_size(shape: Shape) -> int:
 def linear_index(shape: Shape, index: tuple[int, ...]) -> int:
     """Position (in elements) of a logical element in memory, tiles included."""
     dims = _array_dims(shape)
-    if len(index) != len(dims) or any(not 0 <= e < d for e, d in zip(index, dims)):
+    if len(index) != len(dims) or any(not 0 <= e < d for e, d in zip(index, dims, strict=True)):
         raise ValueError(f"index {index} is outside the shape {dims}")
     position, cur, _ = _tiled(shape, tuple(index))
     linear = 0
-    for e, d in zip(position, cur):
+    for e, d in zip(position, cur, strict=True):  # _tiled keeps the index and the dims in step
         linear = linear * d + e
     return linear

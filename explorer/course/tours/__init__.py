@@ -7,12 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from explorer.course.tours.parser import (
-    Condition, Selection, Tour, TourStep, parse_selection, parse_tour, read_tour_file,
+    Condition,
+    Selection,
+    Tour,
+    TourStep,
+    parse_selection,
+    parse_tour,
+    read_tour_file,
 )
 from explorer.errors import TensorwegError
 
@@ -74,7 +80,7 @@ def load_tour(path: Path) -> Tour:
     return parse_tour(read_tour_file(path, path.name), path.name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _builtin() -> tuple[tuple[str, Tour], ...]:
     root = resources.files("explorer.course.tours")
     found = []
