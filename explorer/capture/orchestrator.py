@@ -389,6 +389,9 @@ class _CaptureRun:
             "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
             "target": target,
             "out_dir": str(out_dir),
+            # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
+            "mode": self.options.mode, "optimizer": self.options.optimizer,
+            "mesh": self.options.mesh, "shard": self.options.shard,
         })
 
     def _read_events(self, worker: _Worker) -> None:
