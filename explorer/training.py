@@ -135,6 +135,7 @@ class StepMemory:
     inference_peak_bytes: int  # the same for the inference call (0 when not compiled)
     # Weights whose gradient no buffer holds: XLA computed it inside the update's fusion.
     fused_gradients: int = 0
+    members: tuple[tuple[str, str], ...] = ()  # (entry instruction, role)
 
     def bytes_of(self, role: str) -> int:
         return sum(c.bytes for c in self.classes if c.role == role)
@@ -193,7 +194,10 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
             role_of[group.first + offset] = (group.role, name)
     classes: dict[str, list] = {}
 
-    def add(role: str, size: int, example: str) -> None:
+    members: dict[str, str] = {}
+
+    def add(role: str, size: int, example: str, instruction: str = "") -> None:
+        members.setdefault(instruction or example, role)
         entry = classes.setdefault(role, [0, 0, []])
         entry[0] += size
         entry[1] += 1
@@ -207,7 +211,7 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
             number = int(_PARAM.search(line).group(1))
             role, label = role_of.get(number, ("", name))
             if role:
-                add(role, array_bytes(shape), label)
+                add(role, array_bytes(shape), label, name)
             if role == WEIGHTS:
                 weight_shapes.add(_dims(shape))
             continue
@@ -222,11 +226,11 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
         phase = phases.get(name)
         if phase is None or opcode in _NOT_BUFFERS:
             continue
-        if phase.phase.endswith("backward"):  # a fusion's tuple result may hold several gradients
-            for index, array in enumerate(_ARRAY.findall(shape)):
-                # An element read as the optimizer's result is the update fused with the gradient.
-                if array in weight_shapes and element_phase.get((name, index)) != "optimizer update":
-                    add(GRADIENTS, array_bytes(array), name)
+        # A fusion's tuple result may hold several values: each element is what its reader
+        # (get-tuple-element) is named after, else what the fusion is (its first op's name).
+        for index, array in enumerate(_ARRAY.findall(shape)):
+            if array in weight_shapes and element_phase.get((name, index), phase.phase).endswith("backward"):
+                add(GRADIENTS, array_bytes(array), name)
         if phase.phase.endswith("backward"):
             for operand in operands:
                 before = phases.get(operand)
@@ -245,6 +249,7 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
         peak_bytes=peak_of(analysis),
         inference_peak_bytes=peak_of(layout.inference_analysis),
         fused_gradients=max(weights - gradients, 0) if layout.mode == "train" else 0,
+        members=tuple(members.items()),
     )
 
 
@@ -256,3 +261,61 @@ def _dims(shape: str) -> str:
 
 _ARRAY = re.compile(r"\w+\[[\d,]*\]")
 _INDEX = re.compile(r"\bindex=(\d+)")
+
+
+# --- what the panes and `tensorweg inspect` print ----------------------------------------------
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{int(n)} B"
+
+
+def mode_label(layout: StepLayout) -> str:
+    """`train (adam)`, `inference`, plus the mesh: `train (sgd) on 2x2, data parallel`."""
+    text = f"train ({layout.optimizer})" if layout.mode == "train" else layout.mode
+    if layout.mesh:
+        text += f" on {layout.mesh}, {layout.shard} parallel"
+    return text
+
+
+def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str, int], ...],
+               target: str) -> tuple[str, ...]:
+    """The memory pane's summary of a training step or sharded call (per device)."""
+    from explorer.sharding import INTERCONNECT, collectives, device_memory, transfer_seconds
+
+    memory = step_memory(layout, optimized_hlo, analysis)
+    lines = [f"{mode_label(layout)}, compiled by {layout.compiler}"]
+    where = " per device" if layout.devices > 1 else ""
+    lines.append(f"buffers{where}:")
+    for group in memory.classes:
+        lines.append(f"  {group.role:<18} {_size(group.bytes):>10}  ({group.count})")
+    if memory.fused_gradients:
+        lines.append(f"  {memory.fused_gradients} gradients never stored: computed inside the optimizer's fusion")
+    if memory.inference_peak_bytes:
+        ratio = memory.peak_bytes / memory.inference_peak_bytes
+        lines.append(f"peak {_size(memory.peak_bytes)}{where}, inference {_size(memory.inference_peak_bytes)}"
+                     f" ({ratio:.1f}x; memory_analysis)")
+    elif memory.peak_bytes:
+        lines.append(f"peak {_size(memory.peak_bytes)}{where} (memory_analysis)")
+    if memory.aliases:
+        lines.append(f"donated: {len(memory.aliases)} outputs reuse their argument's buffer (input_output_alias)")
+    if layout.devices > 1:
+        capacity = device_memory(target)
+        if capacity and memory.peak_bytes:
+            fits = "fits" if memory.peak_bytes <= capacity[0] else "does NOT fit"
+            lines.append(f"{fits} in one chip's {_size(capacity[0])} ({capacity[1]})")
+        found = collectives(optimized_hlo)
+        lines.append(f"collectives: {len(found)}, {_size(sum(c.bytes_per_device for c in found))} per device per step")
+        if found and target in INTERCONNECT:
+            link, bandwidth, source = INTERCONNECT[target]
+            lines.append(f"  over {link} at {_size(bandwidth)}/s per chip ({source})")
+        for collective in found:
+            seconds = transfer_seconds(collective, target)
+            time = f", ~{seconds * 1e6:.2f} us ring estimate" if seconds is not None else ""
+            phase = op_phase(collective.op_name, layout.optimizer).label()
+            lines.append(f"  {collective.opcode} {collective.shape.split('{')[0]} groups {collective.replica_groups}"
+                         f" {_size(collective.bytes_per_device)}{time}" + (f"  [{phase}]" if phase else ""))
+    return tuple(lines)

@@ -566,9 +566,10 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str) -> t
                       for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
     elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
         role = role_text(_index(bundle).entry(level, name, target)) if found.opcode == "parameter" else ""
-        lines = ((f"holds  {role}",) if role else ()) + shape_lines(found.shape)
+        lines = ((f"holds  {role}",) if role else ()) + _pass_lines(bundle, target, found) + shape_lines(found.shape)
         if level == "optimized-hlo":
-            lines += buffer_lines(bundle, target, found.name)
+            lines += _class_lines(bundle, target, found.name) + buffer_lines(bundle, target, found.name)
+            lines += ("",) + step_lines(bundle, target) if step_lines(bundle, target) else ()
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         if found.vector_width_bits:
             lines += (f"vector width {found.vector_width_bits} bits",)
@@ -580,6 +581,72 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str) -> t
         if found.hlo:
             lines += buffer_lines(bundle, target, found.hlo[0])
     return lines or ("nothing recorded for this item",)
+
+
+# --- training steps and meshes (explorer.training, explorer.sharding) ----------------------------
+
+
+@_per_bundle
+def step_layout(bundle: Bundle, target: str):
+    """The target's `StepLayout` (train mode or a mesh), else None: an inference call on one chip."""
+    from explorer.serial import load_json
+    from explorer.training import STEP_FILE, StepLayout
+
+    path = bundle.target_dir(target) / STEP_FILE
+    return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
+
+
+def mode_text(bundle: Bundle | None) -> str:
+    """What the bundle compiled, for the title line: "" for one inference call on one chip."""
+    if bundle is None:
+        return ""
+    options = bundle.manifest.options
+    if options.mode == "inference" and not options.mesh:
+        return ""
+    text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
+    return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")
+
+
+@_per_bundle
+def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
+    """The memory pane's and `inspect --level memory`'s summary: buffers by role (weights, gradients,
+    optimizer state, saved activations), peak against inference, donation, collectives per device."""
+    from explorer.training import step_lines as summary
+
+    layout = step_layout(bundle, target)
+    memory = bundle.memory(target)
+    if layout is None:
+        return ()
+    return summary(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else (), target)
+
+
+@_per_bundle
+def _step_members(bundle: Bundle, target: str) -> dict[str, str]:
+    from explorer.training import step_memory
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return {}
+    memory = bundle.memory(target)
+    found = step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
+    return dict(found.members)
+
+
+def _class_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
+    """`class  gradients`: what the selected buffer is to a training step."""
+    role = _step_members(bundle, target).get(name)
+    return (f"class  {role}",) if role else ()
+
+
+def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
+    """`pass   dense, backward` for an instruction of a training step."""
+    layout = step_layout(bundle, target)
+    if layout is None or layout.mode != "train" or not found.metadata.op_name:
+        return ()
+    from explorer.training import op_phase
+
+    label = op_phase(found.metadata.op_name, layout.optimizer).label()
+    return (f"pass   {label}",) if label else ()
 
 
 # --- device mapping per target -------------------------------------------------------------------
