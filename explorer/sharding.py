@@ -111,7 +111,9 @@ class Collective:
 
 
 _INSTR = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.+?) (?P<opcode>[a-z][a-z0-9\-]*)\(")
-_GROUPS = re.compile(r"replica_groups=(\[[\d,]+\]<=\[[\d,]+\](?:T\([\d,]+\))?|\{[\d,{} ]*\})")
+_GROUPS = re.compile(r"replica_groups=(\[[\d,]+\]<=\[[\d,]+\](?:T\([\d,]+\))?|\{[\d,{} ]*\}"
+                     r"|mesh\[[^\]]*\] \{[^}]*\})")
+_MESH_AXIS = re.compile(r"'([^']+)'=(\d+)")
 _PAIRS = re.compile(r"source_target_pairs=(\{[\d,{} ]*\})")
 _OP_NAME = re.compile(r'op_name="([^"]*)"')
 _ARRAY = re.compile(r"\b(pred|s8|u8|s16|u16|f16|bf16|s32|u32|f32|s64|u64|f64|c64|c128|f8e4m3fn|f8e5m2)"
@@ -132,7 +134,12 @@ def array_bytes(shape_text: str) -> int:
 
 
 def group_size(groups: str) -> int:
-    """Devices per group: `[2,2]<=[4]` -> 2 (2 groups of 2); `{{0,1,2,3}}` -> 4."""
+    """Devices per group: `[2,2]<=[4]` -> 2 (2 groups of 2); `{{0,1,2,3}}` -> 4;
+    `mesh['axis_0'=2,'axis_1'=2] {'axis_0'}` -> 2 (the named axes of the mesh, multiplied)."""
+    if groups.startswith("mesh["):
+        sizes = dict(_MESH_AXIS.findall(groups[: groups.index("]")]))
+        over = re.findall(r"'([^']+)'", groups[groups.index("]") + 1:])
+        return device_count(tuple(int(sizes[axis]) for axis in over if axis in sizes))
     if groups.startswith("["):
         shape = [int(d) for d in groups[1:groups.index("]")].split(",")]
         return shape[-1]

@@ -273,6 +273,18 @@ def _size(n: float) -> str:
     return f"{int(n)} B"
 
 
+def shape_without_layout(shape: str) -> str:
+    """`(f32[]{:T(128)}, f32[64,128]{1,0})` -> `(f32[], f32[64,128])`."""
+    return re.sub(r"\{[^{}]*\}", "", re.sub(r"/\*[^*]*\*/", "", shape))
+
+
+def _duration(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.1f} {unit}"
+    return f"{seconds * 1e9:.0f} ns"
+
+
 def mode_label(layout: StepLayout) -> str:
     """`train (adam)`, `inference`, plus the mesh: `train (sgd) on 2x2, data parallel`."""
     text = f"train ({layout.optimizer})" if layout.mode == "train" else layout.mode
@@ -314,8 +326,8 @@ def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str
             lines.append(f"  over {link} at {_size(bandwidth)}/s per chip ({source})")
         for collective in found:
             seconds = transfer_seconds(collective, target)
-            time = f", ~{seconds * 1e6:.2f} us ring estimate" if seconds is not None else ""
+            time = f", ~{_duration(seconds)} (ring estimate)" if seconds is not None else ""
             phase = op_phase(collective.op_name, layout.optimizer).label()
-            lines.append(f"  {collective.opcode} {collective.shape.split('{')[0]} groups {collective.replica_groups}"
+            lines.append(f"  {collective.opcode} {shape_without_layout(collective.shape)} groups {collective.replica_groups}"
                          f" {_size(collective.bytes_per_device)}{time}" + (f"  [{phase}]" if phase else ""))
     return tuple(lines)
