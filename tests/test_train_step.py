@@ -143,3 +143,12 @@ def test_bad_mode_and_mesh_options_are_one_line_errors(argv, message, capsys, tm
     assert code == 2
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert not (tmp_path / "b").exists()
+
+
+def test_the_hlo_parser_reads_mesh_replica_groups():
+    """jax 0.10 prints `replica_groups=mesh['axis_0'=4] {'axis_0'}` (a space inside the value)."""
+    from explorer.hlo.parser import parse_module
+
+    module = parse_module((TRAIN / "mlp_train_tpu_v5e_2x2_data.hlo.txt").read_text(encoding="utf-8"))
+    groups = [dict(i.attributes)["replica_groups"] for _, i in module.all_instructions() if i.opcode == "all-reduce"]
+    assert groups == ["mesh['axis_0'=4] {'axis_0'}"]

@@ -1,0 +1,102 @@
+"""End to end: `mlp`'s training step compiled for real by XLA:TPU, XLA:GPU (compile-only) and XLA:CPU
+through Keras on JAX, read back through what the memory pane and `tensorweg inspect` show."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer import view
+from explorer.bundle import Bundle
+from explorer.capture.orchestrator import capture
+from explorer.cli import main
+from explorer.records import CaptureOptions
+from explorer.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, step_memory
+
+pytestmark = pytest.mark.e2e
+
+TRAIN = CaptureOptions(targets=("tpu:v5e", "gpu:h100", "cpu"), batch=8, mode="train", optimizer="adam")
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    return Bundle.open(capture("mlp", TRAIN, out_dir=tmp_path_factory.mktemp("b") / "mlp"))
+
+
+@pytest.mark.parametrize("target", TRAIN.targets)
+def test_training_step_has_gradients_optimizer_state_and_a_higher_peak(bundle, target):
+    for level in ("hlo", "optimized-hlo", "memory", "kernels"):
+        assert bundle.status(level, target).status == "ok", (target, level, bundle.status(level, target).error)
+    layout = view.step_layout(bundle, target)
+    memory = step_memory(layout, bundle.hlo_text(target, optimized=True), bundle.memory(target).analysis)
+    assert memory.bytes_of(GRADIENTS) > 0
+    assert memory.bytes_of(OPTIMIZER_STATE) > 0
+    assert memory.bytes_of(SAVED_ACTIVATIONS) > 0
+    assert memory.peak_bytes > memory.inference_peak_bytes > 0
+    assert memory.aliases, "weights and optimizer state are donated"
+    compiler = {"tpu:v5e": "XLA:TPU", "gpu:h100": "XLA:GPU", "cpu": "XLA:CPU"}[target]
+    assert view.step_lines(bundle, target)[0].startswith(f"train (adam), compiled by {compiler}")
+
+
+def test_title_says_train_mode(bundle):
+    assert view.mode_text(bundle) == "train (adam)"
+
+
+def test_backward_instructions_name_their_layer(bundle):
+    """The memory pane of a backward dot says whose gradient it is; the index links it to the layer."""
+    module = bundle.hlo_module("tpu:v5e", optimized=False)
+    backward = [i for _, i in module.all_instructions()
+                if "transpose(jvp(dense_1))" in i.metadata.op_name and i.opcode == "dot"]
+    assert backward
+    facts = view.memory_facts(bundle, "hlo", "tpu:v5e", backward[0].name)
+    assert "pass   dense_1, backward" in facts
+    assert view.layer_of(bundle, "hlo", backward[0].name, "tpu:v5e") == "dense_1"
+
+
+def test_inspect_prints_the_buffer_classes(bundle, capsys):
+    assert main(["inspect", str(bundle.path), "--level", "memory", "--target", "gpu:h100", "--json"]) == 0
+    step = json.loads(capsys.readouterr().out)["step"]
+    roles = {line.split()[0] for line in step if line.startswith("  ")}
+    assert {"weights", "optimizer", "gradients", "saved"} <= roles
+
+
+# --- 2x2 TPU slices -----------------------------------------------------------------------
+
+
+def _mesh_bundle(tmp_path, shard: str) -> Bundle:
+    options = CaptureOptions(targets=("tpu:v5e",), batch=8, mode="train", optimizer="sgd", mesh="2x2", shard=shard)
+    return Bundle.open(capture("mlp", options, out_dir=tmp_path / shard))
+
+
+def _parameter_shapes(bundle: Bundle) -> dict[str, str]:
+    """Per-device shapes of the optimized entry's parameters, by the role step.json gives them."""
+    module = bundle.hlo_module("tpu:v5e", optimized=True)
+    entry = next(c for c in module.computations if c.is_entry)
+    by_number = {int(dict(i.attributes)["parameter_number"]): f"{i.shape.element_type}{list(i.shape.dims)}"
+                 for i in entry.instructions if i.opcode == "parameter"}
+    layout = view.step_layout(bundle, "tpu:v5e")
+    return {name: by_number[group.first + offset]
+            for group in layout.arguments for offset, name in enumerate(group.names)}
+
+
+def test_data_parallel_splits_the_batch_and_all_reduces_over_four_chips(tmp_path):
+    bundle = _mesh_bundle(tmp_path, "data")
+    shapes = _parameter_shapes(bundle)
+    assert shapes["features"] == "f32[2, 64]"  # batch 8 over 4 chips
+    assert shapes["dense/kernel"] == "f32[64, 128]"  # every chip holds every weight
+    lines = view.step_lines(bundle, "tpu:v5e")
+    assert lines[0].startswith("train (sgd) on 2x2, data parallel")
+    reduces = [line for line in lines if line.strip().startswith("all-reduce")]
+    assert reduces and any("'axis_0'=4" in line or "{0,1,2,3}" in line for line in reduces)
+    assert any(line.startswith("fits in one chip's 16.0 GiB") for line in lines)
+    assert view.mode_text(bundle) == "train (sgd) on 2x2, data parallel"
+
+
+def test_model_parallel_splits_the_weights(tmp_path):
+    bundle = _mesh_bundle(tmp_path, "model")
+    shapes = _parameter_shapes(bundle)
+    assert shapes["dense/kernel"] == "f32[64, 64]"  # dense's 64x128 kernel, its columns over 2 chips
+    assert shapes["features"] == "f32[4, 64]"  # the batch over the data axis only
+    lines = view.step_lines(bundle, "tpu:v5e")
+    assert any(line.strip().startswith(("all-gather", "all-reduce")) and "[2,2]<=[4]" in line for line in lines)
