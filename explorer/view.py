@@ -632,6 +632,27 @@ def _step_members(bundle: Bundle, target: str) -> dict[str, str]:
     return dict(found.members)
 
 
+def _step_keys(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
+    """Course keys of a training step's or a mesh's buffer: its class, donation, the division of work."""
+    from explorer.sharding import COLLECTIVES
+    from explorer.training import ROLE_KEYS
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return ()
+    found_keys = []
+    role = _step_members(bundle, target).get(found.name)
+    if role in ROLE_KEYS:
+        found_keys.append(ROLE_KEYS[role])
+    if found.opcode == "parameter" and layout.donated:
+        number = dict(found.attributes).get("parameter_number", "")
+        if number.isdigit() and int(number) in layout.donated:
+            found_keys.append("training:donation")
+    if layout.mesh and found.opcode.removesuffix("-start") in COLLECTIVES:
+        found_keys += ["sharding:collectives", f"sharding:{layout.shard}-parallel", "sharding:spmd"]
+    return tuple(found_keys)
+
+
 def _class_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
     """`class  gradients`: what the selected buffer is to a training step."""
     role = _step_members(bundle, target).get(name)
@@ -728,6 +749,8 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
         groups += [(key,) for key in keys.memory_space_keys(found.shape, target) if key != "memory:device"]
         if level == "optimized-hlo" and (allocation := allocation_of(bundle, target, name)) is not None:
             groups.append(tuple(keys.allocation_keys(allocation, target)))
+        if level == "optimized-hlo":
+            groups += [(key,) for key in _step_keys(bundle, target, found)]
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         groups.append(tuple(keys.kernel_keys(found)))
     elif level == "memory" and (allocation := _allocation(bundle, target, name)) is not None:

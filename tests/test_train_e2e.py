@@ -100,3 +100,14 @@ def test_model_parallel_splits_the_weights(tmp_path):
     assert shapes["features"] == "f32[4, 64]"  # the batch over the data axis only
     lines = view.step_lines(bundle, "tpu:v5e")
     assert any(line.strip().startswith(("all-gather", "all-reduce")) and "[2,2]<=[4]" in line for line in lines)
+
+
+def test_explanations_follow_the_buffer_class(bundle):
+    """A gradient buffer gets the gradients text; a donated weight the donation text (both languages)."""
+    members = view._step_members(bundle, "gpu:h100")
+    gradient = next(name for name, role in members.items() if role == "gradients")
+    keys = [key for group in view.explanation_keys(bundle, "optimized-hlo", "gpu:h100", gradient) for key in group]
+    assert "training:gradients" in keys
+    weight = next(name for name, role in members.items() if role == "weights")
+    texts = view.explanations(bundle, "optimized-hlo", "gpu:h100", weight, "de")
+    assert any(text.key == "training:donation" for text in texts)
