@@ -331,6 +331,7 @@ def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str
             seconds = transfer_seconds(collective, target)
             time = f", ~{_duration(seconds)} (ring estimate)" if seconds is not None else ""
             phase = op_phase(collective.op_name, layout.optimizer).label()
-            lines.append(f"  {collective.opcode} {shape_without_layout(collective.shape)} groups {collective.replica_groups}"
+            shape = shape_without_layout(collective.shape)
+            lines.append(f"  {collective.opcode} {shape} groups {collective.replica_groups}"
                          f" {_size(collective.bytes_per_device)}{time}" + (f"  [{phase}]" if phase else ""))
     return tuple(lines)

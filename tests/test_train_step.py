@@ -13,9 +13,17 @@ from explorer.cli import main
 from explorer.serial import load_json
 from explorer.sharding import collectives, group_size
 from explorer.training import (
-    GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, WEIGHTS, StepLayout, input_output_aliases, op_phase,
-    step_lines, step_memory,
+    GRADIENTS,
+    OPTIMIZER_STATE,
+    SAVED_ACTIVATIONS,
+    WEIGHTS,
+    StepLayout,
+    input_output_aliases,
+    op_phase,
+    step_lines,
+    step_memory,
 )
+
 from tests.conftest import FIXTURES
 
 TRAIN = FIXTURES / "train"

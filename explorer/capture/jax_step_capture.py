@@ -16,7 +16,14 @@ import shutil
 from pathlib import Path
 
 from explorer.capture.jax_worker import (
-    LEVELS, _level, _write, find_optimized_dump, memory_level, normalise, sibling, tpu_program_steps,
+    LEVELS,
+    _level,
+    _write,
+    find_optimized_dump,
+    memory_level,
+    normalise,
+    sibling,
+    tpu_program_steps,
 )
 from explorer.capture.protocol import ProtocolWriter
 from explorer.records import CaptureOptions, MemoryLevel

@@ -19,8 +19,18 @@ from explorer.records import CaptureOptions
 from explorer.sharding import axis_sizes, mesh_shape
 from explorer.targets import TargetSpec
 from explorer.training import (
-    INPUTS, LABELS, LOSS, LOSS_SCOPE, OPTIMIZER_STATE, STATE, TRAIN_FUNCTION, WEIGHTS,
-    ArgumentGroup, StepLayout, op_phase, wrapped_scopes,
+    INPUTS,
+    LABELS,
+    LOSS,
+    LOSS_SCOPE,
+    OPTIMIZER_STATE,
+    STATE,
+    TRAIN_FUNCTION,
+    WEIGHTS,
+    ArgumentGroup,
+    StepLayout,
+    op_phase,
+    wrapped_scopes,
 )
 
 TRAIN_MODULE = f"jit_{TRAIN_FUNCTION}"
