@@ -111,3 +111,18 @@ def test_explanations_follow_the_buffer_class(bundle):
     weight = next(name for name, role in members.items() if role == "weights")
     texts = view.explanations(bundle, "optimized-hlo", "gpu:h100", weight, "de")
     assert any(text.key == "training:donation" for text in texts)
+
+
+def test_the_title_line_says_train_mode(bundle):
+    """What the title bar shows once the bundle is open (the app reads the same `view.mode_text`)."""
+    from screens.app import create_app
+    from tests.pilot_support import opened, sync
+
+    @sync
+    async def run():
+        app = create_app(bundle.path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await opened(pilot)
+            assert app.title_line("optimized-hlo").endswith("| train (adam)")
+
+    run()
