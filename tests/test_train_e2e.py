@@ -12,6 +12,7 @@ from explorer.bundle import Bundle
 from explorer.capture.orchestrator import capture
 from explorer.cli import main
 from explorer.records import CaptureOptions
+from explorer.sharding import collectives
 from explorer.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, step_memory
 
 pytestmark = pytest.mark.e2e
@@ -126,3 +127,12 @@ def test_the_title_line_says_train_mode(bundle):
             assert app.title_line("optimized-hlo").endswith("| train (adam)")
 
     run()
+
+
+def test_a_gpu_box_is_compiled_as_four_h100s_with_one_all_reduce(tmp_path):
+    """XLA's compile-only CUDA client accepts a one-host, four-GPU topology (`1x1x4`)."""
+    options = CaptureOptions(targets=("gpu:h100",), batch=8, mode="train", optimizer="sgd", mesh="2x2", shard="data")
+    bundle = Bundle.open(capture("mlp", options, out_dir=tmp_path / "gpu"))
+    found = collectives(bundle.hlo_text("gpu:h100", optimized=True))
+    assert [c.group_size for c in found if c.opcode == "all-reduce"][-1] == 4
+    assert any("NVLink" in line for line in view.step_lines(bundle, "gpu:h100"))
