@@ -160,3 +160,44 @@ def test_the_hlo_parser_reads_mesh_replica_groups():
     module = parse_module((TRAIN / "mlp_train_tpu_v5e_2x2_data.hlo.txt").read_text(encoding="utf-8"))
     groups = [dict(i.attributes)["replica_groups"] for _, i in module.all_instructions() if i.opcode == "all-reduce"]
     assert groups == ["mesh['axis_0'=4] {'axis_0'}"]
+
+
+# --- which worker compiles what; the cache key ------------------------------------------------
+
+
+def test_train_mode_sends_cpu_to_the_jax_worker():
+    from explorer.capture.growth import plan
+    from explorer.records import CaptureOptions
+
+    train = plan(None, CaptureOptions(targets=("cpu", "tpu:v5e"), mode="train", optimizer="adam"))
+    assert train.tensorflow and not train.cpu  # layers and graph still come from TensorFlow
+    assert train.accelerators == ("cpu", "tpu:v5e")
+    inference = plan(None, CaptureOptions(targets=("cpu", "tpu:v5e")))
+    assert inference.cpu and inference.accelerators == ("tpu:v5e",)
+
+
+def test_mode_optimizer_and_mesh_are_part_of_the_cache_key(tmp_path):
+    from explorer.cache import cache_key
+    from explorer.model_source import ModelSource
+    from explorer.records import CaptureOptions
+
+    source = ModelSource(spec="mlp", kind="sample", display="mlp", content_hash="0" * 64)
+    keys = {cache_key(source, options) for options in (
+        CaptureOptions(targets=("tpu:v5e",)),
+        CaptureOptions(targets=("tpu:v5e",), mode="train", optimizer="adam"),
+        CaptureOptions(targets=("tpu:v5e",), mode="train", optimizer="sgd"),
+        CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="data"),
+        CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="model"),
+    )}
+    assert len(keys) == 5
+    # ... and the targets are not: one bundle grows by targets.
+    assert cache_key(source, CaptureOptions(targets=("cpu",), mode="train", optimizer="adam")) in keys
+
+
+def test_the_jax_worker_takes_cpu_only_for_a_training_step():
+    from explorer.capture.jax_worker import check_request
+
+    request = {"model_file": "m.json", "signature": [], "target": "cpu", "out_dir": "o"}
+    with pytest.raises(ValueError, match="only in train mode"):
+        check_request(request)
+    assert check_request({**request, "mode": "train"})["target"] == "cpu"
