@@ -93,7 +93,8 @@ def op_phase(op_name: str, optimizer: str = "") -> OpPhase:
     if match:
         backward = bool(match["transpose"])
         rest = (match["rest"] or "").strip("/")
-        parts = [p for p in (match["scope"], *rest.split("/")[:-1]) if p]
+        # Nested jits (`jit(relu)`) are how an activation was written, not a layer.
+        parts = [p for p in (match["scope"], *rest.split("/")[:-1]) if p and not p.startswith("jit(")]
         scope = "/".join(parts)
         if scope.split("/", 1)[0] == LOSS_SCOPE or not scope:
             return OpPhase("", "loss, backward" if backward else "loss")
@@ -101,6 +102,20 @@ def op_phase(op_name: str, optimizer: str = "") -> OpPhase:
     if optimizer and name.startswith(f"{optimizer}/"):
         return OpPhase("", "optimizer update")
     return OpPhase("", "")
+
+
+def gradient_of(phase: OpPhase, shape: str, weights: dict[str, str]) -> str:
+    """`kernel` when a backward result of a layer has the shape of that layer's kernel (its gradient).
+
+    weights: variable path (`dense/kernel`) -> `f32[64,128]`.
+    """
+    if phase.phase != "backward" or not phase.scope:
+        return ""
+    for path, weight_shape in weights.items():
+        layer, _, variable = path.rpartition("/")
+        if weight_shape == shape and (phase.scope == layer or phase.scope.endswith(f"/{layer}")):
+            return variable
+    return ""
 
 
 def wrapped_scopes(prefix: str, scope: str) -> tuple[str, str]:

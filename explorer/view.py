@@ -664,10 +664,32 @@ def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str
     layout = step_layout(bundle, target)
     if layout is None or layout.mode != "train" or not found.metadata.op_name:
         return ()
-    from explorer.training import op_phase
+    from explorer.training import gradient_of, op_phase
 
-    label = op_phase(found.metadata.op_name, layout.optimizer).label()
+    phase = op_phase(found.metadata.op_name, layout.optimizer)
+    label = phase.label()
+    shape = "" if found.shape.is_tuple else f"{found.shape.element_type}{list(found.shape.dims)}"
+    variable = gradient_of(phase, shape, _weight_shapes(bundle, target))
+    label += f": gradient w.r.t. the {variable}" if variable else ""
     return (f"pass   {label}",) if label else ()
+
+
+@_per_bundle
+def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
+    """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
+    from explorer.training import WEIGHTS
+
+    layout = step_layout(bundle, target)
+    module = bundle.hlo_module(target, optimized=False)
+    if layout is None or module is None or module.entry is None:
+        return {}
+    by_number = {}
+    for parameter in module.entry.instructions:
+        number = dict(parameter.attributes).get("parameter_number", "") if parameter.opcode == "parameter" else ""
+        if number.isdigit():
+            by_number[int(number)] = f"{parameter.shape.element_type}{list(parameter.shape.dims)}"
+    return {name: by_number[group.first + offset] for group in layout.arguments if group.role == WEIGHTS
+            for offset, name in enumerate(group.names) if group.first + offset in by_number}
 
 
 # --- device mapping per target -------------------------------------------------------------------

@@ -51,7 +51,11 @@ def test_backward_instructions_name_their_layer(bundle):
                 if "transpose(jvp(dense_1))" in i.metadata.op_name and i.opcode == "dot"]
     assert backward
     facts = view.memory_facts(bundle, "hlo", "tpu:v5e", backward[0].name)
-    assert "pass   dense_1, backward" in facts
+    assert any(line.startswith("pass   dense_1, backward") for line in facts)
+    # dense_1's kernel is 128x64: the backward dot computes its transpose, a transpose finishes it.
+    kernel_gradient = [view.memory_facts(bundle, "hlo", "tpu:v5e", i.name)[0] for _, i in module.all_instructions()
+                       if "transpose(jvp(dense_1))" in i.metadata.op_name and list(i.shape.dims) == [128, 64]]
+    assert "pass   dense_1, backward: gradient w.r.t. the kernel" in kernel_gradient
     assert view.layer_of(bundle, "hlo", backward[0].name, "tpu:v5e") == "dense_1"
 
 

@@ -18,6 +18,7 @@ from explorer.training import (
     SAVED_ACTIVATIONS,
     WEIGHTS,
     StepLayout,
+    gradient_of,
     input_output_aliases,
     op_phase,
     step_lines,
@@ -42,7 +43,7 @@ def _recorded(name: str) -> tuple[StepLayout, str]:
 @pytest.mark.parametrize(("op_name", "label"), [
     ("jit(train_step)/transpose(jvp(conv2d))/conv_general_dilated", "conv2d, backward"),
     ("jit(train_step)/jvp(dense)/dot_general", "dense, forward"),
-    ("jit(train_step)/jvp(dense)/jit(relu)/max", "dense/jit(relu), forward"),
+    ("jit(train_step)/jvp(dense)/jit(relu)/max", "dense, forward"),
     ("jit(train_step)/transpose(jvp(outer))/inner/dot_general", "outer/inner, backward"),
     ("jit(train_step)/jvp(loss)/reduce_sum", "loss"),
     ("jit(train_step)/transpose(jvp(loss))/mul", "loss, backward"),
@@ -52,6 +53,15 @@ def _recorded(name: str) -> tuple[StepLayout, str]:
 ])
 def test_op_names_say_layer_and_pass(op_name, label):
     assert op_phase(op_name, "adam").label() == label
+
+
+def test_a_backward_result_shaped_like_its_layers_kernel_is_that_kernels_gradient():
+    weights = {"dense/kernel": "f32[64, 128]", "dense/bias": "f32[128]", "dense_1/kernel": "f32[128, 64]"}
+    backward = op_phase("jit(train_step)/transpose(jvp(dense))/dot_general")
+    assert gradient_of(backward, "f32[64, 128]", weights) == "kernel"
+    assert gradient_of(backward, "f32[128]", weights) == "bias"
+    assert gradient_of(backward, "f32[128, 64]", weights) == ""  # dense_1's shape, not dense's
+    assert gradient_of(op_phase("jit(train_step)/jvp(dense)/dot_general"), "f32[64, 128]", weights) == ""
 
 
 def test_optimizer_ops_need_the_optimizer_named():
