@@ -321,7 +321,7 @@ def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str
     where = " per device" if layout.devices > 1 else ""
     lines.append(f"buffers{where}:")
     for group in memory.classes:
-        lines.append(f"  {group.role:<18} {_size(group.bytes):>10}  ({group.count})")
+        lines.append(f"  {group.role:<20} {_size(group.bytes):>10}  ({group.count})")
     if memory.fused_gradients:
         lines.append(f"  {memory.fused_gradients} gradients never stored: computed inside the optimizer's fusion")
     if memory.inference_peak_bytes:
