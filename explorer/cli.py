@@ -39,6 +39,8 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
                         help="compile one inference call (default) or one training step")
     parser.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
                         help="the training step's optimizer (train mode; default adam)")
+    parser.add_argument("--remat", action="store_true",
+                        help="train mode: recompute the forward pass in the backward pass (jax.checkpoint)")
     parser.add_argument("--mesh", default="", metavar="2x2",
                         help="compile for a TPU slice of this many chips (with --shard)")
     parser.add_argument("--shard", choices=SHARDINGS, default=None,

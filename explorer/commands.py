@@ -63,7 +63,10 @@ def capture_options(args: argparse.Namespace, targets: str | None = None) -> Cap
         optimizer=_optimizer(args),
         mesh=args.mesh,
         shard=args.shard or "",
+        remat=args.remat,
     )
+    if options.remat and options.mode != "train":
+        raise TensorwegError("--remat needs --mode train")
     check_mesh_options(options)
     return options
 

@@ -229,6 +229,7 @@ class CaptureOptions:
     """What a capture compiles; everything but `targets` is part of the cache key.
 
     mode: one of MODES. optimizer: one of OPTIMIZERS (train mode only, else "").
+    remat: recompute activations in the backward pass instead of keeping them (train only).
     mesh: "" (one chip) or the device grid, e.g. "2x2"; shard: how the work is
     divided over it (one of SHARDINGS; "" without a mesh).
     """
@@ -241,6 +242,7 @@ class CaptureOptions:
     optimizer: str = ""
     mesh: str = ""
     shard: str = ""
+    remat: bool = False  # train mode: the forward pass recomputed in the backward (jax.checkpoint)
 
     def without_targets(self) -> "CaptureOptions":
         """What decides how the model compiles, whatever the target: a bundle grows by targets

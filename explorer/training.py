@@ -62,11 +62,14 @@ class StepLayout:
     mesh: str = ""
     shard: str = ""
     devices: int = 1
+    # --remat: memory_analysis() and (flops with, flops without) of the same step keeping its activations.
+    remat: bool = False
+    without_remat_analysis: tuple[tuple[str, int], ...] = ()
+    flops: tuple[float, float] = (0.0, 0.0)
 
 
 # --- op names: which layer, which pass ----------------------------------------------
 
-_PHASE = re.compile(r"^(?P<transpose>transpose\()?jvp\((?P<scope>[^()]*)\)\)?(?P<rest>/.*)?$")
 
 
 @dataclass(frozen=True)
@@ -84,24 +87,34 @@ class OpPhase:
 def op_phase(op_name: str, optimizer: str = "") -> OpPhase:
     """Parse `jit(train_step)/transpose(jvp(dense))/dot_general` into ("dense", "backward").
 
-    Fused instructions carry several names joined by `;`: the first decides.
+    Fused instructions carry several names joined by `;`: the first decides. Under
+    `jax.checkpoint` the layer follows the transformation:
+    `transpose(jvp(jvp()))/checkpoint/dense/dot_general` is dense's backward pass too.
     """
     name = op_name.split(";", 1)[0]
     if name.startswith("jit("):
         name = name.split("/", 1)[1] if "/" in name else ""
-    match = _PHASE.match(name)
-    if match:
-        backward = bool(match["transpose"])
-        rest = (match["rest"] or "").strip("/")
-        # Nested jits (`jit(relu)`) are how an activation was written, not a layer.
-        parts = [p for p in (match["scope"], *rest.split("/")[:-1]) if p and not p.startswith("jit(")]
+    first, _, rest = name.partition("/")
+    if first.startswith(_TRANSFORMS) and first.endswith(")"):
+        backward = first.startswith("transpose(")
+        inner = first
+        while inner.startswith(_TRANSFORMS) and inner.endswith(")"):
+            inner = inner[inner.index("(") + 1:-1]
+        # Nested jits (`jit(relu)`) are how an activation was written, and `checkpoint` how the
+        # step was traced: neither is a layer.
+        parts = [p for p in (inner, *rest.split("/")[:-1])
+                 if p and not p.startswith("jit(") and p not in _NOT_LAYERS]
         scope = "/".join(parts)
-        if scope.split("/", 1)[0] == LOSS_SCOPE or not scope:
+        if not scope or scope.split("/", 1)[0] == LOSS_SCOPE:
             return OpPhase("", "loss, backward" if backward else "loss")
         return OpPhase(scope, "backward" if backward else "forward")
     if optimizer and name.startswith(f"{optimizer}/"):
         return OpPhase("", "optimizer update")
     return OpPhase("", "")
+
+
+_TRANSFORMS = ("transpose(", "jvp(")
+_NOT_LAYERS = frozenset({"checkpoint", "remat", "rematted_computation"})
 
 
 def gradient_of(phase: OpPhase, shape: str, weights: dict[str, str]) -> str:
@@ -118,9 +131,11 @@ def gradient_of(phase: OpPhase, shape: str, weights: dict[str, str]) -> str:
     return ""
 
 
-def wrapped_scopes(prefix: str, scope: str) -> tuple[str, str]:
-    """The op_name prefixes of one layer's forward and backward ops in a training step."""
-    return f"{prefix}/jvp({scope})", f"{prefix}/transpose(jvp({scope}))"
+def wrapped_scopes(prefix: str, scope: str) -> tuple[str, ...]:
+    """The op_name prefixes of one layer's forward and backward ops in a training step
+    (with `--remat` the backward pass names the layer after `checkpoint`)."""
+    return (f"{prefix}/jvp({scope})", f"{prefix}/transpose(jvp({scope}))",
+            f"{prefix}/jvp(jvp())/checkpoint/{scope}", f"{prefix}/transpose(jvp(jvp()))/checkpoint/{scope}")
 
 
 # --- buffers --------------------------------------------------------------------------
@@ -306,6 +321,7 @@ def _duration(seconds: float) -> str:
 def mode_label(layout: StepLayout) -> str:
     """`train (adam)`, `inference`, plus the mesh: `train (sgd) on 2x2, data parallel`."""
     text = f"train ({layout.optimizer})" if layout.mode == "train" else layout.mode
+    text += ", rematerialised" if layout.remat else ""
     if layout.mesh:
         text += f" on {layout.mesh}, {layout.shard} parallel"
     return text
@@ -330,6 +346,14 @@ def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str
                      f" ({ratio:.1f}x; memory_analysis)")
     elif memory.peak_bytes:
         lines.append(f"peak {_size(memory.peak_bytes)}{where} (memory_analysis)")
+    if layout.remat and layout.without_remat_analysis:
+        kept = peak_of(layout.without_remat_analysis)
+        lines.append(f"remat saves {_size(max(kept - memory.peak_bytes, 0))}: peak {_size(kept)} when"
+                     f" activations are kept")
+        with_remat, without = layout.flops
+        if with_remat and without:
+            lines.append(f"remat adds {100 * (with_remat / without - 1):.0f}% work: {with_remat:,.0f} FLOP"
+                         f" against {without:,.0f} (cost analysis)")
     if memory.aliases:
         lines.append(f"donated: {len(memory.aliases)} outputs reuse their argument's buffer (input_output_alias)")
     if layout.devices > 1:

@@ -604,6 +604,7 @@ def mode_text(bundle: Bundle | None) -> str:
     if options.mode == "inference" and not options.mesh:
         return ""
     text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
+    text += ", rematerialised" if options.remat else ""
     return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")
 
 

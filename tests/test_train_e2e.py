@@ -13,7 +13,7 @@ from explorer.capture.orchestrator import capture
 from explorer.cli import main
 from explorer.records import CaptureOptions
 from explorer.sharding import collectives
-from explorer.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, step_memory
+from explorer.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, peak_of, step_memory
 
 pytestmark = pytest.mark.e2e
 
@@ -121,6 +121,7 @@ def test_explanations_follow_the_buffer_class(bundle):
 def test_the_title_line_says_train_mode(bundle):
     """What the title bar shows once the bundle is open (the app reads the same `view.mode_text`)."""
     from screens.app import create_app
+
     from tests.pilot_support import opened, sync
 
     @sync
@@ -140,3 +141,15 @@ def test_a_gpu_box_is_compiled_as_four_h100s_with_one_all_reduce(tmp_path):
     found = collectives(bundle.hlo_text("gpu:h100", optimized=True))
     assert [c.group_size for c in found if c.opcode == "all-reduce"][-1] == 4
     assert any("NVLink" in line for line in view.step_lines(bundle, "gpu:h100"))
+
+
+def test_remat_on_h100_lowers_the_peak_and_says_by_how_much(tmp_path):
+    """Per-layer jax.checkpoint: the step is compiled with and without it in one worker."""
+    options = CaptureOptions(targets=("gpu:h100",), batch=4096, mode="train", optimizer="adam", remat=True)
+    bundle = Bundle.open(capture("mlp", options, out_dir=tmp_path / "remat"))
+    layout = view.step_layout(bundle, "gpu:h100")
+    memory = step_memory(layout, bundle.hlo_text("gpu:h100", optimized=True), bundle.memory("gpu:h100").analysis)
+    kept = peak_of(layout.without_remat_analysis)
+    assert memory.peak_bytes < kept
+    assert any(line.startswith("remat saves ") for line in view.step_lines(bundle, "gpu:h100"))
+    assert view.mode_text(bundle) == "train (adam), rematerialised"

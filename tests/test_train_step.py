@@ -50,6 +50,9 @@ def _recorded(name: str) -> tuple[StepLayout, str]:
     ("jit(train_step)/adam/sqrt", "optimizer update"),
     ("jit(train_step)/transpose(jvp(dense))/dot_general;jit(train_step)/adam/sub", "dense, backward"),
     ("trainable[0]", ""),
+    ("jit(train_step)/transpose(jvp(jvp()))/checkpoint/dense_1/dot_general", "dense_1, backward"),
+    ("jit(train_step)/transpose(jvp(jvp()))/checkpoint/loss/div", "loss, backward"),
+    ("jit(train_step)/jvp(jvp())/checkpoint/dense/jit(relu)/max", "dense, forward"),
 ])
 def test_op_names_say_layer_and_pass(op_name, label):
     assert op_phase(op_name, "adam").label() == label
@@ -152,6 +155,7 @@ def test_replica_group_sizes(groups, size):
     (["--mesh", "2x2", "--shard", "data", "--targets", "tpu:v5e", "--batch", "6"], "not a multiple of 4"),
     (["--mesh", "2x2", "--shard", "model", "--targets", "tpu:v5e", "--batch", "3"], "not a multiple of 2"),
     (["--optimizer", "sgd"], "--optimizer sgd needs --mode train"),
+    (["--remat"], "--remat needs --mode train"),
     (["--mode", "serve"], "invalid choice: 'serve'"),
     (["--mode", "train", "--optimizer", "lion"], "invalid choice: 'lion'"),
 ])
@@ -198,8 +202,9 @@ def test_mode_optimizer_and_mesh_are_part_of_the_cache_key(tmp_path):
         CaptureOptions(targets=("tpu:v5e",), mode="train", optimizer="sgd"),
         CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="data"),
         CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="model"),
+        CaptureOptions(targets=("tpu:v5e",), mode="train", optimizer="adam", remat=True),
     )}
-    assert len(keys) == 5
+    assert len(keys) == 6
     # ... and the targets are not: one bundle grows by targets.
     assert cache_key(source, CaptureOptions(targets=("cpu",), mode="train", optimizer="adam")) in keys
 

@@ -35,7 +35,7 @@ from explorer.training import STEP_FILE
 def options_of(request: dict) -> CaptureOptions:
     return CaptureOptions(targets=(request["target"],), mode=request.get("mode", "inference"),
                           optimizer=request.get("optimizer", ""), mesh=request.get("mesh", ""),
-                          shard=request.get("shard", ""))
+                          shard=request.get("shard", ""), remat=bool(request.get("remat")))
 
 
 def is_step_request(request: dict) -> bool:
@@ -83,6 +83,14 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
         inference, _ = jax_train.lower_step(model, request["signature"], spec, options, mode="inference")
         layout = dataclasses.replace(layout,
                                      inference_analysis=jax_compile.memory_figures(inference.lowered.compile()))
+    if options.remat:  # the same step keeping its activations: what remat saves and what it costs
+        plain, _ = jax_train.lower_step(model, request["signature"], spec,
+                                        dataclasses.replace(options, remat=False))
+        plain_compiled = plain.lowered.compile()
+        plain_cost, own_cost = jax_compile.cost(plain_compiled), jax_compile.cost(compiled)
+        layout = dataclasses.replace(
+            layout, without_remat_analysis=jax_compile.memory_figures(plain_compiled),
+            flops=(own_cost.flops if own_cost else 0.0, plain_cost.flops if plain_cost else 0.0))
     dump_json(layout, out_dir / STEP_FILE)
     protocol.level_done("optimized-hlo")
 

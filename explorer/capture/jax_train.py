@@ -11,6 +11,8 @@ task's loss would add.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from explorer.capture.jax_compile import FUNCTION_NAME, SCOPE_PREFIX, Lowering, _record_layer_scopes, device_for
@@ -158,7 +160,8 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
 
     assert train_step.__name__ == TRAIN_FUNCTION
     step = jax.jit(train_step, donate_argnums=(0, 1, 2), keep_unused=True)
-    traced = step.trace(args_t, args_n, [s for s, _ in state], x, [s for s, _ in labels])
+    with checkpoint_each_layer(model, options.remat):
+        traced = step.trace(args_t, args_n, [s for s, _ in state], x, [s for s, _ in labels])
     lowered = traced.lower(lowering_platforms=(placement.platform,))
     outputs = (ArgumentGroup(LOSS, 0, ("loss",)),
                ArgumentGroup(WEIGHTS, 1, groups[0].names),
@@ -168,9 +171,34 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
         mode=mode, optimizer=options.optimizer or "adam", compiler=compiler_name(spec),
         arguments=tuple(groups), outputs=outputs,
         donated=tuple(range(len(trainable) + len(non_trainable) + len(state))),
-        mesh=options.mesh, shard=options.shard, devices=placement.devices,
+        mesh=options.mesh, shard=options.shard, devices=placement.devices, remat=options.remat,
     )
     return Lowering(lowered=lowered, platform=placement.platform, scopes=train_scopes(scopes)), layout
+
+
+@contextmanager
+def checkpoint_each_layer(model: Any, active: bool) -> Iterator[None]:
+    """--remat: while tracing, each layer keeps only its input for the backward pass and recomputes
+    the rest (`jax.checkpoint` around every leaf layer's `call`), the usual per-layer remat. The
+    calls are restored afterwards: the same model is traced again without it for the comparison."""
+    import jax
+
+    wrapped = []
+    for layer in model._flatten_layers(include_self=False, recursive=True) if active else ():
+        if list(layer._flatten_layers(include_self=False)):
+            continue  # a nested model: its own layers are wrapped
+        original = layer.call
+
+        def call(*args, _original=original, **kwargs):
+            return jax.checkpoint(lambda *arrays: _original(*arrays, **kwargs))(*args)
+
+        layer.call = call
+        wrapped.append((layer, original))
+    try:
+        yield
+    finally:
+        for layer, original in wrapped:
+            layer.call = original
 
 
 def train_scopes(recorded: dict[str, str]) -> dict[str, str]:

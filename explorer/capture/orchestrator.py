@@ -391,7 +391,7 @@ class _CaptureRun:
             "out_dir": str(out_dir),
             # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
             "mode": self.options.mode, "optimizer": self.options.optimizer,
-            "mesh": self.options.mesh, "shard": self.options.shard,
+            "mesh": self.options.mesh, "shard": self.options.shard, "remat": self.options.remat,
         })
 
     def _read_events(self, worker: _Worker) -> None:
