@@ -153,3 +153,14 @@ def test_remat_on_h100_lowers_the_peak_and_says_by_how_much(tmp_path):
     assert memory.peak_bytes < kept
     assert any(line.startswith("remat saves ") for line in view.step_lines(bundle, "gpu:h100"))
     assert view.mode_text(bundle) == "train (adam), rematerialised"
+
+
+def test_tiny_transformer_training_step_on_v5e(tmp_path):
+    """Attention, layer norm and embeddings differentiate too; the step needs far more than inference."""
+    options = CaptureOptions(targets=("tpu:v5e",), mode="train", optimizer="adam")
+    bundle = Bundle.open(capture("tiny_transformer", options, out_dir=tmp_path / "tt"))
+    layout = view.step_layout(bundle, "tpu:v5e")
+    memory = step_memory(layout, bundle.hlo_text("tpu:v5e", optimized=True), bundle.memory("tpu:v5e").analysis)
+    assert memory.bytes_of(OPTIMIZER_STATE) == 2 * memory.bytes_of("weights") + 8  # Adam: two moments per weight
+    assert memory.bytes_of(SAVED_ACTIVATIONS) > 0
+    assert memory.peak_bytes > 2 * memory.inference_peak_bytes
