@@ -18,6 +18,7 @@ from explorer import pack as pack_command
 from explorer.bundle import LEVELS
 from explorer.course import commands as course_commands
 from explorer.errors import TensorwegError
+from explorer.records import MODES, OPTIMIZERS, SHARDINGS
 from explorer.targets import DEFAULT_TARGETS
 
 EXIT_USAGE = 2
@@ -39,6 +40,16 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
                         help="allow Lambda layers (runs code stored in the model file)")
     parser.add_argument("--passes", action="store_true",
                         help="also keep the HLO after every compiler pass (the filmstrip; capture about 1.1-1.3x slower)")
+    parser.add_argument("--mode", choices=MODES, default="inference",
+                        help="compile one inference call (default) or one training step")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
+                        help="the training step's optimizer (train mode; default adam)")
+    parser.add_argument("--remat", action="store_true",
+                        help="train mode: recompute the forward pass in the backward pass (jax.checkpoint)")
+    parser.add_argument("--mesh", default="", metavar="2x2",
+                        help="compile for a TPU slice of this many chips (with --shard)")
+    parser.add_argument("--shard", choices=SHARDINGS, default=None,
+                        help="divide the work over the mesh by the batch (data) or the weights (model)")
     if default_targets is not None:
         parser.add_argument("--targets", default=default_targets,
                             help=f"comma-separated targets (default {default_targets})")

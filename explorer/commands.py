@@ -52,13 +52,33 @@ def capture_options(args: argparse.Namespace, targets: str | None = None) -> Cap
     if args.batch < 1:
         raise TensorwegError(f"bad --batch {args.batch}: must be at least 1")
     target_text = targets if targets is not None else getattr(args, "targets", "cpu")
-    return CaptureOptions(
+    from explorer.sharding import check_mesh_options  # noqa: PLC0415
+
+    options = CaptureOptions(
         targets=tuple(t.strip() for t in target_text.split(",") if t.strip()),
         batch=args.batch,
         input_shapes=parse_input_shapes(args.input_shape),
         unsafe=args.unsafe,
         passes=getattr(args, "passes", False),
+        mode=args.mode,
+        optimizer=_optimizer(args),
+        mesh=args.mesh,
+        shard=args.shard or "",
+        remat=args.remat,
     )
+    if options.remat and options.mode != "train":
+        raise TensorwegError("--remat needs --mode train")
+    check_mesh_options(options)
+    return options
+
+
+def _optimizer(args: argparse.Namespace) -> str:
+    """The training step's optimizer: adam unless named; none for inference."""
+    if args.mode != "train":
+        if args.optimizer:
+            raise TensorwegError(f"--optimizer {args.optimizer} needs --mode train")
+        return ""
+    return args.optimizer or "adam"
 
 
 def progress_printer(stream=sys.stderr):

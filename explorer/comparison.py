@@ -26,7 +26,7 @@ from explorer.bundle import Bundle
 from explorer.errors import TensorwegError
 from explorer.hlo import layout_math
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
-from explorer.hlo.text import format_shape, shape_text, tiles_text
+from explorer.hlo.text import format_shape, tiles_text
 from explorer.memo import derived
 from explorer.records import KernelRecord, LaunchShape
 from explorer.roofline import RooflineEstimate, estimate, instruction_bytes, instruction_flops

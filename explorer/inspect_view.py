@@ -88,7 +88,7 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
         memory = bundle.memory(target)
         if memory is None:
             raise TensorwegError(f"memory for {target} was not captured")
-        return {**head, **to_jsonable(memory)}
+        return {**head, **to_jsonable(memory), "step": list(view.step_lines(bundle, target))}
     raise TensorwegError(f"unknown level '{level}'")
 
 
@@ -114,7 +114,8 @@ def as_text(bundle: Bundle, level: str, target: str) -> str:
         return _table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
              + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
-    return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes"
+    step = "".join(f"\n{line}" for line in data["step"])  # train mode or a mesh: buffers by role
+    return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
 
 
 def _first(shapes) -> list | None:

@@ -246,13 +246,33 @@ class ModelIdentity:
 MAX_INPUT_ELEMENTS = 1 << 28
 
 
+# What is compiled: one inference call, or one training step (forward, loss, backward,
+# optimizer update). The names are the CLI's `--mode`, `--optimizer` and `--shard` values.
+MODES = ("inference", "train")
+OPTIMIZERS = ("adam", "sgd")
+SHARDINGS = ("data", "model")
+
+
 @dataclass(frozen=True)
 class CaptureOptions:
+    """What a capture compiles; everything but `targets` is part of the cache key.
+
+    mode: one of MODES. optimizer: one of OPTIMIZERS (train mode only, else "").
+    remat: recompute activations in the backward pass instead of keeping them (train only).
+    mesh: "" (one chip) or the device grid, e.g. "2x2"; shard: how the work is
+    divided over it (one of SHARDINGS; "" without a mesh).
+    """
+
     targets: tuple[str, ...] = ("cpu",)
     batch: int = 1
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
     unsafe: bool = False
     passes: bool = False  # per-pass HLO snapshots (the filmstrip); part of the cache key
+    mode: str = "inference"
+    optimizer: str = ""
+    mesh: str = ""
+    shard: str = ""
+    remat: bool = False  # train mode: the forward pass recomputed in the backward (jax.checkpoint)
 
     def without_targets(self) -> "CaptureOptions":
         """What decides how the model compiles, whatever the target: a bundle grows by targets

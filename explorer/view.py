@@ -631,9 +631,10 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str) -> t
                       for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
     elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
         role = role_text(_index(bundle).entry(level, name, target)) if found.opcode == "parameter" else ""
-        lines = ((f"holds  {role}",) if role else ()) + shape_lines(found.shape)
+        lines = ((f"holds  {role}",) if role else ()) + _pass_lines(bundle, target, found) + shape_lines(found.shape)
         if level == "optimized-hlo":
-            lines += buffer_lines(bundle, target, found.name)
+            lines += _class_lines(bundle, target, found.name) + buffer_lines(bundle, target, found.name)
+            lines += ("",) + step_lines(bundle, target) if step_lines(bundle, target) else ()
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         if found.vector_width_bits:
             lines += (f"vector width {found.vector_width_bits} bits",)
@@ -667,6 +668,115 @@ def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
         return lines + ("occupancy: no launch shape or SM limits for this target",)
     result, figures = occupancy.summary(estimate)
     return lines + (f"occupancy (estimate) {result}", f"  {figures}")
+
+# --- training steps and meshes (explorer.training, explorer.sharding) ----------------------------
+
+
+@_per_bundle
+def step_layout(bundle: Bundle, target: str):
+    """The target's `StepLayout` (train mode or a mesh), else None: an inference call on one chip."""
+    from explorer.serial import load_json
+    from explorer.training import STEP_FILE, StepLayout
+
+    path = bundle.target_dir(target) / STEP_FILE
+    return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
+
+
+def mode_text(bundle: Bundle | None) -> str:
+    """What the bundle compiled, for the title line: "" for one inference call on one chip."""
+    if bundle is None:
+        return ""
+    options = bundle.manifest.options
+    if options.mode == "inference" and not options.mesh:
+        return ""
+    text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
+    text += ", rematerialised" if options.remat else ""
+    return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")
+
+
+@_per_bundle
+def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
+    """The memory pane's and `inspect --level memory`'s summary: buffers by role (weights, gradients,
+    optimizer state, saved activations), peak against inference, donation, collectives per device."""
+    from explorer.training import step_lines as summary
+
+    layout = step_layout(bundle, target)
+    memory = bundle.memory(target)
+    if layout is None:
+        return ()
+    return summary(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else (), target)
+
+
+@_per_bundle
+def _step_members(bundle: Bundle, target: str) -> dict[str, str]:
+    from explorer.training import step_memory
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return {}
+    memory = bundle.memory(target)
+    found = step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
+    return dict(found.members)
+
+
+def _step_keys(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
+    """Course keys of a training step's or a mesh's buffer: its class, donation, the division of work."""
+    from explorer.sharding import COLLECTIVES
+    from explorer.training import ROLE_KEYS
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return ()
+    found_keys = []
+    role = _step_members(bundle, target).get(found.name)
+    if role in ROLE_KEYS:
+        found_keys.append(ROLE_KEYS[role])
+    if found.opcode == "parameter" and layout.donated:
+        number = dict(found.attributes).get("parameter_number", "")
+        if number.isdigit() and int(number) in layout.donated:
+            found_keys.append("training:donation")
+    if layout.mesh and found.opcode.removesuffix("-start") in COLLECTIVES:
+        found_keys += ["sharding:collectives", f"sharding:{layout.shard}-parallel", "sharding:spmd"]
+    return tuple(found_keys)
+
+
+def _class_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
+    """`class  gradients`: what the selected buffer is to a training step."""
+    role = _step_members(bundle, target).get(name)
+    return (f"class  {role}",) if role else ()
+
+
+def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
+    """`pass   dense, backward` for an instruction of a training step."""
+    layout = step_layout(bundle, target)
+    if layout is None or layout.mode != "train" or not found.metadata.op_name:
+        return ()
+    from explorer.training import gradient_of, op_phase
+
+    phase = op_phase(found.metadata.op_name, layout.optimizer)
+    label = phase.label()
+    shape = "" if found.shape.is_tuple else f"{found.shape.element_type}{list(found.shape.dims)}"
+    variable = gradient_of(phase, shape, _weight_shapes(bundle, target))
+    label += f": gradient w.r.t. the {variable}" if variable else ""
+    return (f"pass   {label}",) if label else ()
+
+
+@_per_bundle
+def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
+    """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
+    from explorer.training import WEIGHTS
+
+    layout = step_layout(bundle, target)
+    module = bundle.hlo_module(target, optimized=False)
+    if layout is None or module is None or module.entry is None:
+        return {}
+    by_number = {}
+    for parameter in module.entry.instructions:
+        number = dict(parameter.attributes).get("parameter_number", "") if parameter.opcode == "parameter" else ""
+        if number.isdigit():
+            by_number[int(number)] = f"{parameter.shape.element_type}{list(parameter.shape.dims)}"
+    return {name: by_number[group.first + offset] for group in layout.arguments if group.role == WEIGHTS
+            for offset, name in enumerate(group.names) if group.first + offset in by_number}
 
 
 # --- device mapping per target -------------------------------------------------------------------
@@ -764,6 +874,8 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
         groups += [(key,) for key in keys.memory_space_keys(found.shape, target) if key != "memory:device"]
         if level == "optimized-hlo" and (allocation := allocation_of(bundle, target, name)) is not None:
             groups.append(tuple(keys.allocation_keys(allocation, target)))
+        if level == "optimized-hlo":
+            groups += [(key,) for key in _step_keys(bundle, target, found)]
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         groups.append(tuple(keys.kernel_keys(found)))
         groups += [(key,) for key in sass_keys(found)]

@@ -444,6 +444,10 @@ class TensorwegApp(App):
         number = LIST_LEVELS.index(level) + 1 if level in LIST_LEVELS else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
         line = f"{model} | {number} {self.level_title(level)} | {self.target}"
+        from explorer import view  # noqa: PLC0415 (kept off the first frame's imports, as elsewhere here)
+
+        mode = view.mode_text(self.bundle) if self.has_manifest() else ""  # "train (adam) on 2x2, ..."
+        line += f" | {mode}" if mode else ""
         return line + (f" | {label('word.trail', self.lang)}: {trail}" if trail else "")
 
     def progress_line(self) -> str:

@@ -88,14 +88,17 @@ def open_growable(path: Path, source: ModelSource, options: CaptureOptions) -> B
 
 def plan(base: Bundle | None, options: CaptureOptions) -> GrowPlan:
     """Which workers run so that every level `options` asks for is settled, keeping what `base` has."""
+    # A training step is compiled for every target by the JAX worker (cpu too: XLA:CPU through JAX);
+    # the TensorFlow worker still writes layers, graph and the architecture the JAX workers read.
+    by_tensorflow = ("cpu",) if options.mode == "inference" else ()
     if base is None:
-        return GrowPlan(None, options.targets, True, "cpu" in options.targets,
-                        tuple(t for t in options.targets if t != "cpu"))
+        return GrowPlan(None, options.targets, True, "cpu" in options.targets and bool(by_tensorflow),
+                        tuple(t for t in options.targets if t not in by_tensorflow))
     targets = base.targets + tuple(t for t in options.targets if t not in base.targets)
     lacking = tuple(t for t in options.targets
                     if not all(settled(base, level, t) for level in TARGET_LEVELS))
-    accelerators = tuple(t for t in lacking if t != "cpu")
-    cpu = "cpu" in lacking
+    accelerators = tuple(t for t in lacking if t not in by_tensorflow)
+    cpu = "cpu" in lacking and bool(by_tensorflow)
     no_architecture = bool(accelerators) and not all((base.path / name).is_file() for name in ARCHITECTURE_FILES)
     tensorflow = (cpu or no_architecture
                   or not all(settled(base, level, "") for level in TARGET_INDEPENDENT_LEVELS))

@@ -207,7 +207,11 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
              protocol: ProtocolWriter) -> None:
     from explorer.capture import jax_compile
     from explorer.capture.artifacts import write_parsed
+    from explorer.capture.jax_step_capture import capture_step, is_step_request
 
+    if is_step_request(request):  # --mode train or --mesh
+        capture_step(request, spec, out_dir, dump_dir, protocol)
+        return
     protocol.level_started("hlo")
     try:
         model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
@@ -293,8 +297,10 @@ def check_request(request: dict) -> dict:
     for key in ("model_file", "signature", "target", "out_dir"):
         if key not in request:
             raise ValueError(f"request has no {key!r}")
-    if request["target"] not in TARGETS or TARGETS[request["target"]].kind == "cpu":
+    if request["target"] not in TARGETS:
         raise ValueError(f"the JAX worker does not compile for {request['target']!r}")
+    if TARGETS[request["target"]].kind == "cpu" and request.get("mode", "inference") != "train":
+        raise ValueError(f"the JAX worker compiles {request['target']!r} only in train mode")
     return request
 
 

@@ -395,6 +395,9 @@ class _CaptureRun:
             "target": target,
             "out_dir": str(out_dir),
             "passes": self.options.passes,
+            # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
+            "mode": self.options.mode, "optimizer": self.options.optimizer,
+            "mesh": self.options.mesh, "shard": self.options.shard, "remat": self.options.remat,
         })
 
     def _read_events(self, worker: _Worker) -> None:

@@ -51,11 +51,17 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("JAX cuDNN fused attention",
      "https://github.com/jax-ml/jax/blob/main/jax/_src/cudnn/fused_attention_stablehlo.py"),
     ("JAX PRNG implementation", "https://github.com/jax-ml/jax/blob/main/jax/_src/prng.py"),
+    ("JAX distributed arrays and automatic parallelization",
+     "https://docs.jax.dev/en/latest/notebooks/Distributed_arrays_and_automatic_parallelization.html"),
+    ("JAX gradient checkpointing (jax.checkpoint)", "https://docs.jax.dev/en/latest/gradient-checkpointing.html"),
+    ("JAX FAQ (buffer donation)", "https://docs.jax.dev/en/latest/faq.html"),
     # TensorFlow and Keras
     ("TensorFlow raw ops", "https://www.tensorflow.org/api_docs/python/tf/raw_ops/"),
     ("TensorFlow guide, Introduction to graphs", "https://www.tensorflow.org/guide/intro_to_graphs"),
     ("TensorFlow guide, Graph optimization with Grappler", "https://www.tensorflow.org/guide/graph_optimization"),
     ("Keras layers API", "https://keras.io/api/layers/"),
+    ("Keras optimizers API", "https://keras.io/api/optimizers/"),
+    ("Keras distribution API", "https://keras.io/api/distribution/"),
     # Chips
     ("Google Cloud TPU system architecture", "https://cloud.google.com/tpu/docs/system-architecture-tpu-vm"),
     ("Google Cloud TPU v4", "https://cloud.google.com/tpu/docs/v4"),

@@ -574,6 +574,10 @@ class _Parser:
                 # custom-call `literal=s32[2]{0} {1, 2}`: a shape, then the values.
                 self.shape(0)
                 self.skip()
+            if key == "replica_groups" and text.startswith("mesh[", start):
+                # jax 0.10 meshes: `replica_groups=mesh['axis_0'=2,'axis_1'=2] {'axis_0'}`, a mesh then its axes.
+                self.pos = self.value_end(self.pos)
+                self.skip()
             self.pos = self.value_end(self.pos)
             if self.pos == start:
                 raise self.error(f"attribute '{key}' has no value")

@@ -1,0 +1,160 @@
+"""The JAX worker's levels for a training step or a sharded call (`--mode train`, `--mesh`).
+
+The same levels as an inference capture (explorer.capture.jax_worker), from the
+lowering in explorer.capture.jax_train, plus `step.json` (explorer.training.StepLayout):
+which argument is a weight, optimizer state, input or label, what is donated, and
+the inference call's memory figures on the same devices for comparison. `cpu` in
+train mode is compiled here too, by XLA:CPU through JAX (the TensorFlow worker
+compiles inference only), so every target's training step comes from the same trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+from explorer.capture.jax_worker import (
+    LEVELS,
+    _level,
+    _write,
+    find_optimized_dump,
+    memory_level,
+    normalise,
+    sibling,
+    tpu_program_steps,
+)
+from explorer.capture.protocol import ProtocolWriter
+from explorer.records import CaptureOptions, MemoryLevel
+from explorer.serial import dump_json, load_json, write_text_atomic
+from explorer.targets import TargetSpec
+from explorer.training import STEP_FILE
+
+
+def options_of(request: dict) -> CaptureOptions:
+    return CaptureOptions(targets=(request["target"],), mode=request.get("mode", "inference"),
+                          optimizer=request.get("optimizer", ""), mesh=request.get("mesh", ""),
+                          shard=request.get("shard", ""), remat=bool(request.get("remat")))
+
+
+def is_step_request(request: dict) -> bool:
+    """Whether the request needs this path (else the plain inference capture runs)."""
+    return request.get("mode", "inference") != "inference" or bool(request.get("mesh"))
+
+
+def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
+                 protocol: ProtocolWriter) -> None:
+    from explorer.capture import jax_compile, jax_train
+    from explorer.capture.artifacts import write_parsed
+
+    options = options_of(request)
+    module_name = jax_train.TRAIN_MODULE if options.mode == "train" else jax_compile.MODULE_NAME
+    protocol.level_started("hlo")
+    try:
+        model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
+        lowering, layout = jax_train.lower_step(model, request["signature"], spec, options)
+        _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
+        write_parsed(out_dir / "hlo.txt")
+    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
+        for level in LEVELS:
+            protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
+        return
+    write_text_atomic(out_dir / "scopes.json", json.dumps(lowering.scopes, indent=1))
+    protocol.level_done("hlo")
+
+    protocol.level_started("optimized-hlo")
+    try:
+        compiled = lowering.lowered.compile()
+    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
+        for level in LEVELS[1:]:
+            protocol.level_failed(level, exc)
+        return
+    # XLA:CPU's dump is read by file prefix: keep only this module's files (the inference
+    # call compiled below, and JAX's helper modules, write there too).
+    module_dump = _module_files(dump_dir, module_name) if spec.kind == "cpu" else dump_dir
+    optimized_path = (_find_cpu_optimized(module_dump) if spec.kind == "cpu"
+                      else find_optimized_dump(dump_dir, module_name))
+    optimized = optimized_path.read_text(encoding="utf-8") if optimized_path else compiled.as_text()
+    _write(out_dir / "optimized_hlo.txt", optimized)
+    write_parsed(out_dir / "optimized_hlo.txt")
+    analysis = jax_compile.memory_figures(compiled)
+    if options.mode == "train":  # the inference call on the same devices, for the comparison
+        inference, _ = jax_train.lower_step(model, request["signature"], spec, options, mode="inference")
+        layout = dataclasses.replace(layout,
+                                     inference_analysis=jax_compile.memory_figures(inference.lowered.compile()))
+    if options.remat:  # the same step keeping its activations: what remat saves and what it costs
+        plain, _ = jax_train.lower_step(model, request["signature"], spec,
+                                        dataclasses.replace(options, remat=False))
+        plain_compiled = plain.lowered.compile()
+        plain_cost, own_cost = jax_compile.cost(plain_compiled), jax_compile.cost(compiled)
+        layout = dataclasses.replace(
+            layout, without_remat_analysis=jax_compile.memory_figures(plain_compiled),
+            flops=(own_cost.flops if own_cost else 0.0, plain_cost.flops if plain_cost else 0.0))
+    dump_json(layout, out_dir / STEP_FILE)
+    protocol.level_done("optimized-hlo")
+
+    if spec.kind == "cpu":
+        _level(protocol, "memory", lambda: _cpu_levels(module_dump, out_dir, analysis))
+        _level(protocol, "kernels", lambda: None)  # written with the memory level from the same dump
+    else:
+        _level(protocol, "memory", lambda: _memory(out_dir, optimized_path, analysis, compiled))
+        _level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
+
+
+def _module_files(dump_dir: Path, module_name: str) -> Path:
+    """A folder holding only this module's dump files: the worker's process compiles helper modules too."""
+    own = dump_dir / f"only-{module_name}"
+    own.mkdir(exist_ok=True)
+    for path in dump_dir.glob(f"*.{module_name}.*"):
+        if path.is_file() and not (own / path.name).exists():
+            shutil.copy2(path, own / path.name)
+    return own
+
+
+def _find_cpu_optimized(module_dump: Path) -> Path | None:
+    found = sorted(module_dump.glob("*.cpu_after_optimizations.txt"))
+    return found[-1] if found else None
+
+
+def _memory(out_dir: Path, optimized_path: Path | None, analysis, compiled) -> None:
+    from explorer.capture import jax_compile
+
+    raw = {}
+    for name, suffix in (("buffer_assignment.txt", "-buffer-assignment.txt"),
+                         ("live_range.txt", "-live-range.txt"),
+                         ("memory_report.txt", "-memory-usage-report.txt")):
+        found = sibling(optimized_path, suffix) if optimized_path else None
+        raw[name] = normalise(found.read_text(encoding="utf-8")) if found else ""
+        if found:
+            write_text_atomic(out_dir / name, raw[name])
+    memory = memory_level(raw["buffer_assignment.txt"], raw["live_range.txt"], raw["memory_report.txt"], analysis)
+    dump_json(memory, out_dir / "memory.json")
+    cost = jax_compile.cost(compiled)
+    if cost is not None:
+        dump_json(cost, out_dir / "cost.json")
+
+
+def _cpu_levels(module_dump: Path, out_dir: Path, analysis) -> None:
+    """XLA:CPU's dump read as the TensorFlow worker reads its own (kernels, buffer assignment)."""
+    from explorer.capture.cpu_dump import read_cpu_dump
+
+    hlo = (out_dir / "hlo.txt").read_text(encoding="utf-8")  # the traced module, with layer op_names
+    read_cpu_dump(module_dump, out_dir)
+    write_text_atomic(out_dir / "hlo.txt", hlo)
+    path = out_dir / "memory.json"
+    memory = load_json(MemoryLevel, path) if path.is_file() else MemoryLevel(allocations=(), peak_bytes=0)
+    dump_json(dataclasses.replace(memory, analysis=analysis), path)
+
+
+def _kernels(spec: TargetSpec, out_dir: Path, module_dump: Path, optimized: str, module_name: str) -> None:
+    from explorer.gpu_dump import find_gpu_module, kernels_from_dump
+
+    if spec.kind == "gpu":
+        files = find_gpu_module(module_dump, module_name)
+        if files is None or files.thunk_sequence is None:
+            raise RuntimeError("XLA:GPU wrote no thunk sequence for this module")
+        kernels = kernels_from_dump(files)
+    else:
+        kernels = tpu_program_steps(optimized)
+    dump_json(kernels, out_dir / "kernels.json")
