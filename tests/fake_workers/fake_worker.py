@@ -24,6 +24,11 @@ from explorer.capture.protocol import ProtocolWriter, one_line, read_request, ta
 TARGET_LEVELS = ("hlo", "optimized-hlo", "kernels", "memory")
 TARGET_FILES = {"hlo": "hlo.txt", "optimized-hlo": "optimized_hlo.txt", "kernels": "kernels.json",
                 "memory": "memory.json"}
+# What each stand-in level file holds: the smallest content its real reader accepts
+# (the HLO levels are read from their text, so they get a real, tiny module).
+_MODULE = "HloModule stand_in\n\nENTRY main {\n  ROOT x = f32[4]{0} parameter(0)\n}\n"
+LEVEL_TEXT = {"hlo": _MODULE, "optimized-hlo": _MODULE, "kernels": "[]",
+              "memory": '{"allocations": [], "peak_bytes": 0}'}
 TF_PREAMBLE = ("in user code:\n\n    File \"<path>/model.py\", line 3, in call\n        return x\n\n"
                "    ValueError: Exception encountered when calling Functional.call().\n\n"
                "    Input 0 of layer \"dense\" is incompatible with the layer: expected axis -1 to have value 4\n\n"
@@ -87,7 +92,7 @@ def main() -> int:
             protocol.level_started(level, "cpu")
             if behaviour == "slow_ok":
                 time.sleep(0.2)
-            write(cpu / TARGET_FILES[level], '{"allocations": [], "peak_bytes": 0}' if level == "memory" else "[]")
+            write(cpu / TARGET_FILES[level], LEVEL_TEXT[level])
             protocol.level_done(level, "cpu")
     return 0
 
@@ -104,7 +109,7 @@ def accelerator(request: dict, protocol: ProtocolWriter, behaviour: str) -> int:
             time.sleep(0.3)
         if behaviour == "accelerator_hang" and level == "optimized-hlo":
             time.sleep(600)
-        write(out_dir / TARGET_FILES[level], '{"allocations": [], "peak_bytes": 0}' if level == "memory" else "[]")
+        write(out_dir / TARGET_FILES[level], LEVEL_TEXT[level])
         protocol.level_done(level)
     return 0
 
