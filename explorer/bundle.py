@@ -14,7 +14,7 @@ from pathlib import Path
 
 from explorer.errors import BundleError, DataError, ParseError
 from explorer.hlo.model import HloModule
-from explorer.levels import LEVELS, TARGET_LEVELS
+from explorer.levels import TARGET_LEVELS
 from explorer.records import (
     CostAnalysis,
     GraphLevel,
@@ -70,12 +70,13 @@ class Bundle:
 
     def load_level(self, level: str, target: str = "") -> None:
         """Parse `level` (of `target`) now, so later reads are cache hits."""
+        # The properties parse and cache on first read; the values themselves are not needed here.
         if level == "layers":
-            self.layers
+            _ = self.layers
         elif level == "graph":
-            self.graph, self.scopes
+            _ = self.graph, self.scopes
         elif level in ("hlo", "optimized-hlo"):
-            self.hlo_module(target, level == "optimized-hlo"), self.scopes
+            _ = self.hlo_module(target, level == "optimized-hlo"), self.scopes
         elif level == "kernels":
             self.kernels(target)
         elif level == "memory":
@@ -135,7 +136,8 @@ class Bundle:
         from explorer.index import LazyIndex  # the index is only needed once a screen asks
 
         # Each target's modules are read and linked when a query first names that target.
-        return LazyIndex(list(self.layers), lambda: self.graph, self.scopes, self.targets, self.hlo_module, self.kernels)
+        return LazyIndex(list(self.layers), lambda: self.graph, self.scopes, self.targets,
+                         self.hlo_module, self.kernels)
 
     # --- per-target levels ----------------------------------------------------
 
@@ -224,7 +226,8 @@ class Bundle:
         except FileNotFoundError:
             return ""
         except (OSError, UnicodeDecodeError) as exc:
-            raise DataError(f"{path.relative_to(self.path).as_posix()}: unreadable ({exc.__class__.__name__})") from None
+            where = path.relative_to(self.path).as_posix()
+            raise DataError(f"{where}: unreadable ({exc.__class__.__name__})") from None
 
 
 def _hlo_names(optimized: bool) -> tuple[str, str]:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from explorer import handout as handout_command
 from explorer import pack as pack_command
-from explorer.bundle import LEVELS
 from explorer.course import commands as course_commands
 from explorer.errors import TensorwegError
+from explorer.levels import LEVELS
 from explorer.records import MODES, OPTIMIZERS, SHARDINGS
 from explorer.targets import DEFAULT_TARGETS
 
@@ -39,7 +39,8 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
     parser.add_argument("--unsafe", action="store_true",
                         help="allow Lambda layers (runs code stored in the model file)")
     parser.add_argument("--passes", action="store_true",
-                        help="also keep the HLO after every compiler pass (the filmstrip; capture about 1.1-1.3x slower)")
+                        help="also keep the HLO after every compiler pass "
+                             "(the filmstrip; capture about 1.1-1.3x slower)")
     parser.add_argument("--mode", choices=MODES, default="inference",
                         help="compile one inference call (default) or one training step")
     parser.add_argument("--optimizer", choices=OPTIMIZERS, default=None,

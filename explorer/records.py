@@ -274,7 +274,7 @@ class CaptureOptions:
     shard: str = ""
     remat: bool = False  # train mode: the forward pass recomputed in the backward (jax.checkpoint)
 
-    def without_targets(self) -> "CaptureOptions":
+    def without_targets(self) -> CaptureOptions:
         """What decides how the model compiles, whatever the target: a bundle grows by targets
         only while this stays the same (the cache key and `-o DIR` compare it)."""
         return replace(self, targets=())

@@ -21,6 +21,7 @@ frame does not wait for them.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING
@@ -375,7 +376,8 @@ def descend(bundle: Bundle | None, level: str, name: str, target: str) -> Descen
     first = found[0]
     if below in NEXT_DOWN:
         leading = [n for n in found[:50] if down(bundle, below, n, target)]
-        first = next((n for n in leading if not _is_plumbing(bundle, below, n, target)), leading[0] if leading else first)
+        fallback = leading[0] if leading else first
+        first = next((n for n in leading if not _is_plumbing(bundle, below, n, target)), fallback)
     return Descent(below, first, found)
 
 
@@ -915,10 +917,8 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
         shape = inst.shape
         found["bytes"] = shape.byte_size
         if not shape.is_tuple and shape.layout is not None and shape.layout.tiles:
-            try:
+            with contextlib.suppress(ValueError):  # dynamic dims: no static padding
                 found["padding_bytes"] = layout_math.padded_byte_size(shape) - layout_math.unpadded_byte_size(shape)
-            except ValueError:  # dynamic dims: no static padding
-                pass
     elif level == "kernels" and (record := kernel(bundle, target, name)) is not None:
         if record.vector_width_bits:
             found["vector_width_bits"] = record.vector_width_bits

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import inspect_view
-from explorer.bundle import LEVELS, Bundle
+from explorer.bundle import Bundle
 from explorer.errors import BundleError, DataError, TensorwegError
+from explorer.levels import LEVELS
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 JSON_FILES = sorted(str(p.relative_to(FIXTURE)) for p in FIXTURE.rglob("*.json"))

@@ -10,13 +10,15 @@ Speed itself is measured by bench/bench_large.py.
 from __future__ import annotations
 
 import pytest
+from large_bundle import PARAMETERS, fusion_count, last_fusion_name, write_large_bundle
 
 from explorer import view
 from explorer.bundle import Bundle
+
 from screens.app import create_app
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_table import FOLDED, ItemTable
-from large_bundle import PARAMETERS, fusion_count, last_fusion_name, write_large_bundle
+
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
 pytestmark = needs_bundle

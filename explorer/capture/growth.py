@@ -22,10 +22,10 @@ import errno
 import fcntl
 import os
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from explorer.bundle import MANIFEST, TARGET_LEVELS, Bundle, is_bundle, target_dirname
 from explorer.capture.placement import settled, shown_path

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from explorer.bundle import LEVELS, MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
+from explorer.bundle import MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
 from explorer.cache import cached_bundle_path, tool_versions
 from explorer.capture.artifacts import normalise_log
 from explorer.capture.growth import (
@@ -69,6 +69,7 @@ from explorer.capture.protocol import (
     parse_event,
 )
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
+from explorer.levels import LEVELS
 from explorer.model_source import ModelSource, resolve
 from explorer.normalise import normalise_paths
 from explorer.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
