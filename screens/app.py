@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.content import Content
 from textual.filter import NoColor
+from textual.reactive import reactive
 from textual.worker import WorkerFailed
 
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
-
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 
+from screens.bindings import keyed, localise
 from screens.commands import ItemCommands
 from screens.messages import (
     BundleLoaded,
@@ -100,33 +100,29 @@ class TensorwegApp(App):
     COMMANDS = App.COMMANDS | {ItemCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [
-        Binding("1", "goto_level('layers')", "Layers", id="app.level1", tooltip="Level 1: Keras layers"),
-        Binding("2", "goto_level('graph')", "Graph", id="app.level2", tooltip="Level 2: TensorFlow graph ops"),
-        Binding("3", "goto_level('hlo')", "HLO", id="app.level3", tooltip="Level 3: HLO before optimisation"),
-        Binding("4", "goto_level('optimized-hlo')", "Opt HLO", id="app.level4",
-                tooltip="Level 4: HLO after XLA's optimisation passes"),
-        Binding("5", "goto_level('kernels')", "Kernels", id="app.level5", tooltip="Level 5: emitted kernels"),
-        Binding("m", "goto_level('memory')", "Memory", id="app.memory",
-                tooltip="Memory map of the optimized level: allocations and live ranges"),
-        Binding("t", "next_target", "Target", id="app.target", tooltip="Show the next captured target"),
-        Binding("c", "capture_missing", "Capture", show=False, id="app.capture",
-                tooltip="Capture the targets not in this bundle (needs a model, not only a bundle)"),
-        Binding("question_mark", "help", "Help", id="app.help", tooltip="Help for this screen"),
-        Binding("G", "glossary", "Glossary", id="app.glossary", tooltip="Open the glossary (searchable)"),
-        Binding("L", "toggle_language", "Lang", id="app.language",
-                tooltip="Switch language (English/German): interface labels and explanations"),
-        Binding("T", "tours", "Tours", id="app.tours", tooltip="Choose a built-in guided tour"),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit tensorweg"),
+    BINDINGS = [  # words: explorer.course.labels (`binding.<id>`, `tooltip.<id>`), in the app's language
+        keyed("1", "goto_level('layers')", "app.level1"),
+        keyed("2", "goto_level('graph')", "app.level2"),
+        keyed("3", "goto_level('hlo')", "app.level3"),
+        keyed("4", "goto_level('optimized-hlo')", "app.level4"),
+        keyed("5", "goto_level('kernels')", "app.level5"),
+        keyed("m", "goto_level('memory')", "app.memory"),
+        keyed("t", "next_target", "app.target"),
+        keyed("c", "capture_missing", "app.capture", show=False),
+        keyed("question_mark", "help", "app.help"),
+        keyed("G", "glossary", "app.glossary"),
+        keyed("L", "toggle_language", "app.language"),
+        keyed("T", "tours", "app.tours"),
+        keyed("q", "quit", "app.quit"),
         # Over SSH learners expect Ctrl+C to quit (Textual's default asks for Ctrl+Q); a capture
         # in progress is cancelled on the way out (on_unmount).
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt",
-                tooltip="Quit tensorweg (cancels a capture in progress)"),
-        Binding("z", "toggle_maximize", "Zoom", show=False, id="app.maximize",
-                tooltip="Maximise the focused pane to the whole screen, or restore it (Tab moves the focus)"),
-        Binding("x", "compare_targets", "Compare targets", id="app.compare",
-                tooltip="The selected layer on every target side by side: fusions, kernels, layouts, est. time"),
+        keyed("ctrl+c", "quit", "app.interrupt", show=False, priority=True),
+        keyed("z", "toggle_maximize", "app.maximize", show=False),
+        keyed("x", "compare_targets", "app.compare"),
     ]
+
+    lang = reactive("en", init=False)
+    """"en" or "de": every word on screen (labels, bindings, explanations) follows it (`watch_lang`)."""
 
     def action_compare_targets(self) -> None:
         from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415
@@ -150,7 +146,7 @@ class TensorwegApp(App):
         self._requested_target = target
         self.start_level = level
         self.target = target
-        self.lang = lang
+        self.set_reactive(TensorwegApp.lang, lang)  # no watcher before there is a screen
         self.bundle: Bundle | None = None
         self._trace: Trace | None = None
         self.generation = 0
@@ -171,6 +167,8 @@ class TensorwegApp(App):
     # --- start and data -------------------------------------------------------
 
     def on_mount(self) -> None:
+        # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
+        self.screen_change_signal.subscribe(self, lambda screen: localise(screen, self.lang))
         if self.bundle_path is None:
             self.opened.set()
         else:
@@ -554,9 +552,12 @@ class TensorwegApp(App):
         return label(f"level.{level}", self.lang)
 
     def action_toggle_language(self) -> None:
-        """`L`: every screen labels itself from explorer.course.labels when it syncs."""
         self.lang = "de" if self.lang == "en" else "en"
+
+    def watch_lang(self, lang: str) -> None:
+        """Every screen labels itself from explorer.course.labels when it syncs; bindings are swapped."""
         for screen in self.screen_stack:  # the level screen under a tour or glossary too
+            localise(screen, lang)
             if (sync := getattr(screen, "sync", None)) is not None:
                 sync()  # titles, notices, and re-selecting re-renders the panes in the new language
 

@@ -72,6 +72,7 @@ class ItemTable(Vertical):
         self._announced_row = -1  # the row a cursor move was last announced for
         self._filling = False  # rows being replaced: the table's cursor moves are not the reader's
         self._columns = columns
+        self._created_text = CREATED_BY_XLA  # what the last column says for an item no layer owns
         self._items: tuple[LevelItem, ...] = ()
         self._shown: list[LevelItem] = []
         self._created: set[str] = set()
@@ -120,6 +121,14 @@ class ItemTable(Vertical):
     def shown(self) -> list[LevelItem]:
         return self._shown
 
+    def set_titles(self, columns: tuple[str, ...], created_text: str) -> None:
+        """The column titles and the "created by XLA" cell in the app's language (rows refilled)."""
+        if (columns, created_text) == (self._columns, self._created_text):
+            return
+        self._columns, self._created_text = columns, created_text
+        if self.is_mounted:
+            self._fill()  # the cursor goes to the top: the caller selects again
+
     def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset()) -> None:
         self._items = items
         self._created = set(created_by_compiler)
@@ -129,7 +138,7 @@ class ItemTable(Vertical):
         # A str cell would be read as markup by the DataTable; names from the model are text.
         cells = tuple(Text(cell) if isinstance(cell, str) else cell for cell in item.cells)
         if item.name in self._created:
-            return (*cells[:-1], Text(CREATED_BY_XLA, style="italic"))
+            return (*cells[:-1], Text(self._created_text, style="italic"))
         return cells
 
     def _fill(self) -> None:
