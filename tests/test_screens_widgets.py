@@ -13,6 +13,7 @@ from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
 from explorer.view import shape_lines
+from pilot_support import BUNDLE, needs_bundle, sync
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"
@@ -115,3 +116,4 @@ def test_highlighting_hlo_one_line_at_a_time_matches_lexing_the_whole_module():
         assert single.plain == whole[number].plain
         assert [(s.start, s.end, s.style) for s in single.spans] == \
                [(s.start, s.end, s.style) for s in whole[number].spans], number
+
