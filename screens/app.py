@@ -77,6 +77,27 @@ def _warm_up_renderers() -> None:
     highlight_line("", "hlo")
 
 
+def _prepare(bundle: Bundle, level: str, target: str, lang: str) -> None:
+    """Build, off the UI thread, the per-bundle tables the first screen reads: its rows and what the
+    side panes show for its first row (buffer maps, the layer's per-target lines, explanations).
+    `explorer.view` keeps them per bundle, so the UI thread only looks them up."""
+    from explorer.view import device_lines, explanations, memory_facts, rows  # noqa: PLC0415
+
+    if level not in LIST_LEVELS:
+        return
+    first = rows(bundle, level, target)[:1]
+    if first:
+        name = first[0].name
+        memory_facts(bundle, level, target, name, lang)
+        try:
+            targets = bundle.targets
+        except TensorwegError:  # a staging reader has no manifest yet: the target on screen is enough
+            targets = (target,)
+        for other in targets:
+            device_lines(bundle, level, name, target, other, lang)
+        explanations(bundle, level, target, name, lang)
+
+
 def plain_terminal(environ=os.environ) -> bool:
     """No colour wanted (NO_COLOR) or none possible (Rich finds no colour system: TERM=dumb).
 
@@ -203,13 +224,13 @@ class TensorwegApp(App):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
         from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from explorer.view import build_trace, rows  # noqa: PLC0415
+        from explorer.view import build_trace  # noqa: PLC0415
 
         try:
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
-            rows(bundle, self.start_level, target)  # the first screen's rows, cached
+            _prepare(bundle, self.current_mode or self.start_level, target, self.lang)
             _warm_up_renderers()
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
@@ -267,6 +288,8 @@ class TensorwegApp(App):
                 try:  # parse the new level here, not on the UI thread
                     reader = orchestrator.staging_reader(event, reader)
                     trace = build_trace(reader) if reader is not None else None
+                    if reader is not None and event.level in (self.current_mode, "memory"):
+                        _prepare(reader, self.current_mode, self.target, self.lang)
                 except TensorwegError as exc:
                     self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
                     return
@@ -435,7 +458,7 @@ class TensorwegApp(App):
         marks = {"running": "..", "ok": "ok"}
         parts = [f"{level}{'@' + target if target else ''} {marks.get(state, 'FAILED')}"
                  for (level, target), state in self.progress.items()]
-        return "capture: " + "  ".join(parts)
+        return label("text.capture_progress", self.lang) + ": " + "  ".join(parts)
 
     # --- navigation -------------------------------------------------------------
 
