@@ -85,7 +85,7 @@ def _prepare(bundle: Bundle, level: str, target: str, lang: str) -> None:
 
     if level not in LIST_LEVELS:
         return
-    first = rows(bundle, level, target)[:1]
+    first = rows(bundle, level, target)[:1]  # cached: the worker built them before posting
     if first:
         name = first[0].name
         memory_facts(bundle, level, target, name, lang)
@@ -224,18 +224,24 @@ class TensorwegApp(App):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
         from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from explorer.view import build_trace  # noqa: PLC0415
+        from explorer.view import build_trace, rows  # noqa: PLC0415
 
         try:
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
-            _prepare(bundle, self.current_mode or self.start_level, target, self.lang)
-            _warm_up_renderers()
+            level = self.current_mode or self.start_level
+            rows(bundle, level, target)  # the first screen's rows, cached
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
             return
         self.post_message(BundleOpened(path, bundle, trace))
+        # The rows go on screen now; meanwhile the side panes' tables and renderers get ready here.
+        try:
+            _prepare(bundle, level, target, self.lang)
+        except TensorwegError:
+            return  # the pane says what is wrong when it asks itself
+        _warm_up_renderers()
 
     @on(BundleOpened)
     def _bundle_opened(self, event: BundleOpened) -> None:
