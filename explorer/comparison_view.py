@@ -19,6 +19,7 @@ from explorer.comparison import (
     layer_comparison,
     target_summary,
 )
+from explorer.course.labels import label
 from explorer.serial import to_jsonable
 
 JSON_SCHEMA_VERSION = 1
@@ -55,42 +56,50 @@ def format_seconds(value: float | None) -> str:
 # --- cell texts shared with the compare screen ----------------------------------------------------
 
 
-def summary_rows(summaries: list[TargetSummary]) -> list[tuple[str, list[str]]]:
-    """(row label, one cell per target) for the per-target summary table."""
+def summary_rows(summaries: list[TargetSummary], lang: str = "en") -> list[tuple[str, list[str]]]:
+    """(row label, one cell per target) for the per-target summary table; words in `lang`."""
+    def word(key: str) -> str:
+        return label(f"compare.{key}", lang)
+
     def cells(get) -> list[str]:
-        return [get(s) if s.captured else ("not captured" if s.status == "not captured" else s.status)
+        return [get(s) if s.captured else (label("state.not_captured", lang) if s.status == "not captured"
+                                           else s.status)
                 for s in summaries]
 
     def kernels(s: TargetSummary) -> str:
         text = MISSING if s.kernel_count is None else str(s.kernel_count)
-        return text + (" steps" if s.kernel_count is not None and "no inspectable" in s.kernels_note else "")
+        steps = s.kernel_count is not None and "no inspectable" in s.kernels_note
+        return text + (" " + word("steps") if steps else "")
 
     def source(text: str) -> str:
-        return "cost analysis" if text.startswith("XLA cost") else "shapes"
+        return word("cost_analysis") if text.startswith("XLA cost") else word("shapes")
 
     return [
-        ("kernels", cells(kernels)),
-        ("fusions", cells(lambda s: MISSING if s.fusion_count is None else str(s.fusion_count))),
-        ("peak memory", cells(lambda s: format_bytes(s.peak_memory_bytes))),
-        ("FLOPs", cells(lambda s: f"{format_count(s.flops)} ({source(s.flops_source)})"
-                        if s.flops is not None else MISSING)),
-        ("bytes accessed", cells(lambda s: f"{format_bytes(s.bytes_accessed)} ({source(s.bytes_accessed_source)})"
-                                 if s.bytes_accessed is not None else MISSING)),
-        ("est. time", cells(lambda s: f"{format_seconds(s.estimated_seconds)} "
-                            f"({s.memory_bound} mem, {s.compute_bound} comp)"
-                            if s.estimated_seconds is not None else "no peak figures")),
-        ("XLA optimal time", cells(lambda s: format_seconds(s.xla_optimal_seconds)
-                                   if s.xla_optimal_seconds is not None else s.xla_optimal_note or MISSING)),
+        (word("row.kernels"), cells(kernels)),
+        (word("row.fusions"), cells(lambda s: MISSING if s.fusion_count is None else str(s.fusion_count))),
+        (word("row.peak_memory"), cells(lambda s: format_bytes(s.peak_memory_bytes))),
+        (word("row.flops"), cells(lambda s: f"{format_count(s.flops)} ({source(s.flops_source)})"
+                                  if s.flops is not None else MISSING)),
+        (word("row.bytes_accessed"), cells(
+            lambda s: f"{format_bytes(s.bytes_accessed)} ({source(s.bytes_accessed_source)})"
+            if s.bytes_accessed is not None else MISSING)),
+        (word("row.est_time"), cells(
+            lambda s: f"{format_seconds(s.estimated_seconds)} ("
+                      + word("mem_comp").format(memory=s.memory_bound, compute=s.compute_bound) + ")"
+            if s.estimated_seconds is not None else word("no_peaks"))),
+        (word("row.xla_optimal_time"), cells(lambda s: format_seconds(s.xla_optimal_seconds)
+                                              if s.xla_optimal_seconds is not None
+                                              else s.xla_optimal_note or MISSING)),
     ]
 
 
-def library_text(column: TargetLayer) -> str:
+def library_text(column: TargetLayer, lang: str = "en") -> str:
     """Each distinct call once, with how many of the layer's instructions make it when more than one."""
     counts: dict[str, int] = {}
     for c in column.library_calls:
-        name = f"{c.family} {c.name}" if c.name else f"{c.family} (symbol not recorded)"
+        name = f"{c.family} {c.name}" if c.name else f"{c.family} ({label('compare.symbol_not_recorded', lang)})"
         counts[name] = counts.get(name, 0) + 1
-    return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items()) or "none"
+    return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items()) or label("compare.none", lang)
 
 
 def vector_text(column: TargetLayer) -> str:
@@ -152,7 +161,7 @@ def as_text(bundle: Bundle, layer: str | None) -> str:
     summaries = [target_summary(bundle, t) for t in comparison_targets(bundle)]
     header = ("", *(s.target for s in summaries))
     lines = [f"{bundle.model_name} on {len(summaries)} targets",
-             _table(header, [(label, *cells) for label, cells in summary_rows(summaries)]), ""]
+             _table(header, [(name, *cells) for name, cells in summary_rows(summaries)]), ""]
     notes = [f"{s.target}: {s.estimate_note}" for s in summaries if s.estimate_note]
     notes += [f"{s.target} kernels: {s.kernels_note}" for s in summaries if s.kernels_note]
     notes += [f"{s.target} not captured: {s.capture_hint}" for s in summaries if s.capture_hint]

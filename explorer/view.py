@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING
 
+from explorer.course.labels import label
 from explorer.errors import TensorwegError
 from explorer.levels import HLO_LEVELS, LIST_LEVELS, NEXT_DOWN, is_hlo, target_key
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 # Bundles whose tables are kept: the open one, a staging one during a capture, and a few more.
 # Each holds its parsed modules, so the bound is on bundles, not on entries.
 _BUNDLES = 4
-CREATED_BY_XLA = "created by XLA"
+CREATED_BY_XLA = label("state.created_by_xla", "en")  # the CLI's word; screens use the label
 
 
 @lru_cache(maxsize=_BUNDLES)
@@ -534,40 +535,48 @@ def _bytes(n: int) -> str:
     return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
 
 
-def shape_lines(shape: Shape) -> tuple[str, ...]:
-    """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (explorer's layout math)."""
+def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
+    """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (explorer's layout math).
+
+    The field names are in `lang` (`explorer.course.labels`); the compiler's own notation stays."""
     from explorer.hlo import layout_math  # noqa: PLC0415
 
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
     if shape.is_tuple:
-        lines = [f"tuple of {len(shape.tuple_shapes)}: {_bytes(shape.byte_size)} without padding"]
+        lines = [word("tuple_of").format(count=len(shape.tuple_shapes), bytes=_bytes(shape.byte_size))]
         for position, part in enumerate(shape.tuple_shapes[:6]):
             lines.append(f"  {{{position}}} {shape_text(part)}  {_bytes(part.byte_size)}")
         return tuple(lines)
     lines = [
-        f"shape  {shape_text(shape)}",
-        f"dtype  {shape.element_type} ({layout_math.element_bits(shape)} bits stored)"
-        f"   elements {shape.element_count:,}",
+        f"{word('shape')}  {shape_text(shape)}",
+        f"{word('dtype')}  {shape.element_type} ({layout_math.element_bits(shape)} {word('bits_stored')})"
+        f"   {word('elements')} {shape.element_count:,}",
     ]
     try:
         unpadded, padded = layout_math.unpadded_byte_size(shape), layout_math.padded_byte_size(shape)
         byte_strides = layout_math.byte_strides(shape)
     except ValueError as exc:  # dynamic dims: no static layout
-        return (*lines, f"layout: {exc}")
+        return (*lines, f"{word('layout')}: {exc}")
     layout = shape.layout
     if layout is None:
-        return (*lines, f"bytes  {_bytes(unpadded)}", "layout not written in this HLO (row-major)")
-    lines.append(f"minor-to-major {{{','.join(map(str, layout.minor_to_major))}}} (fastest first)")
-    lines.append("strides (bytes, tiles ignored) " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
+        return (*lines, f"{word('bytes')}  {_bytes(unpadded)}", word("layout_not_written"))
+    lines.append(f"{word('minor_to_major')} {{{','.join(map(str, layout.minor_to_major))}}} "
+                 f"({word('fastest_first')})")
+    lines.append(f"{word('strides')} " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
     if layout.tiles:
         tiles = "".join("(" + ",".join(map(str, t.dims)) + ")" for t in layout.tiles)
         padded_dims = "x".join(map(str, layout_math.padded_dims(shape)))
-        lines.append(f"tiles  T{tiles}: padded to {padded_dims}")
+        lines.append(f"{word('tiles')}  T{tiles}: {word('padded_to')} {padded_dims}")
         overhead = f" (+{(padded - unpadded) / unpadded:.0%})" if unpadded else ""
-        lines.append(f"bytes  {_bytes(unpadded)} without padding, {_bytes(padded)} with{overhead}")
+        lines.append(f"{word('bytes')}  {_bytes(unpadded)} {word('without_padding')}, "
+                     f"{_bytes(padded)} {word('with')}{overhead}")
     else:
-        lines.append(f"bytes  {_bytes(unpadded)} (untiled: no padding)")
+        lines.append(f"{word('bytes')}  {_bytes(unpadded)} ({word('untiled')})")
     if layout.memory_space:
-        lines.append(f"memory space S({layout.memory_space})" + (" on-chip VMEM" if layout.memory_space == 1 else ""))
+        lines.append(f"{word('memory_space')} S({layout.memory_space})"
+                     + (f" {word('on_chip_vmem')}" if layout.memory_space == 1 else ""))
     return tuple(lines)
 
 
@@ -579,38 +588,44 @@ class _Buffers:
     allocations: dict[str, Allocation]
 
 
-def _buffers(bundle: Bundle, target: str) -> _Buffers | None:
+def _buffers(bundle: Bundle, target: str, lang: str = "en") -> _Buffers | None:
     memory = bundle.memory(target)
-    return _buffer_table(bundle, target) if memory is not None else None
+    return _buffer_table(bundle, target, lang) if memory is not None else None
 
 
 @_per_bundle
-def _buffer_table(bundle: Bundle, target: str) -> _Buffers:
+def _buffer_table(bundle: Bundle, target: str, lang: str) -> _Buffers:
     # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
     memory = bundle.memory(target)
+
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
     lines: dict[str, list[str]] = {}
     first: dict[str, Allocation] = {}
     for allocation in memory.allocations:
         for value in allocation.values:
             first.setdefault(value.instruction, allocation)
             lines.setdefault(value.instruction, []).append(
-                f"buffer allocation {allocation.index} ({allocation.kind}, {_bytes(allocation.size)})"
-                f" offset {value.offset:,} size {_bytes(value.size)} {value.shape_index}")
+                f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
+                f"{_bytes(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
+                f"{_bytes(value.size)} {value.shape_index}")
     seen: set[str] = set()
     for live in memory.live_ranges:
         name = live.value.split("{", 1)[0]
         if name not in seen:  # the first range of a value (its first tuple part)
             seen.add(name)
-            lines.setdefault(name, []).append(f"live   positions {live.start}..{live.end} in program order")
+            lines.setdefault(name, []).append(
+                f"{word('live')}   " + word("live_positions").format(start=live.start, end=live.end))
     return _Buffers({name: tuple(found) for name, found in lines.items()}, first)
 
 
-def buffer_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
+def buffer_lines(bundle: Bundle, target: str, name: str, lang: str = "en") -> tuple[str, ...]:
     """Where XLA's buffer assignment put `name`: allocation, offset, size, live range."""
-    table = _buffers(bundle, target)
+    table = _buffers(bundle, target, lang)
     if table is None:
-        return ("buffer: memory level not captured",)
-    return table.lines.get(name) or ("buffer: no allocation holds this value (fused into its consumer)",)
+        return (label("text.memory_not_captured", lang),)
+    return table.lines.get(name) or (label("text.no_allocation", lang),)
 
 
 def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation | None:
@@ -618,37 +633,45 @@ def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation |
     return table.allocations.get(name) if table is not None else None
 
 
-def memory_facts(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[str, ...]:
-    """The memory pane: what the selection occupies and how it is laid out."""
+def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang: str = "en") -> tuple[str, ...]:
+    """The memory pane: what the selection occupies and how it is laid out (field names in `lang`)."""
+
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
     lines: tuple[str, ...] = ()
     if bundle is None:
-        return ("nothing recorded for this item",)
+        return (label("text.nothing_for_item", lang),)
     if level == "layers" and (layer := layer_record(bundle, name)) is not None:
-        lines = (f"dtype policy {layer.dtype_policy}",
-                 "inputs  " + "; ".join(str(s) for s in layer.input_shapes),
-                 "outputs " + "; ".join(str(s) for s in layer.output_shapes),
-                 f"weights {_bytes(layer.weight_bytes)}  activations {_bytes(layer.activation_bytes)}")
+        lines = (f"{word('dtype_policy')} {layer.dtype_policy}",
+                 f"{word('inputs')}  " + "; ".join(str(s) for s in layer.input_shapes),
+                 f"{word('outputs')} " + "; ".join(str(s) for s in layer.output_shapes),
+                 f"{word('weights')} {_bytes(layer.weight_bytes)}  "
+                 f"{word('activations')} {_bytes(layer.activation_bytes)}")
     elif level == "graph" and (op := _ops(bundle).get(name)) is not None:
-        lines = tuple(f"output {out.dtype}{list(out.shape) if out.shape is not None else ' rank unknown'}"
+        unknown = " " + word("rank_unknown")
+        lines = tuple(f"{word('output')} {out.dtype}{list(out.shape) if out.shape is not None else unknown}"
                       for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
     elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
         role = role_text(_index(bundle).entry(level, name, target)) if found.opcode == "parameter" else ""
-        lines = ((f"holds  {role}",) if role else ()) + _pass_lines(bundle, target, found) + shape_lines(found.shape)
+        lines = ((f"{word('holds')}  {role}",) if role else ()) + _pass_lines(bundle, target, found) \
+            + shape_lines(found.shape, lang)
         if level == "optimized-hlo":
-            lines += _class_lines(bundle, target, found.name) + buffer_lines(bundle, target, found.name)
+            lines += _class_lines(bundle, target, found.name) + buffer_lines(bundle, target, found.name, lang)
             lines += ("",) + step_lines(bundle, target) if step_lines(bundle, target) else ()
     elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
         if found.vector_width_bits:
-            lines += (f"vector width {found.vector_width_bits} bits",)
+            lines += (word("vector_width").format(bits=found.vector_width_bits),)
         if found.vector_registers:
-            lines += ("registers " + ", ".join(found.vector_registers[:12]),)
+            lines += (f"{word('registers')} " + ", ".join(found.vector_registers[:12]),)
         if found.launch is not None:
             launch = found.launch
-            lines += (f"grid {launch.grid}  block {launch.block}  shared {_bytes(launch.shared_memory_bytes)}",)
+            lines += (f"{word('grid')} {launch.grid}  {word('block')} {launch.block}  "
+                      f"{word('shared')} {_bytes(launch.shared_memory_bytes)}",)
         lines += register_lines(found, target)
         if found.hlo:
-            lines += buffer_lines(bundle, target, found.hlo[0])
-    return lines or ("nothing recorded for this item",)
+            lines += buffer_lines(bundle, target, found.hlo[0], lang)
+    return lines or (label("text.nothing_for_item", lang),)
 
 
 def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
@@ -784,53 +807,54 @@ def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
 # --- device mapping per target -------------------------------------------------------------------
 
 
-def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str, target: str) -> tuple[str, ...]:
+def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str, target: str,
+                 lang: str = "en") -> tuple[str, ...]:
     """What `target` made of the layer of `name` (selected on `shown_target`), from
-    `explorer.comparison.target_layer`: the fusions and ops, kernels and library calls."""
+    `explorer.comparison.target_layer`: the fusions and ops, kernels and library calls (words in `lang`)."""
     from explorer.records import LevelStatus  # noqa: PLC0415
 
     if bundle is None:
-        return (f"{target}: nothing captured yet",)
+        return (f"{target}: {label('text.nothing_captured', lang)}",)
     try:
         status = bundle.status("optimized-hlo", target)
     except TensorwegError:  # still capturing: the staging directory has no manifest yet
         status = LevelStatus("pending")
     if status.status == "failed":
-        return (f"{target}: capture failed: {status.error}",)
+        return (f"{target}: " + label("text.capture_failed", lang).format(error=status.error),)
     from explorer.tvm_view import is_tvm  # noqa: PLC0415
 
     if status.status != "ok" if is_tvm(target) else bundle.hlo_module(target, optimized=True) is None:
-        return (f"{target}: optimized HLO not captured yet",)
+        return (f"{target}: {label('text.optimized_not_captured', lang)}",)
     layer = layer_of(bundle, level, name, shown_target)
     if not layer:
         entry = _index(bundle).entry(level, name, shown_target)
         if entry is not None and entry.role:
-            return (f"{target}: {role_text(entry)}: the compiled program's argument, not a layer's work",)
-        return (f"{target}: this item belongs to no layer ({CREATED_BY_XLA})",)
-    return _layer_lines(bundle, layer, target)
+            return (f"{target}: {role_text(entry)}: {label('text.program_argument', lang)}",)
+        return (f"{target}: {label('text.no_layer', lang)}",)
+    return _layer_lines(bundle, layer, target, lang)
 
 
 @_per_bundle
-def _layer_lines(bundle: Bundle, layer: str, target: str) -> tuple[str, ...]:
+def _layer_lines(bundle: Bundle, layer: str, target: str, lang: str) -> tuple[str, ...]:
     from explorer.comparison import target_layer  # noqa: PLC0415
 
     column = target_layer(bundle, layer, target)
-    lines = [f"{target}  (layer {layer})"]
+    lines = [f"{target}  (" + label("text.layer_of", lang).format(layer=layer) + ")"]
     working = column.working
     for item in working[:8]:
         lines.append(f"  {item.name}: {item.fusion_kind or item.custom_call_target or item.opcode}")
     if len(working) > 8:
-        lines.append(f"  ... {len(working) - 8} more")
+        lines.append("  " + label("field.more", lang).format(count=len(working) - 8))
     plumbing = len(column.instructions) - len(working)
     if plumbing:
         kinds = "/".join(sorted({i.opcode for i in column.instructions if i.plumbing}))
         lines.append(f"  +{plumbing} {kinds}")
     for brief in column.kernels:
-        extra = f" calls {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
+        extra = f" {label('field.calls', lang)} {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
         extra += _registers_brief(kernel(bundle, target, brief.name), target)
-        lines.append(f"  kernel {brief.name} [{brief.kind}]{extra}")
+        lines.append(f"  {label('column.kernel', lang)} {brief.name} [{brief.kind}]{extra}")
     if len(lines) == 1:
-        lines.append("  nothing recorded for this layer")
+        lines.append("  " + label("text.nothing_for_layer", lang))
     return tuple(lines)
 
 

@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.content import Content
 from textual.filter import NoColor
+from textual.reactive import reactive
 from textual.worker import WorkerFailed, get_current_worker
 
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
-
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 
+from screens.bindings import keyed, localise
 from screens.commands import ItemCommands
 from screens.messages import (
     BundleLoaded,
@@ -78,6 +78,27 @@ def _warm_up_renderers() -> None:
     highlight_line("", "hlo")
 
 
+def _prepare(bundle: Bundle, level: str, target: str, lang: str) -> None:
+    """Build, off the UI thread, the per-bundle tables the first screen reads: its rows and what the
+    side panes show for its first row (buffer maps, the layer's per-target lines, explanations).
+    `explorer.view` keeps them per bundle, so the UI thread only looks them up."""
+    from explorer.view import device_lines, explanations, memory_facts, rows  # noqa: PLC0415
+
+    if level not in LIST_LEVELS:
+        return
+    first = rows(bundle, level, target)[:1]  # cached: the worker built them before posting
+    if first:
+        name = first[0].name
+        memory_facts(bundle, level, target, name, lang)
+        try:
+            targets = bundle.targets
+        except TensorwegError:  # a staging reader has no manifest yet: the target on screen is enough
+            targets = (target,)
+        for other in targets:
+            device_lines(bundle, level, name, target, other, lang)
+        explanations(bundle, level, target, name, lang)
+
+
 def plain_terminal(environ=os.environ) -> bool:
     """No colour wanted (NO_COLOR) or none possible (Rich finds no colour system: TERM=dumb).
 
@@ -101,34 +122,30 @@ class TensorwegApp(App):
     COMMANDS = App.COMMANDS | {ItemCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [
-        Binding("1", "goto_level('layers')", "Layers", id="app.level1", tooltip="Level 1: Keras layers"),
-        Binding("2", "goto_level('graph')", "Graph", id="app.level2", tooltip="Level 2: TensorFlow graph ops"),
-        Binding("3", "goto_level('hlo')", "HLO", id="app.level3", tooltip="Level 3: HLO before optimisation"),
-        Binding("4", "goto_level('optimized-hlo')", "Opt HLO", id="app.level4",
-                tooltip="Level 4: HLO after XLA's optimisation passes"),
-        Binding("5", "goto_level('kernels')", "Kernels", id="app.level5", tooltip="Level 5: emitted kernels"),
-        Binding("m", "goto_level('memory')", "Memory", id="app.memory",
-                tooltip="Memory map of the optimized level: allocations and live ranges"),
-        Binding("t", "next_target", "Target", id="app.target", tooltip="Show the next captured target"),
-        Binding("c", "capture_missing", "Capture", show=False, id="app.capture",
-                tooltip="Capture the targets not in this bundle (needs a model, not only a bundle)"),
-        Binding("question_mark", "help", "Help", id="app.help", tooltip="Help for this screen"),
-        Binding("G", "glossary", "Glossary", id="app.glossary", tooltip="Open the glossary (searchable)"),
-        Binding("L", "toggle_language", "Lang", id="app.language",
-                tooltip="Switch language (English/German): interface labels and explanations"),
-        Binding("T", "tours", "Tours", id="app.tours", tooltip="Choose a built-in guided tour"),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit tensorweg"),
+    BINDINGS = [  # words: explorer.course.labels (`binding.<id>`, `tooltip.<id>`), in the app's language
+        keyed("1", "goto_level('layers')", "app.level1"),
+        keyed("2", "goto_level('graph')", "app.level2"),
+        keyed("3", "goto_level('hlo')", "app.level3"),
+        keyed("4", "goto_level('optimized-hlo')", "app.level4"),
+        keyed("5", "goto_level('kernels')", "app.level5"),
+        keyed("m", "goto_level('memory')", "app.memory"),
+        keyed("t", "next_target", "app.target"),
+        keyed("c", "capture_missing", "app.capture", show=False),
+        keyed("question_mark", "help", "app.help"),
+        keyed("G", "glossary", "app.glossary"),
+        keyed("L", "toggle_language", "app.language"),
+        keyed("T", "tours", "app.tours"),
+        keyed("q", "quit", "app.quit"),
         # Over SSH learners expect Ctrl+C to quit (Textual's default asks for Ctrl+Q); a capture
         # in progress is cancelled on the way out (on_unmount).
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt",
-                tooltip="Quit tensorweg (cancels a capture in progress)"),
-        Binding("z", "toggle_maximize", "Zoom", show=False, id="app.maximize",
-                tooltip="Maximise the focused pane to the whole screen, or restore it (Tab moves the focus)"),
-        Binding("x", "compare_targets", "Compare targets", id="app.compare",
-                tooltip="The selected layer on every target side by side: fusions, kernels, layouts, est. time"),
-        Binding("f", "filmstrip", "Passes", id="app.passes", tooltip="The compiler's passes one by one (needs --passes)"),
+        keyed("ctrl+c", "quit", "app.interrupt", show=False, priority=True),
+        keyed("z", "toggle_maximize", "app.maximize", show=False),
+        keyed("x", "compare_targets", "app.compare"),
+        keyed("f", "filmstrip", "app.passes"),
     ]
+
+    lang = reactive("en", init=False)
+    """"en" or "de": every word on screen (labels, bindings, explanations) follows it (`watch_lang`)."""
 
     def action_filmstrip(self) -> None:
         from screens.passes import PassesScreen  # noqa: PLC0415
@@ -158,7 +175,7 @@ class TensorwegApp(App):
         self._requested_target = target
         self.start_level = level
         self.target = target
-        self.lang = lang
+        self.set_reactive(TensorwegApp.lang, lang)  # no watcher before there is a screen
         self.bundle: Bundle | None = None
         self._trace: Trace | None = None
         self.generation = 0
@@ -179,6 +196,8 @@ class TensorwegApp(App):
     # --- start and data -------------------------------------------------------
 
     def on_mount(self) -> None:
+        # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
+        self.screen_change_signal.subscribe(self, lambda screen: localise(screen, self.lang))
         if self.bundle_path is None:
             self.opened.set()
         else:
@@ -219,8 +238,8 @@ class TensorwegApp(App):
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
-            rows(bundle, self.start_level, target)  # the first screen's rows, cached
-            _warm_up_renderers()
+            level = self.current_mode or self.start_level
+            rows(bundle, level, target)  # the first screen's rows, cached
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
             return
@@ -228,7 +247,13 @@ class TensorwegApp(App):
         # the cyclic collector's sight, whose full passes over them paused key presses for 0.8 s.
         gc.freeze()
         self.post_message(BundleOpened(path, bundle, trace))
-        # The first screen is up: what later key presses show for each layer is built here.
+        # The rows go on screen now; meanwhile the side panes' tables and renderers get ready here,
+        # then what later key presses show for each layer.
+        try:
+            _prepare(bundle, level, target, self.lang)
+        except TensorwegError:
+            return  # the pane says what is wrong when it asks itself
+        _warm_up_renderers()
         worker = get_current_worker()
         warm_layer_facts(bundle, lambda: worker.is_cancelled)
         gc.freeze()
@@ -284,6 +309,8 @@ class TensorwegApp(App):
                 try:  # parse the new level here, not on the UI thread
                     reader = orchestrator.staging_reader(event, reader)
                     trace = build_trace(reader) if reader is not None else None
+                    if reader is not None and event.level in (self.current_mode, "memory"):
+                        _prepare(reader, self.current_mode, self.target, self.lang)
                 except TensorwegError as exc:
                     self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
                     return
@@ -456,7 +483,7 @@ class TensorwegApp(App):
         marks = {"running": "..", "ok": "ok"}
         parts = [f"{level}{'@' + target if target else ''} {marks.get(state, 'FAILED')}"
                  for (level, target), state in self.progress.items()]
-        return "capture: " + "  ".join(parts)
+        return label("text.capture_progress", self.lang) + ": " + "  ".join(parts)
 
     # --- navigation -------------------------------------------------------------
 
@@ -573,9 +600,12 @@ class TensorwegApp(App):
         return label(f"level.{level}", self.lang)
 
     def action_toggle_language(self) -> None:
-        """`L`: every screen labels itself from explorer.course.labels when it syncs."""
         self.lang = "de" if self.lang == "en" else "en"
+
+    def watch_lang(self, lang: str) -> None:
+        """Every screen labels itself from explorer.course.labels when it syncs; bindings are swapped."""
         for screen in self.screen_stack:  # the level screen under a tour or glossary too
+            localise(screen, lang)
             if (sync := getattr(screen, "sync", None)) is not None:
                 sync()  # titles, notices, and re-selecting re-renders the panes in the new language
 

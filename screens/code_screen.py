@@ -7,12 +7,11 @@ definition of the selection's operands in turn (the data flow, read upwards).
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 
 from explorer.course.labels import label
-
 from explorer.view import LevelItem, instruction
 
+from screens.bindings import keyed
 from screens.level_screen import LevelScreen
 from screens.widgets.code_view import CodeView
 
@@ -20,8 +19,7 @@ from screens.widgets.code_view import CodeView
 class HloCodeScreen(LevelScreen):
     OPTIMIZED = False
     BINDINGS = [
-        Binding("o", "follow_operand", "Operand", id="hlo.operand",
-                tooltip="Jump to the definition of the selection's first operand (Backspace returns)"),
+        keyed("o", "follow_operand", "hlo.operand"),
     ]
 
     def compose_extra(self) -> ComposeResult:
@@ -30,7 +28,7 @@ class HloCodeScreen(LevelScreen):
     def on_items_loaded(self) -> None:
         app = self.tensorweg
         code = app.bundle.hlo_text(app.target, self.OPTIMIZED) if app.bundle is not None else ""
-        placeholder = "No HLO text for this target (the line above says why)."
+        placeholder = label("text.no_hlo_text", app.lang)
         self.query_one("#code", CodeView).set_code(code, "hlo", placeholder)
 
     def show_extra(self, item: LevelItem | None) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -36,13 +35,16 @@ from explorer.comparison_view import (
     format_seconds,
     library_text,
 )
+from explorer.course.labels import label
 from explorer.errors import TensorwegError
 from explorer.view import compare_layer
 
+from screens.bindings import keyed
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
 WIDE = 100  # columns from which the target headers also name the board
-LAYER_ROWS = ("fusions/ops", "kernels", "library calls", "layouts", "bytes / padded", "FLOPs", "est. time")
+# The rows' label keys (`compare.row.<name>`), in order.
+LAYER_ROWS = ("fusions_ops", "kernels", "library_calls", "layouts", "bytes_padded", "flops", "est_time")
 
 
 def layer_for_selection(app) -> str:
@@ -51,52 +53,55 @@ def layer_for_selection(app) -> str:
     return compare_layer(app.bundle, level, app.selections.get(level, ""), app.target)
 
 
-def column_cells(column: TargetLayer) -> list[str]:
-    """The cells of one target's column, in LAYER_ROWS order."""
+def column_cells(column: TargetLayer, lang: str = "en") -> list[str]:
+    """The cells of one target's column, in LAYER_ROWS order; the UI's own words in `lang`."""
+    def word(key: str) -> str:
+        return label(f"compare.{key}", lang)
+
     if not column.captured:
-        return [f"{column.status} (see below)"] + [MISSING] * (len(LAYER_ROWS) - 1)
+        return [word("see_below").format(status=column.status)] + [MISSING] * (len(LAYER_ROWS) - 1)
     if not column.instructions:
-        return ["no instruction carries this layer's ops"] + [MISSING] * (len(LAYER_ROWS) - 1)
+        return [word("no_instruction")] + [MISSING] * (len(LAYER_ROWS) - 1)
     # The custom-call target is on the library-calls row; here the opcode (and fusion kind) is enough.
     # Views and constants are counted, not listed: they do no work and own no new buffer.
     working = column.working
     instructions = [f"{i.name}: {i.opcode}" + (f" {i.fusion_kind}" if i.fusion_kind else "")
-                    + (f" (also {','.join(i.also_layers)})" if i.also_layers else "") for i in working]
+                    + (f" ({word('also')} {','.join(i.also_layers)})" if i.also_layers else "") for i in working]
     plumbing = sorted({i.opcode for i in column.instructions if i.plumbing})
     if plumbing:
         count = len(column.instructions) - len(working)
         instructions.append(f"+{count} {'/'.join(plumbing)}")
     kernels = []
     for k in column.kernels:
-        launch = (f" grid {'x'.join(map(str, k.launch.grid))} block {'x'.join(map(str, k.launch.block))}"
-                  if k.launch else "")
+        launch = (f" {label('field.grid', lang)} {'x'.join(map(str, k.launch.grid))} "
+                  f"{label('field.block', lang)} {'x'.join(map(str, k.launch.block))}" if k.launch else "")
         kernels.append(f"{k.name} ({k.kind}){launch}")
     layouts = [o.shape for i in working for o in i.outputs]
     seconds = column.estimated_seconds
     bound = [i.estimate.bound for i in column.instructions if i.estimate is not None]
-    bound_text = ", ".join(f"{bound.count(b)} {b}-bound" for b in ("memory", "compute") if b in bound)
+    bound_text = ", ".join(word("bound").format(count=bound.count(b), kind=word(b))
+                           for b in ("memory", "compute") if b in bound)
     return [
         "\n".join(instructions),
-        "\n".join(kernels) or "none",
-        library_text(column),
+        "\n".join(kernels) or word("none"),
+        library_text(column, lang),
         "\n".join(layouts),
         f"{format_bytes(column.bytes)} / {format_bytes(column.padded_bytes)}",
-        f"{format_count(column.flops)} (shapes)",
-        f"{format_seconds(seconds)} ({bound_text})" if seconds is not None else "no peak figures",
+        f"{format_count(column.flops)} ({word('shapes')})",
+        f"{format_seconds(seconds)} ({bound_text})" if seconds is not None else word("no_peaks"),
     ]
 
 
-def figure_notes(bundle: Bundle, comparison: LayerComparison | None, summaries) -> Text:
+def figure_notes(bundle: Bundle, comparison: LayerComparison | None, summaries, lang: str = "en") -> Text:
     """Which published figures each estimate used, and how to capture missing targets."""
-    text = Text("Est. time is a roofline ESTIMATE from published peaks, never a measurement. "
-                "S(n) in a layout is XLA's memory space (on TPU, S(1) is VMEM).\n", style="bold")
+    text = Text(label("compare.estimate_note", lang) + "\n", style="bold")
     for summary in summaries:
         if summary.estimate_note:
             text.append(f"{summary.target}: {summary.estimate_note}\n")
         if summary.kernels_note:
-            text.append(f"{summary.target} kernels: {summary.kernels_note}\n")
+            text.append(f"{summary.target} {label('compare.row.kernels', lang)}: {summary.kernels_note}\n")
         if summary.capture_hint:
-            text.append(f"{summary.target} not captured: {summary.capture_hint}\n")
+            text.append(f"{summary.target} {label('state.not_captured', lang)}: {summary.capture_hint}\n")
     if comparison is not None:
         for column in comparison.targets:
             if column.captured is False and column.target in bundle.targets:
@@ -107,12 +112,9 @@ def figure_notes(bundle: Bundle, comparison: LayerComparison | None, summaries) 
 class CompareScreen(Screen):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
-        Binding("escape,x", "close", "Close", id="compare.close",
-                tooltip="Close the comparison and return to the level screen"),
-        Binding("n", "move_layer(1)", "Next layer", id="compare.next_layer",
-                tooltip="Compare the next layer of the model"),
-        Binding("p", "move_layer(-1)", "Prev layer", id="compare.previous_layer",
-                tooltip="Compare the previous layer of the model"),
+        keyed("escape,x", "close", "compare.close"),
+        keyed("n", "move_layer(1)", "compare.next_layer"),
+        keyed("p", "move_layer(-1)", "compare.previous_layer"),
     ]
 
     def __init__(self, layer: str) -> None:
@@ -136,11 +138,12 @@ class CompareScreen(Screen):
         self.sync()
 
     def help_text(self) -> str:
-        return __doc__.split("\n\n", 1)[1].strip()
+        return label("help.compare", self.app.lang)
 
     def sync(self) -> None:
         """Recompute from the app's bundle (also called by the app when a capture finishes)."""
         app = self.app
+        lang = app.lang
         bundle = getattr(app, "bundle", None)
         title = self.query_one("#compare-title", Static)
         layer_view = self.query_one("#compare-layer", Static)
@@ -149,27 +152,30 @@ class CompareScreen(Screen):
         except TensorwegError:  # a staging directory: no manifest until the capture ends
             targets = ()
         if not targets:
-            title.update("Compare targets")
-            layer_view.update("Nothing to compare yet: the capture is still running or no bundle is open.")
+            title.update(label("compare.title", lang))
+            layer_view.update(label("compare.nothing_yet", lang))
             return
         self.comparison = layer_comparison(bundle, self.layer_name) if self.layer_name else None
         summaries = [target_summary(bundle, t) for t in targets]
         if self.comparison is None:
-            layer_view.update("This model has no layers to compare.")
-            title.update(Content(f"Compare targets | {bundle.model_name}"))
+            layer_view.update(label("compare.no_layers", lang))
+            title.update(Content(f"{label('compare.title', lang)} | {bundle.model_name}"))
         else:
-            title.update(Content(f"Compare targets | {bundle.model_name} | layer {self.layer_name} "
-                                 f"({self.comparison.class_name}) | n/p layer, Esc back"))  # names are text
+            layer = label("text.layer_of", lang).format(layer=self.layer_name)
+            title.update(Content(f"{label('compare.title', lang)} | {bundle.model_name} | {layer} "
+                                 f"({self.comparison.class_name}) | {label('compare.keys', lang)}"))  # names are text
             columns = self.comparison.targets
-            cells = [column_cells(c) for c in columns]
-            rows = [(label, [col[row] for col in cells]) for row, label in enumerate(LAYER_ROWS)]
+            cells = [column_cells(c, lang) for c in columns]
+            rows = [(label(f"compare.row.{key}", lang), [col[row] for col in cells])
+                    for row, key in enumerate(LAYER_ROWS)]
             # Board names only where there is room: at 80 columns they would wrap into three lines.
             wide = self.app.size.width >= WIDE
-            headers = [(c.target, (c.display_name if wide else "") if c.captured else "not captured")
+            headers = [(c.target, (c.display_name if wide else "") if c.captured else label("state.not_captured", lang))
                        for c in columns]
-            layer_view.update(target_table(f"Layer {self.layer_name} per target", headers, rows))
-        self.query_one("#compare-summary", TargetSummaryTable).show(summaries)
-        self.query_one("#compare-figures", Static).update(figure_notes(bundle, self.comparison, summaries))
+            layer_view.update(target_table(label("compare.layer_per_target", lang).format(layer=self.layer_name),
+                                           headers, rows))
+        self.query_one("#compare-summary", TargetSummaryTable).show(summaries, lang)
+        self.query_one("#compare-figures", Static).update(figure_notes(bundle, self.comparison, summaries, lang))
 
     def action_close(self) -> None:
         self.dismiss()

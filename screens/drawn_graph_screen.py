@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
+from explorer.course.labels import label
 from explorer.view import LevelItem
+
+from screens.bindings import keyed
 from screens.level_screen import LevelScreen
 from screens.widgets.graph_drawing import draw, neighbourhood
 
@@ -19,12 +21,9 @@ MAX_NODES = 40  # beyond this a terminal drawing stops being readable
 
 class DrawnGraphScreen(LevelScreen):
     BINDINGS = [
-        Binding("g", "toggle_graph", "Graph", id="graph.toggle",
-                tooltip="Draw the selection's neighbourhood as boxes and arrows"),
-        Binding("plus,equals_sign", "radius(1)", "Radius+", id="graph.wider",
-                tooltip="Draw one more hop around the selection"),
-        Binding("minus", "radius(-1)", "Radius-", id="graph.narrower",
-                tooltip="Draw one hop fewer around the selection"),
+        keyed("g", "toggle_graph", "graph.toggle"),
+        keyed("plus,equals_sign", "radius(1)", "graph.wider"),
+        keyed("minus", "radius(-1)", "graph.narrower"),
     ]
 
     radius = 1
@@ -53,13 +52,14 @@ class DrawnGraphScreen(LevelScreen):
             return
         drawing = self.query_one("#drawing", Static)
         if item is None:
-            drawing.update("nothing selected")
+            drawing.update(label("text.nothing_selected", self.tensorweg.lang))
             return
         edges = self.graph_edges()
         nodes = neighbourhood(item.name, edges, self.radius)
         shown = sorted(nodes)[:MAX_NODES]
         kept = set(shown) | {item.name}
         lines = draw(sorted(kept), [(a, b) for a, b in edges if a in kept and b in kept], center=item.name)
-        note = f"radius {self.radius} ({len(nodes)} nodes{', first ' + str(MAX_NODES) if len(nodes) > MAX_NODES else ''})"
+        key = "text.radius_first" if len(nodes) > MAX_NODES else "text.radius"
+        note = label(key, self.tensorweg.lang).format(radius=self.radius, count=len(nodes), shown=MAX_NODES)
         self.query_one("#drawing-box").border_title = note
         drawing.update(Text("\n".join(lines), no_wrap=True))

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -22,18 +21,15 @@ from textual.widgets.option_list import Option
 from explorer.course.glossary import GlossaryEntry, search_glossary
 from explorer.course.labels import label
 
-_PLACEHOLDER = {"en": "search terms and definitions", "de": "Begriffe und Definitionen durchsuchen"}
-_NOTHING = {"en": "No term matches.", "de": "Kein Begriff passt."}
+from screens.bindings import keyed
 
 
 class GlossaryScreen(ModalScreen):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
-        Binding("escape", "dismiss", "Close", id="glossary.close", tooltip="Close the glossary"),
-        Binding("down", "move(1)", "Next term", show=False, id="glossary.next",
-                tooltip="Highlight the next term in the list"),
-        Binding("up", "move(-1)", "Previous term", show=False, id="glossary.previous",
-                tooltip="Highlight the previous term in the list"),
+        keyed("escape", "dismiss", "glossary.close"),
+        keyed("down", "move(1)", "glossary.next", show=False),
+        keyed("up", "move(-1)", "glossary.previous", show=False),
     ]
 
     def __init__(self, lang: str, query: str = "") -> None:
@@ -45,7 +41,8 @@ class GlossaryScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="glossary-box") as box:
             box.border_title = f"{label('pane.glossary', self.lang)} (Esc)"
-            yield Input(self.initial_query, placeholder=_PLACEHOLDER[self.lang], id="glossary-search")
+            yield Input(self.initial_query, placeholder=label("text.glossary_placeholder", self.lang),
+                        id="glossary-search")
             with Horizontal(id="glossary-body"):
                 yield OptionList(id="glossary-terms")
                 with VerticalScroll(id="glossary-definition-box"):
@@ -74,7 +71,7 @@ class GlossaryScreen(ModalScreen):
     def show_definition(self, entry: GlossaryEntry | None) -> None:
         text = self.query_one("#glossary-definition", Static)
         if entry is None:
-            text.update(_NOTHING[self.lang])
+            text.update(label("text.glossary_nothing", self.lang))
             return
         # Definitions contain `[...]` (shapes such as f32[8]): assembled as text, never read as markup.
         parts: list = [(entry.term, "bold"), "\n\n", entry.definition]

@@ -5,16 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from explorer.course.labels import label
 
+from screens.bindings import keyed, localise
+
 
 def key_lines(screen: Screen) -> list[str]:
-    """Every active binding (screen, then app) as `key  description - tooltip`, once each."""
+    """Every active binding (screen, then app) as `key  description - tooltip`, once each, in the app's language."""
+    localise(screen, getattr(screen.app, "lang", "en"))  # widgets mounted since the screen was shown, too
     lines, seen = [], set()
     # tensorweg's own keys (they all have ids) before the widgets' generic navigation keys.
     ordered = sorted(screen.active_bindings.values(), key=lambda active: active.binding.id is None)
@@ -32,7 +34,7 @@ def key_lines(screen: Screen) -> list[str]:
 
 class HelpScreen(ModalScreen):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close", tooltip="Close the help")]
+    BINDINGS = [keyed("escape,question_mark,q", "dismiss", "help.close")]
 
     def __init__(self, for_screen: Screen) -> None:
         super().__init__()

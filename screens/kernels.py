@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 
+from explorer.course.labels import label
 from explorer.records import KernelRecord
 from explorer.view import LevelItem
 
+from screens.bindings import keyed
 from screens.level_screen import LevelScreen
 from screens.widgets.code_view import CodeView
 
@@ -31,8 +32,7 @@ class KernelsScreen(LevelScreen):
     LEVEL = "kernels"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
-        Binding("v", "next_view", "Code view", id="kernels.view",
-                tooltip="Cycle assembly or PTX / SASS / LLVM IR / optimized LLVM IR"),
+        keyed("v", "next_view", "kernels.view"),
     ]
 
     view_index = 0
@@ -53,13 +53,15 @@ class KernelsScreen(LevelScreen):
         if not views:
             library = kernel is not None and (kernel.kind == "library" or kernel.library_calls)
             calls = f" ({', '.join(kernel.library_calls)})" if kernel is not None and kernel.library_calls else ""
-            view.set_code("", "text", f"A library call{calls}: XLA emits only the call, so there is no kernel code "
-                          "of its own to show." if library else "no code recorded for this kernel")
+            lang = self.tensorweg.lang
+            view.set_code("", "text", label("text.library_call", lang).format(calls=calls) if library
+                          else label("text.no_code", lang))
             view.border_title = ""
             return
         field, title, language = views[self.view_index % len(views)]
         view.set_code(getattr(kernel, field), language)
-        view.border_title = f"{title} ({self.view_index % len(views) + 1}/{len(views)}, v switches)"
+        view.border_title = label("text.code_view_title", self.tensorweg.lang).format(
+            title=title, index=self.view_index % len(views) + 1, count=len(views))
 
     def action_next_view(self) -> None:
         self.view_index += 1

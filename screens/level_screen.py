@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
@@ -20,9 +19,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
-
 from explorer.view import COLUMNS, LevelItem, Selection, created_by_compiler, row_groups, rows
 
+from screens.bindings import keyed
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
@@ -32,6 +31,11 @@ if TYPE_CHECKING:
     from screens.app import TensorwegApp
 
 
+def column_titles(level: str, lang: str) -> tuple[str, ...]:
+    """`explorer.view.COLUMNS[level]` in `lang` (labels `column.<title>`, spaces as underscores)."""
+    return tuple(label("column." + title.replace(" ", "_"), lang) for title in COLUMNS[level])
+
+
 class LevelScreen(Screen):
     LEVEL = "layers"
     # Side pane -> its title's label key (titles follow the app's language on every sync).
@@ -39,11 +43,9 @@ class LevelScreen(Screen):
                    ("#explain-box", "pane.explanation"))
 
     BINDINGS = [
-        Binding("slash", "filter", "Filter", id="level.filter", tooltip="Filter the list by a substring (Esc closes)"),
-        Binding("enter", "descend", "Down", id="level.down", show=True,
-                tooltip="Go one level down to the items that implement the selection"),
-        Binding("backspace,escape", "back", "Back", id="level.back",
-                tooltip="Go back up the trail, restoring the previous selection"),
+        keyed("slash", "filter", "level.filter"),
+        keyed("enter", "descend", "level.down", show=True),
+        keyed("backspace,escape", "back", "level.back"),
     ]
 
     def __init__(self) -> None:
@@ -63,7 +65,7 @@ class LevelScreen(Screen):
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Static("", id="notice")
-                yield ItemTable(COLUMNS[self.LEVEL], id="items", on_highlighted=self._highlighted)
+                yield ItemTable(column_titles(self.LEVEL, lang), id="items", on_highlighted=self._highlighted)
                 yield from self.compose_extra()
             # The side panes and the footer (some 40 widgets) mount just after the first
             # frame: until a bundle is read they have nothing to show anyway.
@@ -117,6 +119,7 @@ class LevelScreen(Screen):
         self.query_one("#notice", Static).display = bool(notice)
         # Read before the rows are refilled: the refill announces its first row as highlighted.
         wanted = app.selections.get(self.LEVEL)
+        self.items_table.set_titles(column_titles(self.LEVEL, app.lang), label("state.created_by_xla", app.lang))
         if self._generation != app.generation:
             self._generation = app.generation
             items = rows(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
@@ -154,9 +157,9 @@ class LevelScreen(Screen):
             self.call_after_refresh(self._show_panes)  # the lazy side panes mount after the first frame
             return
         app, selection = self.tensorweg, self._shown_selection
-        self.query_one("#memory", MemoryPane).show_selection(selection)
-        self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture)
-        self.query_one("#explanation", ExplanationPane).show_selection(selection)
+        self.query_one("#memory", MemoryPane).show_selection(selection, app.lang)
+        self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture, app.lang)
+        self.query_one("#explanation", ExplanationPane).show_selection(selection, app.lang)
 
     def show_extra(self, item: LevelItem | None) -> None:
         """Hook: update the level-specific view for the highlighted item."""

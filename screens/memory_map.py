@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -14,6 +13,7 @@ from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
 
+from screens.bindings import keyed
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows
 
 
@@ -21,8 +21,7 @@ class MemoryMapScreen(Screen):
     LEVEL = "memory"
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
-        Binding("backspace,escape", "back", "Back", id="memory.back",
-                tooltip="Back to the screen the memory map was opened from"),
+        keyed("backspace,escape", "back", "memory.back"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -62,9 +61,10 @@ class MemoryMapScreen(Screen):
             live.update("")
             return
         width = max(20, self.size.width - 40)  # label 30 + border and padding
-        header = f"peak {memory.peak_bytes:,} bytes, {len(memory.allocations)} allocations"
-        allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width))))
-        live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50)))))
+        header = label("text.memory_header", app.lang).format(peak=f"{memory.peak_bytes:,}",
+                                                               count=len(memory.allocations))
+        allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width, app.lang))))
+        live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=app.lang))))
 
     def action_back(self) -> None:
         if self.maximized is not None:  # Esc first restores a maximised pane

@@ -19,7 +19,6 @@ from weakref import WeakKeyDictionary
 from rich.markdown import Markdown
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -32,19 +31,13 @@ from explorer.course.lookup import explain_topic
 from explorer.course.tours import Tour, TourStep, builtin_tours
 from explorer.view import Selection, resolve_tour_step, rows
 
+from screens.bindings import keyed
 from screens.widgets.explanation_pane import explanation_markdown
 
 if TYPE_CHECKING:
     from screens.app import TensorwegApp
 
 CSS_PATH = Path(__file__).with_suffix(".tcss")
-_NOTHING_SELECTED = {"en": "(select={} matches nothing in this capture)",
-                     "de": "(select={} passt auf nichts in dieser Aufnahme)"}
-_KEYS = {"en": "n/→ next   p/← back   q/Esc leave the tour",
-         "de": "n/→ weiter   p/← zurück   q/Esc Führung verlassen"}
-_ANSWER_KEYS = {"en": {"select": "[ ] move the selection above   a answer with it", "other": "a answer"},
-                "de": {"select": "[ ] Auswahl oben bewegen   a damit antworten", "other": "a antworten"}}
-_CHOICES = {"en": "Choose one of: {}", "de": "Zur Wahl: {}"}
 # Each app's answers: (tour source and title, step index) -> the last verdict (the lesson's summary).
 _VERDICTS: WeakKeyDictionary = WeakKeyDictionary()
 
@@ -91,21 +84,15 @@ def start_tour(app: "TensorwegApp", tour: Tour, index: int = 0) -> None:
 class TourScreen(ModalScreen):
     CSS_PATH = CSS_PATH
     BINDINGS = [
-        Binding("n,right", "step(1)", "Next step", id="tour.next", tooltip="Go to the tour's next step"),
-        Binding("p,left", "step(-1)", "Previous step", id="tour.previous",
-                tooltip="Go back to the tour's previous step"),
-        Binding("q,escape", "leave", "Leave tour", id="tour.leave",
-                tooltip="Leave the tour; the level screen stays where the step put it"),
+        keyed("n,right", "step(1)", "tour.next"),
+        keyed("p,left", "step(-1)", "tour.previous"),
+        keyed("q,escape", "leave", "tour.leave"),
         # A modal screen hides the app's bindings, so the course keys are repeated here.
-        Binding("L", "app.toggle_language", "Lang", id="tour.language",
-                tooltip="Switch language (English/German) of the interface and the level's explanation"),
-        Binding("G", "app.glossary", "Glossary", id="tour.glossary", tooltip="Open the glossary (searchable)"),
-        Binding("a", "answer", "Answer", id="tour.answer",
-                tooltip="Answer the step's question (a select question takes the item selected above)"),
-        Binding("right_square_bracket", "move(1)", "Next item", id="tour.next_item",
-                tooltip="Select the next item of the level above (to answer a select question)"),
-        Binding("left_square_bracket", "move(-1)", "Previous item", id="tour.previous_item",
-                tooltip="Select the previous item of the level above (to answer a select question)"),
+        keyed("L", "app.toggle_language", "tour.language"),
+        keyed("G", "app.glossary", "tour.glossary"),
+        keyed("a", "answer", "tour.answer"),
+        keyed("right_square_bracket", "move(1)", "tour.next_item"),
+        keyed("left_square_bracket", "move(-1)", "tour.previous_item"),
     ]
 
     def __init__(self, tour: Tour, index: int, selected: str | None) -> None:
@@ -147,14 +134,15 @@ class TourScreen(ModalScreen):
         if self.selected:
             where += f" · {self.selected}"
         elif step.selection is not None:
-            where += " " + _NOTHING_SELECTED[lang].format(step.selection.text)
+            where += " " + label("text.tour_matches_nothing", lang).format(selector=step.selection.text)
         self.query_one("#tour-heading", Static).update(Content(where))
         self.query_one("#tour-text", Static).update(Markdown(step.text) if step.text else "")
         self.query_one("#tour-explanation", Static).update(Markdown(self.explanation()))
-        keys = _KEYS[lang]
+        keys = label("text.tour_keys", lang)
         question = step.question
         if question is not None:
-            keys += "   " + _ANSWER_KEYS[lang]["select" if question.kind == "select" else "other"]
+            answer = "text.tour_answer_select" if question.kind == "select" else "text.tour_answer_other"
+            keys += "   " + label(answer, lang)
         self.query_one("#tour-keys", Static).update(keys)
         self.sync_question()
 
@@ -169,7 +157,8 @@ class TourScreen(ModalScreen):
         asked = tuple(i for i, s in enumerate(self.tour.steps) if s.question is not None)
         last = self.index == len(self.tour.steps) - 1
         texts = {
-            "#tour-question": _CHOICES[self.tour.lang].format(", ".join(choices)) if choices else "",
+            "#tour-question": label("text.tour_choices", self.tour.lang).format(choices=", ".join(choices))
+            if choices else "",
             "#tour-feedback": verdict.feedback if verdict else "",
             "#tour-summary": exercises.summary(len(self.tour.steps), asked, verdicts(app, self.tour), self.tour.lang)
             if last and asked else "",
@@ -246,12 +235,13 @@ class TourListScreen(ModalScreen[Tour | None]):
     """Pick a built-in tour; dismisses with the Tour (or None on Esc)."""
 
     CSS_PATH = CSS_PATH
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tours.close", tooltip="Close the tour list")]
+    BINDINGS = [keyed("escape,q", "dismiss(None)", "tours.close")]
 
     def __init__(self, lang: str) -> None:
         super().__init__()
         self.lang = lang
-        self.tours = builtin_tours()
+        # The tours written in the app's language (each has a twin in the other); all when none is.
+        self.tours = [(name, tour) for name, tour in builtin_tours() if tour.lang == lang] or builtin_tours()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tour-list-box") as box:

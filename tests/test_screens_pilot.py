@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+import pytest
+
 from screens.app import create_app
 from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
 from screens.widgets.code_view import CodeView
@@ -249,3 +251,37 @@ async def test_no_color_renders_every_level(monkeypatch):
             await pilot.press(key)
             await pilot.pause()
             assert "Traceback" not in app.export_screenshot()
+
+
+
+@pytest.mark.parametrize("target", ["cpu", "tpu:v5e"])
+@sync
+async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_they_do(monkeypatch, target):
+    """A capture's first level can reach the device pane while it is still mounting: its texts
+    exist, its tab strip composes later. `show` then raised `No Tab with id`; now the tab of the
+    target on screen opens once the strip is there."""
+    from textual.widgets import TabbedContent
+
+    from explorer.bundle import Bundle
+    from explorer.view import Selection
+    from screens.widgets import device_pane
+
+    selection = Selection(Bundle.open(BUNDLE), "optimized-hlo", target, "fusion.11", "en")
+    tabs_when_shown = []
+
+    class ArrivesOnMount(device_pane.PaneText):
+        def on_mount(self) -> None:  # the first text of the pane is there: the level arrives now
+            pane = self.query_ancestor(device_pane.DevicePane)
+            if not tabs_when_shown:
+                tabs_when_shown.append(len(pane.query("Tab")))
+                pane.show(selection, selection.bundle.targets, can_capture=False)
+
+    monkeypatch.setattr(device_pane, "PaneText", ArrivesOnMount)
+    app = create_app(BUNDLE, level="optimized-hlo", target=target)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await asyncio.wait_for(opened(pilot), 20)  # the error used to end the app: bounded, not a hang
+        for _ in range(5):
+            await pilot.pause()
+        assert tabs_when_shown == [0]  # the strip really was not there yet
+        family = target.split(":")[0]
+        assert app.screen.query_one("#device-tabs", TabbedContent).active == f"device-{family}"

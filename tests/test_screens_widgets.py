@@ -115,3 +115,4 @@ def test_highlighting_hlo_one_line_at_a_time_matches_lexing_the_whole_module():
         assert single.plain == whole[number].plain
         assert [(s.start, s.end, s.style) for s in single.spans] == \
                [(s.start, s.end, s.style) for s in whole[number].spans], number
+

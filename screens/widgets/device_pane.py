@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Tab, TabbedContent, TabPane
 
+from explorer.course.labels import label
 from explorer.view import Selection, device_lines
 
 from screens.widgets.pane_text import PaneText
@@ -22,18 +23,20 @@ def family_of(target: str) -> str:
     return target.split(":", 1)[0]
 
 
-def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool) -> str:
+def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,
+                lang: str = "en") -> str:
     """One tab: each captured target of the family (`explorer.view.device_lines`), or how to capture one."""
     targets = [t for t in captured if family_of(t) == family]
     if not targets:
-        how = f"press {CAPTURE_KEY} to capture it" if can_capture else "capture again with this target"
+        how = label("text.press_to_capture", lang).format(key=CAPTURE_KEY) if can_capture \
+            else label("text.capture_again", lang)
         example = {"cpu": "cpu", "gpu": "gpu:h100", "tpu": "tpu:v5e"}[family]
-        return f"{family.upper()} not captured ({example}): {how}."
+        return label("text.family_not_captured", lang).format(family=family.upper(), example=example, how=how)
     if selection is None:
-        return "select an item"
+        return label("state.select_item", lang)
     out: list[str] = []
     for target in targets:
-        out += device_lines(selection.bundle, selection.level, selection.name, selection.target, target)
+        out += device_lines(selection.bundle, selection.level, selection.name, selection.target, target, lang)
     return "\n".join(out)
 
 
@@ -52,13 +55,24 @@ class DevicePane(Vertical):
                 with TabPane(title, id=f"device-{family}"):
                     yield PaneText(id=f"device-{family}-text")
 
-    def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool) -> None:
+    _wanted_tab = ""  # the tab of the target last shown, opened once the tabs exist
+
+    def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool,
+             lang: str = "en") -> None:
         if selection is not None:
             # Open the tab of the target being shown; the learner can still switch tabs.
-            tabs = self.query_one("#device-tabs", TabbedContent)
-            wanted = f"device-{family_of(selection.target)}"
-            if tabs.active != wanted:
-                tabs.active = wanted
+            self._wanted_tab = f"device-{family_of(selection.target)}"
+            self._open_wanted_tab()
         for family, _ in FAMILIES:
             self.query_one(f"#device-{family}-text", PaneText).show(
-                family_text(selection, family, captured, can_capture))
+                family_text(selection, family, captured, can_capture, lang))
+
+    def _open_wanted_tab(self) -> None:
+        """TabbedContent mounts its tab strip after its panes: a level can arrive in between
+        (a capture's first level, a bundle read in a worker), so wait for the tabs there."""
+        if len(self.query(Tab)) < len(FAMILIES):
+            self.call_after_refresh(self._open_wanted_tab)
+            return
+        tabs = self.query_one("#device-tabs", TabbedContent)
+        if tabs.active != self._wanted_tab:
+            tabs.active = self._wanted_tab

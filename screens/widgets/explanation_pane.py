@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from explorer.course.labels import label
 from explorer.view import Selection, explanations
 
 from screens.widgets.pane_text import PaneText
@@ -15,16 +16,16 @@ from screens.widgets.pane_text import PaneText
 
 def explanation_markdown(selection: Selection) -> str:
     texts = explanations(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
-    return _markdown_text(texts)
+    return _markdown_text(texts, selection.lang)
 
 
 @lru_cache(maxsize=512)
-def _markdown_text(texts) -> str:
+def _markdown_text(texts, lang: str) -> str:
     # The same texts give the same Markdown source; a cursor move within one kind builds nothing.
     first, *more = texts
     body = f"**{first.title}**\n\n{first.body}"
     if first.source:
-        body += f"\n\n_Source: {first.source}_"
+        body += f"\n\n_{label('word.source', lang)}: {first.source}_"
     for text in more:
         body += f"\n\n---\n\n**{text.title}**\n\n{text.body}"
     return body
@@ -39,7 +40,7 @@ def _markdown(text: str):
 
 
 class ExplanationPane(PaneText):
-    def show_selection(self, selection: Selection | None) -> None:
+    def show_selection(self, selection: Selection | None, lang: str = "en") -> None:
         text = explanation_markdown(selection) if selection is not None else None
         # The same text gives the same (cached) Markdown, which the pane knows it shows already.
-        self.show("select an item" if text is None else _markdown(text))
+        self.show(label("state.select_item", lang) if text is None else _markdown(text))

@@ -82,6 +82,7 @@ class ItemTable(Vertical):
         self._filling = False  # rows being replaced: the cursor's moves are not the reader's
         self._columns = columns
         self._widths: list[int] = [cell_len(title) for title in columns]
+        self._created_text = CREATED_BY_XLA  # what the last column says for an item no layer owns
         self._items: tuple[LevelItem, ...] = ()
         self._groups: dict[str, RowGroup] = {}
         self._folded: set[str] = set()
@@ -122,6 +123,15 @@ class ItemTable(Vertical):
     def folded(self, key: str) -> bool:
         return key in self._folded
 
+    def set_titles(self, columns: tuple[str, ...], created_text: str) -> None:
+        """The column titles and the "created by XLA" cell in the app's language (rows refilled)."""
+        if (columns, created_text) == (self._columns, self._created_text):
+            return
+        self._columns, self._created_text = columns, created_text
+        self._widths = self._measure()
+        if self.is_mounted:
+            self._fill()  # the cursor goes to the top: the caller selects again
+
     def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset(),
                   groups: dict[str, RowGroup] | None = None) -> None:
         self._items = items
@@ -139,7 +149,7 @@ class ItemTable(Vertical):
         rows = [item.cells for item in self._items] + [
             (FOLDED + group.cells[0], *group.cells[1:]) for group in self._groups.values()]
         if self._created:
-            rows.append(("",) * last + (CREATED_BY_XLA,))
+            rows.append(("",) * last + (self._created_text,))
         for cells in rows:
             for index, cell in enumerate(cells):
                 width = len(cell) if cell.isascii() else cell_len(cell)
@@ -182,7 +192,7 @@ class ItemTable(Vertical):
         # Names from the model are text, never markup.
         cells = tuple(Text(cell) for cell in entry.cells)
         if entry.name in self._created:
-            return (*cells[:-1], Text(CREATED_BY_XLA, style="italic"))
+            return (*cells[:-1], Text(self._created_text, style="italic"))
         return cells
 
     def _fill(self, cursor_on: LevelItem | RowGroup | None = None) -> None:

@@ -4,6 +4,7 @@ and value live ranges over program order (not time) with the peak marked."""
 from __future__ import annotations
 
 from explorer.buffer_assignment import peak_from_live_ranges, value_sizes
+from explorer.course.labels import label
 from explorer.records import MemoryLevel
 
 FILLS = "█▓▒░"
@@ -17,11 +18,11 @@ def _size(n: int) -> str:
     return str(n)
 
 
-def allocation_rows(memory: MemoryLevel, width: int) -> list[str]:
+def allocation_rows(memory: MemoryLevel, width: int, lang: str = "en") -> list[str]:
     """One row per allocation, bar length proportional to its size (largest = full width);
     the values inside are drawn at their offsets, alternating fill characters."""
     if not memory.allocations:
-        return ["no allocations recorded"]
+        return [label("text.no_allocations", lang)]
     largest = max(a.size for a in memory.allocations) or 1
     rows = []
     for allocation in sorted(memory.allocations, key=lambda a: a.index):
@@ -32,8 +33,8 @@ def allocation_rows(memory: MemoryLevel, width: int) -> list[str]:
             end = max(start + 1, int(length * (value.offset + value.size) / max(allocation.size, 1)))
             for i in range(start, min(end, length)):
                 bar[i] = FILLS[number % len(FILLS)]
-        label = f"#{allocation.index:<3} {allocation.kind[:12]:<12} {_size(allocation.size):>10} "
-        rows.append(label + "".join(bar))
+        head = f"#{allocation.index:<3} {allocation.kind[:12]:<12} {_size(allocation.size):>10} "
+        rows.append(head + "".join(bar))
     return rows
 
 
@@ -43,10 +44,10 @@ def peak_position(memory: MemoryLevel) -> tuple[int, int]:
     return position, peak_bytes
 
 
-def live_range_rows(memory: MemoryLevel, width: int, limit: int = 30) -> list[str]:
+def live_range_rows(memory: MemoryLevel, width: int, limit: int = 30, lang: str = "en") -> list[str]:
     """The `limit` largest values as bars over program order; `^` marks the peak column."""
     if not memory.live_ranges:
-        return ["no live ranges recorded for this target"]
+        return [label("text.no_live_ranges", lang)]
     sizes = value_sizes(memory)
     last = max(r.end for r in memory.live_ranges) or 1
     peak, peak_bytes = peak_position(memory)
@@ -58,7 +59,8 @@ def live_range_rows(memory: MemoryLevel, width: int, limit: int = 30) -> list[st
         bar = [" "] * width
         for i in range(round(live.start * scale), round(live.end * scale) + 1):
             bar[min(i, width - 1)] = "━"
-        label = live.value if len(live.value) <= name_width else "…" + live.value[-(name_width - 1):]
-        rows.append(f"{label:<{name_width}} {_size(sizes.get(live.value, 0)):>10} {''.join(bar)}")
-    marker = " " * (name_width + 12 + round(peak * scale)) + f"^ peak at position {peak}: {_size(peak_bytes)} live"
+        name = live.value if len(live.value) <= name_width else "…" + live.value[-(name_width - 1):]
+        rows.append(f"{name:<{name_width}} {_size(sizes.get(live.value, 0)):>10} {''.join(bar)}")
+    marker = " " * (name_width + 12 + round(peak * scale)) + label("text.peak_at", lang).format(
+        position=peak, bytes=_size(peak_bytes))
     return rows + [marker]

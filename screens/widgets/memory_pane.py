@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from explorer.course.labels import label
 from explorer.view import Selection, memory_facts
 
 from screens.widgets.pane_text import PaneText
 
 
 def memory_text(selection: Selection) -> Text:
-    return Text("\n".join(memory_facts(selection.bundle, selection.level, selection.target, selection.name)))
+    facts = memory_facts(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
+    return Text("\n".join(facts))
 
 
 class MemoryPane(PaneText):
-    """The screen calls `show_selection(selection)` on every cursor move."""
+    """The screen calls `show_selection(selection, lang)` on every cursor move."""
 
-    def show_selection(self, selection: Selection | None, placeholder: str = "select an item") -> None:
-        self.show(memory_text(selection) if selection is not None else placeholder)
+    def show_selection(self, selection: Selection | None, lang: str = "en") -> None:
+        """The selection's facts in its language; without one, the prompt to select an item in `lang`."""
+        self.show(memory_text(selection) if selection is not None else label("state.select_item", lang))

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from explorer.comparison import TargetSummary
 from explorer.comparison_view import summary_rows
+from explorer.course.labels import label
 
 
 def target_table(title: str, targets: list[tuple[str, str]], rows: list[tuple[str, list[str]]]) -> Table:
@@ -28,15 +29,15 @@ def target_table(title: str, targets: list[tuple[str, str]], rows: list[tuple[st
         if subtitle:
             header.append("\n" + subtitle, style="dim")
         table.add_column(header, overflow="fold", ratio=1)
-    for label, cells in rows:
-        table.add_row(Text(label), *(Text(cell) for cell in cells))
+    for name, cells in rows:
+        table.add_row(Text(name), *(Text(cell) for cell in cells))
     return table
 
 
 class TargetSummaryTable(Static):
     """The per-target summary: kernels, fusions, peak memory, FLOPs, bytes, estimated time."""
 
-    def show(self, summaries: list[TargetSummary]) -> None:
+    def show(self, summaries: list[TargetSummary], lang: str = "en") -> None:
         self.summaries = list(summaries)
-        targets = [(s.target, "" if s.captured else "not captured") for s in summaries]
-        self.update(target_table("Whole model per target", targets, summary_rows(summaries)))
+        targets = [(s.target, "" if s.captured else label("state.not_captured", lang)) for s in summaries]
+        self.update(target_table(label("compare.model_per_target", lang), targets, summary_rows(summaries, lang)))

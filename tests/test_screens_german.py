@@ -1,0 +1,138 @@
+"""In German every word the UI itself puts on screen is German (issue 9).
+
+Each screen is rendered at 120x40 from the recorded bundle, in German, and its
+text is checked against the English value of every label in
+`explorer.course.labels` (words that read the same in both languages, such as
+"HLO" or "Layout", are skipped). What the compiler wrote stays as written: the
+HLO and kernel code views are blanked before the check, and a label matches
+only as a whole word, so `op_type` or `f32[2,26]` never count.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from explorer.course.labels import LABELS
+
+from screens.app import SCREENS, create_app
+from screens.help import key_lines
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+SIZE = (120, 40)
+
+
+def _pattern(english: str) -> re.Pattern:
+    """`english` as a whole phrase; `{placeholders}` match any text."""
+    parts = re.split(r"\{[a-z_]+\}", english)
+    body = ".+?".join(re.escape(part) for part in parts)
+    # Not inside a name (`op_shape`, `conv2d_1/Reshape/shape`), and not a TF attribute's own name (`dtype = f32`).
+    return re.compile(rf"(?<![\w/-]){body}(?![\w/-]| =)" if english[:1].isalnum() and english[-1:].isalnum()
+                      else body)
+
+
+# English labels that German texts use too: "kleine Filter", "der dtype float32" (course texts).
+ALSO_GERMAN = {"Filter", "dtype"}
+# Every English label that differs from its German twin.
+ENGLISH = {key: _pattern(english) for key, (english, german) in LABELS.items()
+           if english.strip().lower() != german.strip().lower() and english not in ALSO_GERMAN}
+
+
+def english_left(text: str) -> list[str]:
+    """The label keys whose English wording appears in `text`."""
+    return sorted(key for key, pattern in ENGLISH.items() if pattern.search(text))
+
+
+# The memory map's allocation rows start `#3   output  40 B`: the kind is XLA's own word.
+ALLOCATION_KIND = re.compile(r"#\d+ +\S+")
+
+
+def screen_text(app) -> str:
+    """What the screen shows, with the compiler's own code (HLO text, kernel assembly) and
+    allocation kinds blanked."""
+    from screens.widgets.code_view import CodeView
+
+    screen = app.screen
+    lines = [strip.text for strip in screen._compositor.render_strips()]
+    for view in screen.query(CodeView):
+        region = view.region
+        for y in range(region.y, min(region.bottom, len(lines))):
+            line = lines[y].ljust(region.right)
+            lines[y] = line[:region.x] + " " * region.width + line[region.right:]
+    return ALLOCATION_KIND.sub("", "\n".join(lines))
+
+
+async def _settled(pilot) -> None:
+    await opened(pilot)
+    for _ in range(3):  # the lazy side panes and the footer mount after the first frames
+        await pilot.pause()
+
+
+def test_the_pattern_finds_whole_phrases_only():
+    assert english_left("weights 1 B  activations 2 B") == ["field.activations", "field.weights"]
+    assert "field.shape" not in english_left("op_shape f32[2]")
+    assert "text.layer_of" in english_left("cpu  (layer conv2d)")
+
+
+@pytest.mark.parametrize("mode", list(SCREENS))
+@sync
+async def test_every_level_screen_in_german_has_no_english_label(mode):
+    app = create_app(BUNDLE, level=mode, target="cpu", lang="de")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settled(pilot)
+        shown = screen_text(app)
+        assert english_left(shown) == [], shown
+        help_keys = "\n".join(key_lines(app.screen))  # what `?` lists: every key with its tooltip
+        assert english_left(help_keys) == [], help_keys
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert english_left(shown) == [], shown
+
+
+@sync
+async def test_language_key_turns_footer_panes_and_columns_german_at_run_time():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu", lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settled(pilot)
+        assert "field.shape" in english_left(screen_text(app)) or "column.instruction" in english_left(
+            screen_text(app))  # English first: the check below sees a change
+        await pilot.press("L")
+        await _settled(pilot)
+        shown = screen_text(app)
+        assert english_left(shown) == [], shown
+        assert "Instruktion" in shown  # a column header
+        assert "Ziel" in shown  # a footer key
+        await pilot.press("L")
+        await _settled(pilot)
+        assert "instruction" in screen_text(app)
+
+
+@sync
+async def test_compare_glossary_and_tours_in_german_have_no_english_label():
+    app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d", lang="de")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settled(pilot)
+        for key in ("x", "G", "T"):  # compare, glossary, tour list: each opened, checked, closed
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            shown = screen_text(app)
+            assert english_left(shown) == [], (key, shown)
+            assert english_left("\n".join(key_lines(app.screen))) == [], key
+            await pilot.press("escape")
+            await pilot.pause()
+
+
+@sync
+async def test_tour_panel_in_german_has_no_english_label():
+    from explorer.course.tours import builtin_tour
+
+    app = create_app(BUNDLE, tour=builtin_tour("tensor_bis_register"), lang="de")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settled(pilot)
+        shown = screen_text(app)
+        assert english_left(shown) == [], shown
