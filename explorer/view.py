@@ -1032,10 +1032,11 @@ class Trace:
         return layer_of(self.bundle, level, name, target)
 
 
-def warm_layer_facts(bundle: Bundle | None, cancelled=lambda: False) -> None:
+def warm_layer_facts(bundle: Bundle | None, lang: str = "en", cancelled=lambda: False) -> None:
     """Build what the device pane shows for every layer on every target now (call it off the UI
     thread once the first screen is up): on a large module the first press on a layer would
-    otherwise walk the module for each target. Stops when `cancelled()` says so."""
+    otherwise walk the module for each target. Built in `lang`, the language the pane shows;
+    stops when `cancelled()` says so."""
     if bundle is None:
         return
     for layer in bundle.layers:
@@ -1044,7 +1045,7 @@ def warm_layer_facts(bundle: Bundle | None, cancelled=lambda: False) -> None:
                 return
             try:
                 if bundle.hlo_module(target, optimized=True) is not None:
-                    _layer_lines(bundle, layer.name, target)
+                    _layer_lines(bundle, layer.name, target, lang)
             except TensorwegError:  # a damaged level: the pane says so when it is shown
                 continue
 

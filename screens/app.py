@@ -255,7 +255,7 @@ class TensorwegApp(App):
             return  # the pane says what is wrong when it asks itself
         _warm_up_renderers()
         worker = get_current_worker()
-        warm_layer_facts(bundle, lambda: worker.is_cancelled)
+        warm_layer_facts(bundle, self.lang, lambda: worker.is_cancelled)
         gc.freeze()
 
     @on(BundleOpened)
