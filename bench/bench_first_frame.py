@@ -62,8 +62,8 @@ import time; start = time.perf_counter()
 import asyncio, sys
 """ + FIRST_FRAME_HOOK + r"""
 def _rows_on_screen(app):
-    from textual.widgets import DataTable
-    return any(table.row_count for table in app.screen.query(DataTable))
+    from screens.widgets.item_rows import ItemRows
+    return any(rows.row_count for rows in app.screen.query(ItemRows))
 from screens.app import create_app
 async def main():
     app = create_app(sys.argv[1], level="optimized-hlo", target="cpu")

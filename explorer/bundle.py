@@ -162,6 +162,9 @@ class Bundle:
         """
         from explorer.hlo.parser import parse_module  # noqa: PLC0415 (with the first module read)
 
+        spec = TARGETS.get(target)
+        if spec is not None and spec.compiler != "xla":
+            return None  # e.g. TVM's Relax: its text is in the same file, but it is not HLO
         _level, stem = _hlo_names(optimized)
         text = self.hlo_text(target, optimized)
         if not text:
