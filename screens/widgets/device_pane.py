@@ -63,6 +63,12 @@ class DevicePane(Vertical):
             # Open the tab of the target being shown; the learner can still switch tabs.
             self._wanted_tab = f"device-{family_of(selection.target)}"
             self._open_wanted_tab()
+        texts = self.query(PaneText)
+        if len(texts) < len(FAMILIES):
+            # The tab panes mount after the pane itself: the screen may sync in between (on its
+            # mount, under load). Show this selection once they are there.
+            self.call_after_refresh(self.show, selection, captured, can_capture, lang)
+            return
         for family, _ in FAMILIES:
             self.query_one(f"#device-{family}-text", PaneText).show(
                 family_text(selection, family, captured, can_capture, lang))
