@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,31 @@ def fake(monkeypatch, tmp_path):
         return pids
 
     return behave
+
+
+# The unit lane (`-m "not e2e"`) never loads a compiler: a test that does belongs to the e2e lane.
+COMPILER_MODULES = ("tensorflow", "keras", "jax", "tvm")
+
+
+def _compilers_loaded() -> frozenset[str]:
+    return frozenset(name for name in COMPILER_MODULES if name in sys.modules)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.stash[_LOADED_BEFORE] = _compilers_loaded()  # before any fixture of this item runs
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "teardown" and item.get_closest_marker("e2e") is None and report.passed:
+        loaded = sorted(_compilers_loaded() - item.stash.get(_LOADED_BEFORE, frozenset()))
+        if loaded:
+            report.outcome = "failed"
+            report.longrepr = (f"{item.nodeid} is not marked e2e but loaded {', '.join(loaded)}: "
+                               "mark it e2e or keep the compilers out of it")
+    return report
+
+
+_LOADED_BEFORE = pytest.StashKey[frozenset]()

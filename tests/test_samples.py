@@ -41,6 +41,7 @@ def test_importing_the_registry_does_not_import_keras():
     assert result.stdout.split() == ["False", "False"], result.stderr
 
 
+@pytest.mark.e2e  # builds the model with Keras on TensorFlow
 @pytest.mark.parametrize("name", SMALL)
 def test_sample_builds_with_the_layers_it_teaches(name):
     model = SAMPLES[name].build()
@@ -50,6 +51,7 @@ def test_sample_builds_with_the_layers_it_teaches(name):
     assert model.count_params() > 0
 
 
+@pytest.mark.e2e  # builds the model with Keras on TensorFlow
 def test_tiny_transformer_takes_integer_tokens_and_uses_gelu():
     model = SAMPLES["tiny_transformer"].build()
     assert [str(t.dtype) for t in model.inputs] == ["int32"]
@@ -57,12 +59,14 @@ def test_tiny_transformer_takes_integer_tokens_and_uses_gelu():
     assert "gelu" in activations
 
 
+@pytest.mark.e2e  # builds the model with Keras on TensorFlow
 def test_depthwise_sample_has_a_pointwise_1x1_convolution():
     model = SAMPLES["depthwise"].build()
     pointwise = [layer for layer in model.layers if layer.__class__.__name__ == "Conv2D"]
     assert pointwise and all(tuple(layer.kernel_size) == (1, 1) for layer in pointwise)
 
 
+@pytest.mark.e2e  # builds the model with Keras on TensorFlow
 def test_building_twice_gives_the_same_weights():
     import numpy as np
 
@@ -105,6 +109,7 @@ def test_the_bert_base_sample_is_registered_as_large():
     assert SAMPLES["bert_base"].large and "12 blocks x 768" in SAMPLES["bert_base"].description
 
 
+@pytest.mark.e2e  # builds the model with Keras on TensorFlow
 def test_transformer_encoder_blocks_are_named_by_their_number():
     """Layer names end in the block number: what tests/test_links_e2e.py reads a block from."""
     from sample_models import transformer_encoder

@@ -24,6 +24,9 @@ from explorer.errors import TensorwegError
 from explorer.records import GraphLevel, LayerRecord, ModelIdentity
 from explorer.serial import load_json
 
+# Loading models runs Keras on TensorFlow: the whole file belongs to the e2e lane.
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
