@@ -11,15 +11,14 @@ compiles inference only), so every target's training step comes from the same tr
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from pathlib import Path
 
 from explorer.capture.jax_worker import (
-    LEVELS,
     _level,
     _write,
     find_optimized_dump,
+    lower_and_compile,
     memory_level,
     normalise,
     sibling,
@@ -50,26 +49,18 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
 
     options = options_of(request)
     module_name = jax_train.TRAIN_MODULE if options.mode == "train" else jax_compile.MODULE_NAME
-    protocol.level_started("hlo")
-    try:
-        model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
-        lowering, layout = jax_train.lower_step(model, request["signature"], spec, options)
-        _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
-        write_parsed(out_dir / "hlo.txt")
-    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
-        for level in LEVELS:
-            protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
-        return
-    write_text_atomic(out_dir / "scopes.json", json.dumps(lowering.scopes, indent=1))
-    protocol.level_done("hlo")
+    loaded = []  # the model and the step's argument layout, which come with the lowering
 
-    protocol.level_started("optimized-hlo")
-    try:
-        compiled = lowering.lowered.compile()
-    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
-        for level in LEVELS[1:]:
-            protocol.level_failed(level, exc)
+    def lower(model):
+        lowering, layout = jax_train.lower_step(model, request["signature"], spec, options)
+        loaded.append((model, layout))
+        return lowering
+
+    steps = lower_and_compile(request, out_dir, protocol, lower)
+    if steps is None:
         return
+    _lowering, compiled = steps
+    model, layout = loaded[0]
     # XLA:CPU's dump is read by file prefix: keep only this module's files (the inference
     # call compiled below, and JAX's helper modules, write there too).
     module_dump = _module_files(dump_dir, module_name) if spec.kind == "cpu" else dump_dir

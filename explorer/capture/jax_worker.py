@@ -212,26 +212,11 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     if is_step_request(request):  # --mode train or --mesh
         capture_step(request, spec, out_dir, dump_dir, protocol)
         return
-    protocol.level_started("hlo")
-    try:
-        model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
-        lowering = jax_compile.lower(model, request["signature"], spec)
-        _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
-        write_parsed(out_dir / "hlo.txt")
-    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
-        for level in LEVELS:
-            protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
+    steps = lower_and_compile(request, out_dir, protocol,
+                              lambda model: jax_compile.lower(model, request["signature"], spec))
+    if steps is None:
         return
-    write_text_atomic(out_dir / "scopes.json", json.dumps(lowering.scopes, indent=1))
-    protocol.level_done("hlo")
-
-    protocol.level_started("optimized-hlo")
-    try:
-        compiled = lowering.lowered.compile()
-    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
-        for level in LEVELS[1:]:
-            protocol.level_failed(level, exc)
-        return
+    lowering, compiled = steps
     optimized_path = find_optimized_dump(dump_dir, jax_compile.MODULE_NAME)
     optimized = (optimized_path.read_text(encoding="utf-8") if optimized_path
                  else compiled.as_text())
@@ -241,6 +226,36 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
 
     _level(protocol, "memory", lambda: _capture_memory(out_dir, optimized_path, compiled))
     _level(protocol, "kernels", lambda: _capture_kernels(spec, out_dir, dump_dir, optimized))
+
+
+def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lower):
+    """The HLO step and the compile every JAX capture starts with (inference or a training step):
+    `lower(model)` gives the lowering; its HLO text and scopes are written, then XLA compiles it.
+    Returns (lowering, compiled), or None once the levels that cannot follow are reported failed."""
+    from explorer.capture import jax_compile
+    from explorer.capture.artifacts import write_parsed
+
+    protocol.level_started("hlo")
+    try:
+        model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
+        lowering = lower(model)
+        _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
+        write_parsed(out_dir / "hlo.txt")
+    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
+        for level in LEVELS:
+            protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
+        return None
+    write_text_atomic(out_dir / "scopes.json", json.dumps(lowering.scopes, indent=1))
+    protocol.level_done("hlo")
+
+    protocol.level_started("optimized-hlo")
+    try:
+        compiled = lowering.lowered.compile()
+    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
+        for level in LEVELS[1:]:
+            protocol.level_failed(level, exc)
+        return None
+    return lowering, compiled
 
 
 def _level(protocol: ProtocolWriter, level: str, capture) -> None:
