@@ -20,7 +20,7 @@ from screens.level_screen import LevelScreen
 from screens.widgets.code_view import CodeView
 
 # (KernelRecord field, title, CodeView language): the machine's own code first, down to the registers.
-VIEWS = (("asm", "assembly", "asm"), ("ptx", "PTX", "ptx"), ("sass", "SASS", "asm"),
+VIEWS = (("asm", "assembly", "asm"), ("ptx", "PTX", "ptx"), ("sass", "SASS", "sass"),
          ("llvm_ir", "LLVM IR", "llvm"), ("llvm_ir_optimized", "LLVM IR optimized", "llvm"))
 
 

@@ -116,3 +116,16 @@ def test_highlighting_hlo_one_line_at_a_time_matches_lexing_the_whole_module():
         assert [(s.start, s.end, s.style) for s in single.spans] == \
                [(s.start, s.end, s.style) for s in whole[number].spans], number
 
+
+
+def test_gpu_registers_are_highlighted_as_the_cpu_view_highlights_x86_registers():
+    """SASS's registers (R, UR, P, SR_) take the style nasm gives `xmm0`; PTX gets Pygments' PTX lexer."""
+    x86 = highlight_line("vaddps ymm0, ymm1, ymm2", "asm")
+    register_style = next(span.style for span in x86.spans if x86.plain[span.start:span.end] == "ymm0")
+    sass = highlight_line("/*0010*/  @!P0 IMAD.MOV.U32 R3, RZ, RZ, UR5 ;  S2R R0, SR_TID.X", "sass")
+    styles = {sass.plain[span.start:span.end]: span.style for span in sass.spans}
+    for register in ("R3", "RZ", "UR5", "R0", "SR_TID.X", "@!P0"):
+        assert styles[register] == register_style, register
+    assert styles["IMAD.MOV.U32"] != register_style
+    ptx = highlight_line("mov.u32 %r1, %tid.x;", "ptx")
+    assert len({span.style for span in ptx.spans}) > 1  # not one plain colour

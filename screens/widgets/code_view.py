@@ -23,8 +23,9 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-# Pygments lexer names per kind of code (issue 3: llvm for IR, nasm for assembly).
-LEXERS = {"hlo": "hlo", "llvm": "llvm", "asm": "nasm", "ptx": "text", "text": "text"}
+# Pygments lexer names per kind of code: llvm for IR, nasm for x86 assembly, Pygments' own PTX
+# lexer; HLO and SASS have lexers of ours (screens/widgets/hlo_lexer.py, sass_lexer.py).
+LEXERS = {"hlo": "hlo", "llvm": "llvm", "asm": "nasm", "ptx": "ptx", "text": "text"}
 
 
 @lru_cache(maxsize=8)
@@ -36,6 +37,10 @@ def _lexer(language: str):
         from screens.widgets.hlo_lexer import HloLexer  # noqa: PLC0415
 
         return HloLexer()
+    if language == "sass":
+        from screens.widgets.sass_lexer import SassLexer  # noqa: PLC0415
+
+        return SassLexer()
     try:
         return get_lexer_by_name(LEXERS.get(language, "text"))
     except ClassNotFound:
