@@ -132,10 +132,14 @@ def _item(level: str, name: str, cells: tuple[str, ...], kind: str, line: int = 
     return LevelItem(level, name, cells, kind, line, " ".join((name, *cells)).lower(), group)
 
 
-def rows(bundle: Bundle | None, level: str, target: str) -> tuple[LevelItem, ...]:
-    """The rows of `level` (every instruction of an HLO module, fused ones included, ENTRY first)."""
+def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tuple[LevelItem, ...]:
+    """The rows of `level` (every instruction of an HLO module, fused ones included, ENTRY first).
+
+    `lang` words the cells the explorer writes itself (a parameter's role); names stay as written."""
     if bundle is None or level not in LIST_LEVELS:
         return ()
+    if is_hlo(level):
+        return _hlo_outline(bundle, level, target_key(level, target), lang)[0]
     return _rows(bundle, level, target_key(level, target))
 
 
@@ -153,31 +157,28 @@ def _rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
             _item("graph", op.name, (op.name, op.op, ", ".join(
                 f"{o.dtype}{list(o.shape) if o.shape is not None else '[?]'}" for o in op.outputs), op.layer), op.op)
             for op in ops)
-    if is_hlo(level):
-        return _hlo_rows(bundle, level, target)
     return tuple(
         _item("kernels", k.name, (k.name, k.kind, f"{k.vector_width_bits}-bit" if k.vector_width_bits else "",
                                   ", ".join(k.hlo)), k.kind)
         for k in bundle.kernels(target))
 
 
-def _hlo_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
-    return _hlo_outline(bundle, level, target)[0]
-
-
 # Runs shorter than this stay plain rows: a fold would hide as much as it saves.
 _GROUP_AT_LEAST = 2
 
 
-def row_groups(bundle: Bundle | None, level: str, target: str) -> dict[str, RowGroup]:
-    """The foldable groups of `level`'s rows by key, in list order (HLO levels only)."""
+def row_groups(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> dict[str, RowGroup]:
+    """The foldable groups of `level`'s rows by key, in list order (HLO levels only).
+
+    Keys are identities and never change with `lang`; only the header cells are worded in it."""
     if bundle is None or not is_hlo(level):
         return {}
-    return _hlo_outline(bundle, level, target_key(level, target))[1]
+    return _hlo_outline(bundle, level, target_key(level, target), lang)[1]
 
 
 @_per_bundle
-def _hlo_outline(bundle: Bundle, level: str, target: str) -> tuple[tuple[LevelItem, ...], dict[str, RowGroup]]:
+def _hlo_outline(bundle: Bundle, level: str, target: str,
+                 lang: str) -> tuple[tuple[LevelItem, ...], dict[str, RowGroup]]:
     """The rows of an HLO level with their groups: the entry computation first (its parameters,
     then its constants, then its work in program order), then every computation it calls, each
     a group of its own."""
@@ -196,7 +197,8 @@ def _hlo_outline(bundle: Bundle, level: str, target: str) -> tuple[tuple[LevelIt
             opcode = f"{opcode} {instruction.custom_call_target}"
         where = "" if computation.is_entry else f"  ({computation.name})"
         # An entry parameter says whose it is (XLA's op_name there is only `XLA_Args` or `trainable[2]`).
-        role = role_text(index.entry(level, instruction.name, target)) if instruction.opcode == "parameter" else ""
+        role = role_text(index.entry(level, instruction.name, target), lang) if instruction.opcode == "parameter" \
+            else ""
         return _item(level, instruction.name, (instruction.name + where, opcode, shape_text(instruction.shape),
                                                role or instruction.metadata.op_name),
                      instruction.opcode, instruction.line, group)
@@ -210,20 +212,18 @@ def _hlo_outline(bundle: Bundle, level: str, target: str) -> tuple[tuple[LevelIt
             grouped = {kind: run for kind, run in runs.items() if len(run) >= _GROUP_AT_LEAST}
             for kind, run in grouped.items():
                 key = f"{kind}s of {computation.name}"
-                groups[key] = RowGroup(key, (f"{len(run):,} {kind}s", kind, "", _group_note(kind)), True, len(run))
+                count = label(f"group.{kind}s", lang).format(count=f"{len(run):,}")
+                groups[key] = RowGroup(key, (count, kind, "", label(f"group.{kind}_note", lang)), True, len(run))
                 found.extend(item(computation, i, key) for i in run)
             found.extend(item(computation, i, "") for i in computation.instructions if i.opcode not in grouped)
             continue
         key = computation.name
         size = len(computation.instructions)
-        what = f"fused, {size:,} instructions" if computation.is_fusion else f"{size:,} instructions"
-        groups[key] = RowGroup(key, (key, "computation", "", what), computation.is_fusion, size, computation.line)
+        what = label("group.fused_instructions" if computation.is_fusion else "group.instructions", lang)
+        groups[key] = RowGroup(key, (key, label("group.computation", lang), "", what.format(count=f"{size:,}")),
+                               computation.is_fusion, size, computation.line)
         found.extend(item(computation, i, key) for i in computation.instructions)
     return tuple(found), groups
-
-
-def _group_note(kind: str) -> str:
-    return "the model's inputs and weights" if kind == "parameter" else "literals the program uses"
 
 
 def created_by_compiler(bundle: Bundle | None, level: str, target: str) -> frozenset[str]:
@@ -238,23 +238,25 @@ def _created(bundle: Bundle, level: str, target: str) -> frozenset[str]:
     return frozenset(_index(bundle).created_by_compiler(level, target))
 
 
-def role_text(entry: IndexEntry | None) -> str:
-    """`weight 1 of 2 of conv2d`, `input image`: what an entry parameter is to the model."""
+def role_text(entry: IndexEntry | None, lang: str = "en") -> str:
+    """`weight 1 of 2 of conv2d`, `input image`: what an entry parameter is to the model, in `lang`
+    (English is what `inspect --json` reports as `role`)."""
     if entry is None or not entry.role:
         return ""
     if entry.role == "input":
         position, count = entry.slot or (1, 1)
-        which = f" {position} of {count}" if count > 1 else ""
-        return f"input{which} {entry.layer}" if entry.layer else f"model input{which}"
+        key = "role.input" if entry.layer else "role.model_input"
+        return label(key + ("_of" if count > 1 else ""), lang).format(position=position, count=count,
+                                                                     layer=entry.layer)
     if entry.layer and entry.slot:
         position, count = entry.slot
-        return f"weight {position} of {count} of {entry.layer}"
-    return "a model weight (no layer's parameter count matches)"
+        return label("role.weight", lang).format(position=position, count=count, layer=entry.layer)
+    return label("role.unmatched_weight", lang)
 
 
-def parameter_role(bundle: Bundle | None, level: str, target: str, name: str) -> str:
+def parameter_role(bundle: Bundle | None, level: str, target: str, name: str, lang: str = "en") -> str:
     """`role_text` of an item ("" for anything but an entry parameter the index linked)."""
-    return role_text(_index(bundle).entry(level, name, target)) if is_hlo(level) else ""
+    return role_text(_index(bundle).entry(level, name, target), lang) if is_hlo(level) else ""
 
 
 # --- lookups by name, built once per bundle -----------------------------------------------------
@@ -653,7 +655,7 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
         lines = tuple(f"{word('output')} {out.dtype}{list(out.shape) if out.shape is not None else unknown}"
                       for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
     elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
-        role = role_text(_index(bundle).entry(level, name, target)) if found.opcode == "parameter" else ""
+        role = role_text(_index(bundle).entry(level, name, target), lang) if found.opcode == "parameter" else ""
         lines = ((f"{word('holds')}  {role}",) if role else ()) + _pass_lines(bundle, target, found) \
             + shape_lines(found.shape, lang)
         if level == "optimized-hlo":
@@ -829,7 +831,7 @@ def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str
     if not layer:
         entry = _index(bundle).entry(level, name, shown_target)
         if entry is not None and entry.role:
-            return (f"{target}: {role_text(entry)}: {label('text.program_argument', lang)}",)
+            return (f"{target}: {role_text(entry, lang)}: {label('text.program_argument', lang)}",)
         return (f"{target}: {label('text.no_layer', lang)}",)
     return _layer_lines(bundle, layer, target, lang)
 

@@ -20,7 +20,7 @@ class ItemCommands(Provider):
             return
         for level in LIST_LEVELS:
             if app.level_ready(level):
-                self._items.extend(rows(app.bundle, level, app.target))
+                self._items.extend(rows(app.bundle, level, app.target, app.lang))
 
     def _jump(self, item: LevelItem) -> None:
         self.app.goto_level(item.level, item.name)

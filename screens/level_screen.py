@@ -51,6 +51,7 @@ class LevelScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._generation = -1
+        self._lang = ""  # the language the rows were built in
         self._shown_selection: Selection | None = None
 
     @property
@@ -120,12 +121,14 @@ class LevelScreen(Screen):
         # Read before the rows are refilled: the refill announces its first row as highlighted.
         wanted = app.selections.get(self.LEVEL)
         self.items_table.set_titles(column_titles(self.LEVEL, app.lang), label("state.created_by_xla", app.lang))
-        if self._generation != app.generation:
-            self._generation = app.generation
-            items = rows(app.bundle, self.LEVEL, app.target) if app.level_ready(self.LEVEL) else ()
+        # The rows word a parameter's role and the group headers in the app's language: L refills them.
+        if (self._generation, self._lang) != (app.generation, app.lang):
+            reworded = self._generation == app.generation  # only the language changed: folds stay
+            self._generation, self._lang = app.generation, app.lang
+            items = rows(app.bundle, self.LEVEL, app.target, app.lang) if app.level_ready(self.LEVEL) else ()
             created = created_by_compiler(app.bundle, self.LEVEL, app.target) if items else frozenset()
-            groups = row_groups(app.bundle, self.LEVEL, app.target) if items else {}
-            self.items_table.set_items(items, created, groups)
+            groups = row_groups(app.bundle, self.LEVEL, app.target, app.lang) if items else {}
+            self.items_table.set_items(items, created, groups, keep_folds=reworded)
             self.on_items_loaded()
         if wanted:
             self.items_table.select(wanted)

@@ -15,6 +15,7 @@ import re
 import pytest
 
 from explorer.course.labels import LABELS
+from explorer.view import row_groups
 
 from screens.app import SCREENS, create_app
 from screens.help import key_lines
@@ -23,6 +24,7 @@ from pilot_support import BUNDLE, needs_bundle, opened, sync
 
 pytestmark = needs_bundle
 SIZE = (120, 40)
+WIDE = (240, 40)  # the HLO list shows its last column (op_name, or a parameter's role)
 
 
 def _pattern(english: str) -> re.Pattern:
@@ -136,3 +138,37 @@ async def test_tour_panel_in_german_has_no_english_label():
         await _settled(pilot)
         shown = screen_text(app)
         assert english_left(shown) == [], shown
+
+
+@sync
+async def test_hlo_groups_and_a_parameters_role_in_german():
+    """The group header rows and a weight's role (its row and the memory pane's `hält`) are German."""
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="arg1.1", lang="de")
+    async with app.run_test(size=WIDE) as pilot:
+        await _settled(pilot)
+        shown = screen_text(app)
+        assert english_left(shown) == [], shown
+        for german in ("5 Parameter", "2 Konstanten", "die Eingaben und Gewichte des Modells",
+                       "Gewicht 1 von 2 der Schicht conv2d", "hält  Gewicht 1 von 2 der Schicht conv2d"):
+            assert german in shown, german
+
+
+@sync
+async def test_language_key_rewords_roles_and_group_headers_and_keeps_the_folds():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="arg1.1", lang="en")
+    async with app.run_test(size=WIDE) as pilot:
+        await _settled(pilot)
+        shown = screen_text(app)
+        assert "5 parameters" in shown and "weight 1 of 2 of conv2d" in shown  # English first
+        table = app.screen.items_table
+        constants = next(key for key in row_groups(app.bundle, "optimized-hlo", "cpu") if key.startswith("constants"))
+        table.toggle_group(constants)  # opened by the user: the new language must not fold it again
+        await pilot.press("L")
+        await _settled(pilot)
+        shown = screen_text(app)
+        assert english_left(shown) == [], shown
+        assert "5 Parameter" in shown and "Gewicht 1 von 2 der Schicht conv2d" in shown
+        assert "2 Konstanten" in shown and not table.folded(constants)
+        await pilot.press("L")
+        await _settled(pilot)
+        assert "weight 1 of 2 of conv2d" in screen_text(app)

@@ -18,7 +18,7 @@ from explorer.bundle import Bundle
 from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import builtin_tours
 from explorer.hlo.parser import parse_module
-from explorer.index import build_index
+from explorer.index import IndexEntry, build_index
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 from explorer.records import LayerRecord
 
@@ -80,6 +80,75 @@ def test_entry_parameters_are_the_input_and_the_layers_weights(bundle, target, n
     weight = names[1]
     assert view.memory_facts(bundle, level, target, weight)[0] == "holds  weight 1 of 2 of conv2d"
     assert weight in view.items_for_layer(bundle, "conv2d", level, target)
+
+
+@pytest.mark.parametrize("level", ["hlo", "optimized-hlo"])
+def test_a_parameters_role_follows_the_language(bundle, level):
+    """Issue 9: the role in the row, the memory pane and the device pane is worded in German too."""
+    names = ("arg0.1", "arg1.1", "arg2.1", "arg3.1", "arg4.1")
+    german = ("Eingabe image", "Gewicht 1 von 2 der Schicht conv2d", "Gewicht 2 von 2 der Schicht conv2d",
+              "Gewicht 1 von 2 der Schicht dense", "Gewicht 2 von 2 der Schicht dense")
+    rows = {item.name: item for item in view.rows(bundle, level, "cpu", "de")}
+    for name, role in zip(names, german, strict=True):
+        assert rows[name].cells[-1] == role, name
+        assert role.lower() in rows[name].search_text  # the filter finds what the row shows
+        assert view.parameter_role(bundle, level, "cpu", name, "de") == role
+    assert view.memory_facts(bundle, level, "cpu", "arg1.1", "de")[0] == "hält  Gewicht 1 von 2 der Schicht conv2d"
+    # The English rows are cached apart from the German ones: asking in German changed nothing.
+    assert {i.name: i for i in view.rows(bundle, level, "cpu")}["arg1.1"].cells[-1] == "weight 1 of 2 of conv2d"
+
+
+def _entry(layer: str, role: str, slot: tuple[int, ...]) -> IndexEntry:
+    return IndexEntry("cpu", "hlo", "arg0.1", layer=layer, role=role, slot=slot)
+
+
+@pytest.mark.parametrize(("entry", "english", "german"), [
+    (_entry("x", "input", (1, 1)), "input x", "Eingabe x"),
+    (_entry("", "input", (2, 3)), "model input 2 of 3", "Modelleingabe 2 von 3"),
+    (_entry("", "input", ()), "model input", "Modelleingabe"),
+    (_entry("pair", "input", (1, 2)), "input 1 of 2 pair", "Eingabe 1 von 2 pair"),
+    (_entry("dense", "weight", (2, 2)), "weight 2 of 2 of dense", "Gewicht 2 von 2 der Schicht dense"),
+    (_entry("", "weight", ()), "a model weight (no layer's parameter count matches)",
+     "ein Gewicht des Modells (zu keiner Schicht passt die Parameterzahl)"),
+    (_entry("dense", "", ()), "", ""),
+    (None, "", ""),
+])
+def test_role_text_in_both_languages(entry, english, german):
+    assert view.role_text(entry) == english
+    assert view.role_text(entry, "de") == german
+
+
+def test_group_headers_follow_the_language_and_keep_their_keys(bundle):
+    """The header rows are worded in the language; the keys rows and folds refer to never change."""
+    english = view.row_groups(bundle, "optimized-hlo", "cpu")
+    german = view.row_groups(bundle, "optimized-hlo", "cpu", "de")
+    assert list(english) == list(german)
+    assert {i.group for i in view.rows(bundle, "optimized-hlo", "cpu")} == {
+        i.group for i in view.rows(bundle, "optimized-hlo", "cpu", "de")}
+    entry = bundle.hlo_module("cpu", optimized=True).entry.name
+    parameters = english[f"parameters of {entry}"]
+    assert parameters.cells == ("5 parameters", "parameter", "", "the model's inputs and weights")
+    assert german[f"parameters of {entry}"].cells == ("5 Parameter", "parameter", "",
+                                                       "die Eingaben und Gewichte des Modells")
+    fused = next(key for key, group in english.items() if group.folded and group.line)  # a fusion
+    size = english[fused].size
+    assert english[fused].cells == (fused, "computation", "", f"fused, {size:,} instructions")
+    assert german[fused].cells == (fused, "Berechnung", "", f"fusioniert, {size:,} Instruktionen")
+
+
+def test_constant_and_called_computation_headers_in_both_languages(bundle):
+    entry = bundle.hlo_module("cpu", optimized=True).entry.name
+    constants = f"constants of {entry}"
+    assert view.row_groups(bundle, "optimized-hlo", "cpu")[constants].cells == (
+        "2 constants", "constant", "", "literals the program uses")
+    assert view.row_groups(bundle, "optimized-hlo", "cpu", "de")[constants].cells == (
+        "2 Konstanten", "constant", "", "Literale, die das Programm verwendet")
+    english = view.row_groups(bundle, "hlo", "cpu")
+    german = view.row_groups(bundle, "hlo", "cpu", "de")
+    called = next(key for key, group in english.items() if group.line and not group.folded)  # not a fusion
+    size = english[called].size
+    assert english[called].cells == (called, "computation", "", f"{size:,} instructions")
+    assert german[called].cells == (called, "Berechnung", "", f"{size:,} Instruktionen")
 
 
 def test_parameter_links_are_built_in_one_pass_for_a_thousand_weights():

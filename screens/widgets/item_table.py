@@ -17,13 +17,13 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input
 
 from explorer.view import CREATED_BY_XLA, LevelItem, RowGroup
 
+from screens.bindings import keyed
 from screens.widgets.item_rows import ItemRows
 
 FOLDED, UNFOLDED = "▸ ", "▾ "  # a group header's mark: folded, unfolded
@@ -53,8 +53,7 @@ class ItemTable(Vertical):
     ItemTable > ItemRows { height: 1fr; }
     """
     BINDINGS = [
-        Binding("space", "toggle_group", "Fold", show=False, id="items.fold",
-                tooltip="Fold or unfold the group the cursor is in (parameters, constants, a computation)"),
+        keyed("space", "toggle_group", "items.fold", show=False),
     ]
 
     class Highlighted(Message):
@@ -133,11 +132,15 @@ class ItemTable(Vertical):
             self._fill()  # the cursor goes to the top: the caller selects again
 
     def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset(),
-                  groups: dict[str, RowGroup] | None = None) -> None:
+                  groups: dict[str, RowGroup] | None = None, keep_folds: bool = False) -> None:
+        """Show `items`; `keep_folds` keeps the groups the user folded or opened (the same rows reworded)."""
         self._items = items
         self._created = frozenset(created_by_compiler)
         self._groups = dict(groups or {})
-        self._folded = {key for key, group in self._groups.items() if group.folded}
+        if keep_folds:
+            self._folded &= set(self._groups)
+        else:
+            self._folded = {key for key, group in self._groups.items() if group.folded}
         self._matches = ("", list(items))
         self._widths = self._measure()
         self._fill()
