@@ -297,6 +297,9 @@ class TensorwegApp(App):
         from explorer.errors import CaptureCancelled  # noqa: PLC0415
         from explorer.view import build_trace  # noqa: PLC0415
 
+        # The first captured level is shown while the compiler still runs: its side panes'
+        # renderers (Markdown, Pygments) are imported here, not on the UI thread.
+        _warm_up_renderers()
         reader = None
 
         def on_event(event) -> None:
@@ -311,6 +314,7 @@ class TensorwegApp(App):
                     trace = build_trace(reader) if reader is not None else None
                     if reader is not None and event.level in (self.current_mode, "memory"):
                         _prepare(reader, self.current_mode, self.target, self.lang)
+                    gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
                 except TensorwegError as exc:
                     self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
                     return
