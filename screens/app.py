@@ -86,7 +86,7 @@ def _prepare(bundle: Bundle, level: str, target: str, lang: str) -> None:
 
     if level not in LIST_LEVELS:
         return
-    first = rows(bundle, level, target)[:1]  # cached: the worker built them before posting
+    first = rows(bundle, level, target, lang)[:1]  # cached: the worker built them before posting
     if first:
         name = first[0].name
         memory_facts(bundle, level, target, name, lang)
@@ -239,7 +239,7 @@ class TensorwegApp(App):
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
             level = self.current_mode or self.start_level
-            rows(bundle, level, target)  # the first screen's rows, cached
+            rows(bundle, level, target, self.lang)  # the first screen's rows, cached
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
             return
