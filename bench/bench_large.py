@@ -9,7 +9,10 @@ optimized HLO replaced by a generated module (tests/large_bundle.py), written
 to a temporary directory. Goals: open < 1.5 s, key press median <= 50 ms and
 p95 <= 100 ms, filter < 150 ms, peak memory < 400 MB.
 
-    .venv/bin/python bench/bench_large.py [--instructions 30000] [--presses 40]
+    .venv/bin/python bench/bench_large.py [--instructions 30000] [--presses 40] [--bundle PATH]
+
+`--bundle` measures a captured bundle (its cpu target) instead of the generated module, e.g. a
+ResNet50 training step: `tensorweg capture resnet50 --mode train --targets cpu -o PATH`.
 """
 
 from __future__ import annotations
@@ -111,10 +114,19 @@ def _child(bundle: Path, presses: int, last: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _last_instruction(bundle: Path) -> str:
+    """The entry computation's last instruction of the bundle's cpu optimized HLO (the jump's goal)."""
+    from explorer.bundle import Bundle
+
+    module = Bundle.open(bundle).hlo_module("cpu", optimized=True)
+    return module.entry.instructions[-1].name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instructions", type=int, default=30_000)
     parser.add_argument("--presses", type=int, default=40)
+    parser.add_argument("--bundle", type=Path, default=None, help="a captured bundle instead of the generated one")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--last", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -124,9 +136,13 @@ def main() -> None:
     from large_bundle import RECORDED, last_fusion_name, write_large_bundle
 
     with tempfile.TemporaryDirectory() as temp:
-        large = write_large_bundle(Path(temp) / "large", args.instructions)
+        if args.bundle is not None:
+            large, last = args.bundle, _last_instruction(args.bundle)
+        else:
+            large = write_large_bundle(Path(temp) / "large", args.instructions)
+            last = last_fusion_name(args.instructions)
         small = _child(RECORDED, args.presses, "dot_add_fusion")
-        big = _child(large, args.presses, last_fusion_name(args.instructions))
+        big = _child(large, args.presses, last)
     print(f"optimized HLO on cpu, 120x40: {big['rows']:,} rows against {small['rows']} (recorded mnist_cnn)")
     for key, title in (("open_s", "open from cache to rows on screen (s)"),
                        ("open_cpu_s", "  CPU time of the process until then (s)"),
