@@ -79,10 +79,8 @@ def _read(path: Path) -> str | None:
 def _parse_module(text: str | None) -> HloModule | None:
     if text is None:
         return None
-    try:
-        from explorer.hlo.parser import parse_module
-    except ImportError:  # the parser is optional for this reader
-        return None
+    from explorer.hlo.parser import parse_module
+
     return parse_module(text)
 
 

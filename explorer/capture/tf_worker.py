@@ -101,9 +101,9 @@ def _cpu_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
     """targets/cpu/passes/ from the dump; a failure is logged and leaves the other levels alone."""
     if not request.get("passes"):
         return
-    try:
-        from explorer.capture.cpu_dump import read_cpu_passes
+    from explorer.capture.cpu_dump import read_cpu_passes
 
+    try:
         if not read_cpu_passes(dump_dir, out_dir):
             print("tensorweg: XLA:CPU wrote no per-pass snapshots for the model's module", file=sys.stderr)
     except Exception:
