@@ -17,11 +17,9 @@ from pathlib import Path
 from explorer.capture.jax_worker import (
     _level,
     _write,
+    capture_memory,
     find_optimized_dump,
     lower_and_compile,
-    memory_level,
-    normalise,
-    sibling,
     tpu_program_steps,
 )
 from explorer.capture.protocol import ProtocolWriter
@@ -89,7 +87,7 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
         _level(protocol, "memory", lambda: _cpu_levels(module_dump, out_dir, analysis))
         _level(protocol, "kernels", lambda: None)  # written with the memory level from the same dump
     else:
-        _level(protocol, "memory", lambda: _memory(out_dir, optimized_path, analysis, compiled))
+        _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled, analysis))
         _level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
 
 
@@ -106,24 +104,6 @@ def _module_files(dump_dir: Path, module_name: str) -> Path:
 def _find_cpu_optimized(module_dump: Path) -> Path | None:
     found = sorted(module_dump.glob("*.cpu_after_optimizations.txt"))
     return found[-1] if found else None
-
-
-def _memory(out_dir: Path, optimized_path: Path | None, analysis, compiled) -> None:
-    from explorer.capture import jax_compile
-
-    raw = {}
-    for name, suffix in (("buffer_assignment.txt", "-buffer-assignment.txt"),
-                         ("live_range.txt", "-live-range.txt"),
-                         ("memory_report.txt", "-memory-usage-report.txt")):
-        found = sibling(optimized_path, suffix) if optimized_path else None
-        raw[name] = normalise(found.read_text(encoding="utf-8")) if found else ""
-        if found:
-            write_text_atomic(out_dir / name, raw[name])
-    memory = memory_level(raw["buffer_assignment.txt"], raw["live_range.txt"], raw["memory_report.txt"], analysis)
-    dump_json(memory, out_dir / "memory.json")
-    cost = jax_compile.cost(compiled)
-    if cost is not None:
-        dump_json(cost, out_dir / "cost.json")
 
 
 def _cpu_levels(module_dump: Path, out_dir: Path, analysis) -> None:

@@ -224,7 +224,7 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     write_parsed(out_dir / "optimized_hlo.txt")
     protocol.level_done("optimized-hlo")
 
-    _level(protocol, "memory", lambda: _capture_memory(out_dir, optimized_path, compiled))
+    _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled))
     _level(protocol, "kernels", lambda: _capture_kernels(spec, out_dir, dump_dir, optimized))
 
 
@@ -272,7 +272,9 @@ def _level(protocol: ProtocolWriter, level: str, capture) -> None:
     protocol.level_done(level)
 
 
-def _capture_memory(out_dir: Path, optimized_path: Path | None, compiled) -> None:
+def capture_memory(out_dir: Path, optimized_path: Path | None, compiled, analysis=None) -> None:
+    """memory.json (and the raw dump files) from XLA's buffer assignment beside the optimized
+    module, with `analysis` (XLA's memory_analysis figures; the compiled module's by default)."""
     from explorer.capture import jax_compile
 
     raw = {}
@@ -284,7 +286,8 @@ def _capture_memory(out_dir: Path, optimized_path: Path | None, compiled) -> Non
         if found:
             write_text_atomic(out_dir / name, raw[name])
     memory = memory_level(raw["buffer_assignment.txt"], raw["live_range.txt"],
-                          raw["memory_report.txt"], jax_compile.memory_figures(compiled))
+                          raw["memory_report.txt"],
+                          analysis if analysis is not None else jax_compile.memory_figures(compiled))
     dump_json(memory, out_dir / "memory.json")
     cost = jax_compile.cost(compiled)
     if cost is not None:
