@@ -398,6 +398,12 @@ LABELS: dict[str, tuple[str, str]] = {
     "notify.capture_needs_model": (
         "Opened from a bundle: run a capture with the extra targets to add them.",
         "Aus einem Bundle geöffnet: eine Erfassung mit den zusätzlichen Zielen fügt sie hinzu."),
+    # tensorweg handout: the page's own words (the lesson's texts come from the tour).
+    "handout.model": ("Model", "Modell"),
+    "handout.targets": ("Targets", "Ziele"),
+    "handout.hint": ("Hint", "Tipp"),
+    "handout.command": ("To see this screen:", "So erscheint diese Ansicht:"),
+    "handout.selects_nothing": ("(selects nothing in this capture)", "(wählt in dieser Aufnahme nichts aus)"),
     # tensorweg serve --allow-capture: a tab's capture waiting for one of the server's slots.
     "text.capture_waiting": ("capture waiting for a slot: {ahead} ahead ({running} of {slots} running); C cancels",
                              "Erfassung wartet auf einen Platz: {ahead} davor ({running} von {slots} laufen); "
