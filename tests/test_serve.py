@@ -47,37 +47,46 @@ def pack(tmp_path) -> Path:
     return out
 
 
-@pytest.fixture
-def server(pack, tmp_path):
-    """`tensorweg serve course.twpack` on a free loopback port; stopped (and checked gone) afterwards."""
+def _start_server(argv: list[str], cwd: Path, env: dict | None = None):
+    """`tensorweg serve ...` on a free loopback port, its page read: (url, page, process)."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "screens.cli", "serve", str(pack), "--port", str(port), "--lang", "en"],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True)
+        [sys.executable, "-m", "screens.cli", "serve", *argv, "--port", str(port), "--lang", "en"],
+        cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
             with urllib.request.urlopen(url + "/", timeout=2) as response:
-                page = response.read().decode()
-            break
+                return url, response.read().decode(), process
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 raise AssertionError(f"serve did not start: {process.communicate()[1][-2000:]}") from None
             time.sleep(0.2)
+
+
+def _stop_server(process) -> None:
+    """SIGTERM; the server exits 0 and no process of its session (a tab) is left."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        _out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+    assert process.returncode == 0, err[-2000:]
+    assert _group_ends(process.pid), "a tab's app process outlived the server"
+
+
+@pytest.fixture
+def server(pack, tmp_path):
+    """`tensorweg serve course.twpack` on a free loopback port; stopped (and checked gone) afterwards."""
+    url, page, process = _start_server([str(pack)], tmp_path)
     try:
         yield url, page, process
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            out, err = process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            raise
-        assert process.returncode == 0, err[-2000:]
-        assert _group_ends(process.pid), "a tab's app process outlived the server"
+        _stop_server(process)
 
 
 def _group_ends(group: int, seconds: float = 20) -> bool:
@@ -124,6 +133,62 @@ def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_lesson(ser
     while _session_members(process.pid) != [process.pid] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _session_members(process.pid) == [process.pid]
+
+
+async def _read_until(ws, text: str, seen: str = "") -> str:
+    """The tab's output (terminal codes and text) until `text` shows; what was read, with `seen` before it."""
+    deadline = time.monotonic() + 60
+    while text not in seen:
+        assert time.monotonic() < deadline, f"the tab never showed {text!r}"
+        try:
+            message = await ws.receive(timeout=5)
+        except TimeoutError:
+            continue
+        if message.type == aiohttp.WSMsgType.BINARY:
+            seen += message.data.decode("utf-8", errors="replace")
+        elif message.type == aiohttp.WSMsgType.TEXT:
+            seen += message.data
+        else:
+            raise AssertionError(f"the tab closed before showing {text!r}")
+    return seen
+
+
+def test_a_served_tab_queues_its_capture_shows_its_place_and_gives_it_up(fake, tmp_path):
+    """A real server with --allow-capture and one tab over its websocket. The model was captured
+    before (stand-in workers, into this test's cache) and this test holds the server's only slot,
+    as another tab's capture would: `c` in the tab waits in line and the tab says so; C gives the
+    place up. No compiler runs."""
+    fake("ok")
+    from explorer.capture import orchestrator
+
+    orchestrator.capture("mlp", CaptureOptions(targets=("cpu",)))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    url, _page, process = _start_server(["mlp", "--allow-capture", "--targets", "cpu"], tmp_path,
+                                        {"TMPDIR": str(run_dir)})
+
+    async def in_tab(queue: CaptureQueue) -> None:
+        async with aiohttp.ClientSession() as session, session.ws_connect(url + "/ws?width=140&height=30") as ws:
+            await _read_until(ws, "fake | 1 Keras layers")  # the cached bundle is open (the stand-in's name)
+            await ws.send_json(["stdin", "c"])
+            await _read_until(ws, "capture waiting for a slot: 1 ahead (1 of 1 running); C cancels")
+            assert len(list(queue.folder.glob("ticket-*"))) == 1
+            await ws.send_json(["stdin", "C"])
+            deadline = time.monotonic() + 30
+            while list(queue.folder.glob("ticket-*")):
+                assert time.monotonic() < deadline, "C did not give the place up"
+                await asyncio.sleep(0.1)
+            await ws.send_json(["stdin", "q"])
+
+    try:
+        (folder,) = run_dir.glob("tensorweg-serve-*/queue")
+        queue = CaptureQueue(folder)
+        assert queue.slots == 1
+        with queue.slot(threading.Event()):
+            asyncio.run(in_tab(queue))
+    finally:
+        _stop_server(process)
+    assert not list(run_dir.iterdir())  # the queue went with the server
 
 
 def _session_members(session: int) -> list[int]:
@@ -295,3 +360,22 @@ def test_C_gives_up_the_place_in_line_and_no_worker_starts(fake, tmp_path):
         assert not list(pids.iterdir())
 
     asyncio.run(run())
+
+
+@pytest.mark.e2e
+def test_allow_capture_compiles_before_serving_and_a_tab_finds_it_cached(monkeypatch, capsys):
+    """`serve mlp --allow-capture` compiles (TensorFlow) before it listens; the tab's own capture of
+    the options serve passes it is a cache hit, so no learner waits for the first compile."""
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    monkeypatch.setenv(CAPTURE_VARIABLE, "0")
+    _Recorder.calls.clear()
+    _Recorder.queues.clear()
+    assert main(["serve", "mlp", "--allow-capture", "--targets", "cpu"]) == 0
+    command, host, _port, capture = _Recorder.calls[0]
+    assert (host, capture, _Recorder.queues[0]) == ("127.0.0.1", "1", 1)
+    tab = build_parser().parse_args(_tab_arguments(command))
+    from explorer.bundle import Bundle
+    from explorer.capture import orchestrator
+
+    cached = orchestrator.cached_bundle(tab.model, capture_options(tab))
+    assert cached is not None and Bundle.open(cached).model_name == "mlp"
