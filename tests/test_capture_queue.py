@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -147,3 +148,34 @@ def test_cancel_gives_up_the_place_in_line(tmp_path):
 def test_a_folder_that_is_no_queue_is_refused(tmp_path):
     with pytest.raises(TensorwegError, match="not a capture queue"):
         CaptureQueue(tmp_path)
+
+
+def test_a_capture_waits_at_the_gate_and_finds_what_the_one_before_captured(fake, tmp_path):
+    """The orchestrator enters the gate only when workers must run, and looks at the cache again once
+    through: two captures of one model queued on one slot start the workers once (stand-in workers)."""
+    from explorer.capture import orchestrator
+    from explorer.records import CaptureOptions
+
+    pids = fake("slow_ok")
+    queue = CaptureQueue.create(tmp_path / "queue", 1)
+    options = CaptureOptions(targets=("cpu",))
+    waited: list[QueuePlace | None] = []
+    events: list[str] = []
+    first_in = threading.Event()
+
+    @contextmanager
+    def first_gate(cancel):
+        with queue.slot(cancel):
+            first_in.set()  # the slot is the first capture's now
+            yield
+
+    first = threading.Thread(target=orchestrator.capture, args=("mlp", options), kwargs={"gate": first_gate})
+    first.start()
+    assert first_in.wait(30)
+    path = orchestrator.capture("mlp", options, on_event=lambda event: events.append(event.kind),
+                                gate=lambda cancel: queue.slot(cancel, waited.append))
+    first.join(30)
+    assert waited[0] == QueuePlace(ahead=1, running=1, slots=1) and waited[-1] is None
+    assert events == ["cache_hit"] and len(list(pids.iterdir())) == 1  # only the first capture's worker ran
+    # A cache hit never enters the gate.
+    assert orchestrator.capture("mlp", options, gate=lambda cancel: pytest.fail("a cache hit waited")) == path
