@@ -620,6 +620,9 @@ class TensorwegApp(App):
         if not self.can_capture:
             self.notify(label("notify.capture_needs_model", self.lang))
             return
+        if self.queue_place is not None:  # starting anew would put it at the back of the line
+            self.notify(label("notify.capture_waiting", self.lang))
+            return
         from explorer.targets import DEFAULT_TARGETS  # noqa: PLC0415 (a plain registry, no compiler)
 
         have = self.options.targets + (self.bundle.targets if self.bundle is not None else ())

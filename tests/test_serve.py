@@ -354,6 +354,10 @@ def test_C_gives_up_the_place_in_line_and_no_worker_starts(fake, tmp_path):
             async with app.run_test(size=(120, 30)) as pilot:
                 await _wait_for(pilot, lambda: app.queue_place is not None, "the place in line")
                 assert "Erfassung wartet auf einen Platz: 1 davor (1 von 1 laufen); C bricht ab" in _progress(app)
+                ticket = list(queue.folder.glob("ticket-*"))
+                await pilot.press("c")  # again: it keeps its place in line
+                assert app.status == "Diese Erfassung wartet schon auf einen Platz; C bricht sie ab."
+                assert list(queue.folder.glob("ticket-*")) == ticket and len(ticket) == 1
                 await pilot.press("C")
                 await _wait_for(pilot, lambda: not list(queue.folder.glob("ticket-*")), "the ticket given up")
                 assert app.queue_place is None and "wartet" not in _progress(app)

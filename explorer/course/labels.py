@@ -408,6 +408,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "text.capture_waiting": ("capture waiting for a slot: {ahead} ahead ({running} of {slots} running); C cancels",
                              "Erfassung wartet auf einen Platz: {ahead} davor ({running} von {slots} laufen); "
                              "C bricht ab"),
+    "notify.capture_waiting": ("This capture already waits for a slot; C cancels it.",
+                               "Diese Erfassung wartet schon auf einen Platz; C bricht sie ab."),
     "binding.app.cancel_capture": ("Cancel capture", "Erfassung abbrechen"),
     "tooltip.app.cancel_capture": ("Stop the capture, or give up its place in the server's queue",
                                    "Die Erfassung beenden oder ihren Platz in der Warteschlange des Servers aufgeben"),
