@@ -128,7 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--allow-capture", action="store_true",
-                       help="MODEL may be captured (once, before serving); otherwise only packs and bundles are served")
+                       help="MODEL is captured before serving and the tabs may capture its other targets "
+                            "(queued); otherwise only packs and bundles are served")
+    serve.add_argument("--max-captures", type=int, default=None, metavar="N",
+                       help="with --allow-capture: tabs capture more targets, at most N at once, "
+                            "the others queued (default 1)")
     serve.add_argument("--lang", choices=("de", "en"), default=None)
     _common_capture_options(serve, defaults)
 

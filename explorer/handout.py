@@ -16,16 +16,12 @@ import re
 import shlex
 
 from explorer.bundle import Bundle
-from explorer.course.tours import Tour, TourStep
+from explorer.course.labels import label
+from explorer.course.tours import TWINS, Tour, TourStep
+from explorer.errors import TensorwegError
 from explorer.levels import LIST_LEVELS
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
-_WORDS = {
-    "en": {"step": "Step", "of": "of", "hint": "Hint", "command": "To see this screen:",
-           "nothing": "(selects nothing in this capture)", "model": "Model", "targets": "Targets"},
-    "de": {"step": "Schritt", "of": "von", "hint": "Tipp", "command": "Diese Ansicht zeigt:",
-           "nothing": "(wählt in dieser Aufnahme nichts aus)", "model": "Modell", "targets": "Ziele"},
-}
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}
 section{border-top:1px solid #999;margin-top:1.5em}pre{background:#f4f4f4;padding:.6em;overflow-x:auto}
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left}
@@ -33,15 +29,16 @@ table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2em .5em;tex
 
 
 def render_handout(bundle: Bundle, tour: Tour, model_argument: str) -> str:
-    """The whole HTML page for `tour` on `bundle`; `model_argument` goes into the commands shown."""
-    words = _WORDS[tour.lang]
+    """The whole HTML page for `tour` on `bundle`, every word in the tour's language
+    (`explorer.course.labels`); `model_argument` goes into the commands shown."""
+    lang = tour.lang
     parts = [
-        "<!DOCTYPE html>", f'<html lang="{tour.lang}"><head><meta charset="utf-8">',
+        "<!DOCTYPE html>", f'<html lang="{lang}"><head><meta charset="utf-8">',
         f"<title>{_text(tour.title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{_text(tour.title)}</h1>",
         f"<p>{_text(tour.outcome)}</p>" if tour.outcome else "",
-        f"<p class=\"where\">{words['model']}: {_text(bundle.model_name)} · {words['targets']}: "
-        f"{_text(', '.join(bundle.targets))}</p>",
+        f"<p class=\"where\">{label('handout.model', lang)}: {_text(bundle.model_name)} · "
+        f"{label('handout.targets', lang)}: {_text(', '.join(bundle.targets))}</p>",
     ]
     for index, step in enumerate(tour.steps):
         parts.append(_step_section(bundle, tour, index, step, model_argument))
@@ -52,35 +49,36 @@ def render_handout(bundle: Bundle, tour: Tour, model_argument: str) -> str:
 def _step_section(bundle: Bundle, tour: Tour, index: int, step: TourStep, model_argument: str) -> str:
     from explorer import view  # noqa: PLC0415
 
-    words = _WORDS[tour.lang]
+    lang = tour.lang
     selected = view.resolve_tour_step(bundle, step)
-    where = f"{step.level} · {step.target}"
+    where = f"{label(f'level.{step.level}', lang)} · {step.target}"
     if selected:
         where += f" · {selected}"
     elif step.selection is not None:
-        where += f" {words['nothing']}"
+        where += f" {label('handout.selects_nothing', lang)}"
     out = [f'<section id="step-{index + 1}">',
-           f"<h2>{words['step']} {index + 1} {words['of']} {len(tour.steps)}</h2>",
+           f"<h2>{label('word.step', lang)} {index + 1} {label('word.of', lang)} {len(tour.steps)}</h2>",
            f'<p class="where">{_text(where)}</p>']
     out += [f"<p>{_markdown_inline(paragraph)}</p>" for paragraph in step.text.split("\n\n") if paragraph]
-    for explanation in _explanations(bundle, step, selected, tour.lang):
+    for explanation in _explanations(bundle, step, selected, lang):
         out.append(f"<h3>{_text(explanation.title)}</h3>")
         out += [f"<p>{_markdown_inline(p)}</p>" for p in explanation.body.split("\n\n") if p.strip()]
     if selected and step.level in LIST_LEVELS:
-        item = next((i for i in view.rows(bundle, step.level, step.target) if i.name == selected), None)
+        item = next((i for i in view.rows(bundle, step.level, step.target, lang) if i.name == selected), None)
         if item is not None:
-            header = "".join(f"<th>{_text(c)}</th>" for c in view.COLUMNS[step.level])
+            header = "".join(f"<th>{_text(c)}</th>" for c in view.column_titles(step.level, lang))
             cells = "".join(f"<td>{_text(c)}</td>" for c in item.cells)
             out.append(f"<table><tr>{header}</tr><tr>{cells}</tr></table>")
             if item.line:
                 out.append(_code_excerpt(bundle.hlo_text(step.target, step.level == "optimized-hlo"), item.line))
     if step.question is not None:
-        out.append(f'<p class="question"><strong>{words["hint"]}:</strong> {_markdown_inline(step.question.hint)}</p>')
+        hint = label("handout.hint", lang)
+        out.append(f'<p class="question"><strong>{hint}:</strong> {_markdown_inline(step.question.hint)}</p>')
     command = ["tensorweg", "screenshot", model_argument, "--level", step.level, "--target", step.target,
-               "--lang", tour.lang, "--out", f"step-{index + 1}.svg"]
+               "--lang", lang, "--out", f"step-{index + 1}.svg"]
     if selected:
         command[7:7] = ["--select", selected]
-    out.append(f"<p>{words['command']}</p><pre>{_text(shlex.join(command))}</pre>")
+    out.append(f"<p>{label('handout.command', lang)}</p><pre>{_text(shlex.join(command))}</pre>")
     out.append("</section>")
     return "\n".join(out)
 
@@ -118,11 +116,21 @@ def _markdown_inline(text: str) -> str:
 # --- `tensorweg handout` ---------------------------------------------------------------------------
 
 
+def _twin_in(tour_name: str, lang: str) -> str:
+    """The built-in lesson `tour_name` in `lang`: itself, or its twin (`basics` -> `grundlagen`)."""
+    for english, german in TWINS.items():
+        if tour_name in (english, german):
+            return german if lang == "de" else english
+    return tour_name
+
+
 def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
     handout = subparsers.add_parser("handout", help="write a lesson as one static HTML page")
     handout.add_argument("model", metavar="PACK|MODEL", help="a lesson pack, bundle or model")
     handout.add_argument("--tour", required=True, help="a tour file, a built-in tour, or a tour in the pack")
     handout.add_argument("-o", "--output", required=True, help="the .html file to write")
+    handout.add_argument("--lang", choices=("de", "en"), default=None,
+                         help="the handout's language (default the tour's): a built-in tour's twin in it")
     capture_options_for(handout)
     handout.set_defaults(handler=run_handout)
 
@@ -141,9 +149,13 @@ def run_handout(args: argparse.Namespace) -> int:
 
     out = Path(args.output)
     check_output_file(out, ".html")
-    tour = open_pack(Path(args.model)).tour(args.tour) if is_pack(Path(args.model)) else None
+    name = _twin_in(args.tour, args.lang) if args.lang else args.tour
+    tour = open_pack(Path(args.model)).tour(name) if is_pack(Path(args.model)) else None
     if tour is None:
-        tour = load_tour_argument(args.tour)
+        tour = load_tour_argument(name)
+    if args.lang and tour.lang != args.lang:  # the words would be in one language, the lesson in another
+        raise TensorwegError(f"--lang {args.lang}: the tour {args.tour} is written in {tour.lang} and has no "
+                             f"twin in {args.lang}; leave out --lang")
     bundle = open_or_capture(args.model, capture_options(args))
     write_output_file(out, render_handout(bundle, tour, args.model))
     print(out)

@@ -113,6 +113,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def column_titles(level: str, lang: str) -> tuple[str, ...]:
+    """`COLUMNS[level]` in `lang` (labels `column.<title>`, spaces as underscores): the lists' and the handout's."""
+    return tuple(label("column." + title.replace(" ", "_"), lang) for title in COLUMNS[level])
+
+
 @lru_cache(maxsize=4096)
 def shape_text(shape: Shape) -> str:
     """`f32[2,26,26,8]`; tuples as `(f32[2], s32[])`: the core's printer, without the layout.

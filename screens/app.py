@@ -39,12 +39,14 @@ from screens.messages import (
     BundleOpened,
     BundleOpenFailed,
     CaptureFailed,
+    CaptureQueued,
     LevelCaptured,
     LevelStarted,
 )
 
 if TYPE_CHECKING:
     from explorer.bundle import Bundle
+    from explorer.capture_queue import CaptureQueue, QueuePlace
     from explorer.course.tours import Tour
     from explorer.records import CaptureOptions
     from explorer.view import Trace
@@ -131,6 +133,7 @@ class TensorwegApp(App):
         keyed("m", "goto_level('memory')", "app.memory"),
         keyed("t", "next_target", "app.target"),
         keyed("c", "capture_missing", "app.capture", show=False),
+        keyed("C", "cancel_capture", "app.cancel_capture", show=False),
         keyed("question_mark", "help", "app.help"),
         keyed("G", "glossary", "app.glossary"),
         keyed("L", "toggle_language", "app.language"),
@@ -190,6 +193,9 @@ class TensorwegApp(App):
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
         self.status = ""  # the last notification, shown in the screens' status line
         self.came_from: dict[str, str] = {}  # mode -> the mode it was entered from (Esc returns there)
+        # `tensorweg serve --allow-capture`: captures wait here for a slot shared with the other tabs.
+        self.capture_queue: CaptureQueue | None = None
+        self.queue_place: QueuePlace | None = None  # while this tab's capture waits in line
         if select:
             self.selections[level] = select
 
@@ -324,8 +330,14 @@ class TensorwegApp(App):
             elif event.kind == "level_failed":
                 self.post_message(CaptureFailed(event.level, event.target, event.error, generation))
 
+        queued = {}
+        if self.capture_queue is not None:  # the wait runs here, off the UI thread; its place is posted
+            def waiting(place) -> None:
+                self.post_message(CaptureQueued(place, generation))
+
+            queued["gate"] = lambda cancel: self.capture_queue.slot(cancel, waiting)
         try:
-            path = orchestrator.capture(self.model_spec, self.options, on_event=on_event, cancel=cancel)
+            path = orchestrator.capture(self.model_spec, self.options, on_event=on_event, cancel=cancel, **queued)
         except CaptureCancelled:
             return  # cancelled by a newer capture or by quitting: nothing to show
         except TensorwegError as exc:
@@ -336,6 +348,20 @@ class TensorwegApp(App):
     def _from_current_capture(self, event) -> bool:
         generation = getattr(event, "generation", None)
         return generation is None or generation == self.capture_generation
+
+    @on(CaptureQueued)
+    def _capture_queued(self, event: CaptureQueued) -> None:
+        if self._from_current_capture(event):
+            self.queue_place = event.place
+            self._sync_screen()
+
+    def action_cancel_capture(self) -> None:
+        """`C`: give up the capture (or its place in the serve queue); what is on screen stays."""
+        self._cancel.set()
+        self.capture_generation += 1  # whatever it still posts is dropped
+        self.queue_place = None
+        self.progress.clear()
+        self._sync_screen()
 
     @on(LevelStarted)
     def _level_started(self, event: LevelStarted) -> None:
@@ -482,6 +508,10 @@ class TensorwegApp(App):
         return line + (f" | {label('word.trail', self.lang)}: {trail}" if trail else "")
 
     def progress_line(self) -> str:
+        if self.queue_place is not None:
+            place = self.queue_place
+            return label("text.capture_waiting", self.lang).format(
+                ahead=place.ahead, running=place.running, slots=place.slots)
         if not self.progress:
             return ""
         marks = {"running": "..", "ok": "ok"}
@@ -590,6 +620,9 @@ class TensorwegApp(App):
         if not self.can_capture:
             self.notify(label("notify.capture_needs_model", self.lang))
             return
+        if self.queue_place is not None:  # starting anew would put it at the back of the line
+            self.notify(label("notify.capture_waiting", self.lang))
+            return
         from explorer.targets import DEFAULT_TARGETS  # noqa: PLC0415 (a plain registry, no compiler)
 
         have = self.options.targets + (self.bundle.targets if self.bundle is not None else ())
@@ -637,7 +670,7 @@ class TensorwegApp(App):
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
                options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
                select: str | None = None, lang: str = "en", tour: Tour | None = None,
-               plain: bool = False) -> TensorwegApp:
+               plain: bool = False, capture_queue: CaptureQueue | None = None) -> TensorwegApp:
     """The app as the CLI, the screenshots and the tests build it.
 
     `plain`: the terminal's own colours, then none (`plain_terminal()`, which the CLI passes for a
@@ -646,4 +679,5 @@ def create_app(bundle_path: Path | str | None = None, model_spec: str | None = N
     app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select,
                        lang, plain)
     app.start_tour = tour  # an explorer.course.tours.Tour to start in, or None
+    app.capture_queue = capture_queue
     return app

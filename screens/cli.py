@@ -55,7 +55,8 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
     if bundle_path is not None:
         app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain)
     else:
-        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain)
+        app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain,
+                         capture_queue=serve_policy.capture_queue())
     app.run()
     if app.failure is not None:  # a TensorwegError inside the app: one line, like any other
         raise app.failure

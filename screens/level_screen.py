@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
-from explorer.view import COLUMNS, LevelItem, Selection, created_by_compiler, row_groups, rows
+from explorer.view import LevelItem, Selection, column_titles, created_by_compiler, row_groups, rows
 
 from screens.bindings import keyed
 from screens.widgets.device_pane import DevicePane
@@ -29,11 +29,6 @@ from screens.widgets.memory_pane import MemoryPane
 
 if TYPE_CHECKING:
     from screens.app import TensorwegApp
-
-
-def column_titles(level: str, lang: str) -> tuple[str, ...]:
-    """`explorer.view.COLUMNS[level]` in `lang` (labels `column.<title>`, spaces as underscores)."""
-    return tuple(label("column." + title.replace(" ", "_"), lang) for title in COLUMNS[level])
 
 
 class LevelScreen(Screen):

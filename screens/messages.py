@@ -32,6 +32,15 @@ class LevelCaptured(Message):
         self.generation = generation
 
 
+class CaptureQueued(Message):
+    """The capture waits for a slot in `tensorweg serve`'s queue (`place`), or no longer (None)."""
+
+    def __init__(self, place, generation: int | None = None) -> None:
+        super().__init__()
+        self.place = place
+        self.generation = generation
+
+
 class LevelStarted(Message):
     def __init__(self, level: str, target: str, generation: int | None = None) -> None:
         super().__init__()

@@ -1,10 +1,13 @@
 """`tensorweg serve`: the explorer in web browsers, through textual-serve.
 
-Each browser tab gets its own app process (`tensorweg open BUNDLE`, started by textual-serve;
+Each browser tab gets its own app process (`tensorweg open ...`, started by textual-serve;
 closing the tab ends it). What the tabs open is decided here, once: a lesson pack or a bundle
-as it is; a MODEL only with `--allow-capture`, and then it is captured (or taken from the cache)
-before the server starts, so no learner waits for a compiler. The tabs' processes run with
-captures forbidden (`screens.serve_policy`). Listening beyond this machine is explicit and warned.
+as it is, with captures forbidden (`screens.serve_policy`). A MODEL only with `--allow-capture`:
+it is captured (or taken from the cache) before the server starts, so no learner waits for the
+first compile, and the tabs open the model itself, so `c` captures the targets it lacks; those
+captures wait in one queue shared by every tab, at most `--max-captures` at once
+(`explorer.capture_queue`, in a folder that lives as long as the server). Listening beyond this
+machine is explicit and warned.
 """
 
 from __future__ import annotations
@@ -14,13 +17,18 @@ import ipaddress
 import os
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 
+from explorer.capture_queue import CaptureQueue
 from explorer.commands import capture_options, default_language, open_or_capture
 from explorer.errors import TensorwegError
 from explorer.pack import bundle_argument, is_pack
+from explorer.records import CaptureOptions
 
-from screens.serve_policy import CAPTURE_VARIABLE
+from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+
+DEFAULT_MAX_CAPTURES = 1  # a compile takes a core or more for seconds to minutes: one at a time
 
 
 def is_loopback(host: str) -> bool:
@@ -36,23 +44,68 @@ def is_loopback(host: str) -> bool:
 def serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise TensorwegError(f"bad --port {args.port}: expected 1 to 65535")
+    max_captures = _max_captures(args)
     bundle_path = bundle_argument(args.model)
-    opened = Path(args.model) if is_pack(Path(args.model)) else bundle_path  # a pack's tabs start its first lesson
     if bundle_path is None:
         if not args.allow_capture:
             raise TensorwegError(f"{args.model}: serve opens lesson packs and bundles only; "
                                  "capture it first (`tensorweg pack`) or pass --allow-capture")
-        opened = open_or_capture(args.model, capture_options(args)).path
+        options = capture_options(args)
+        open_or_capture(args.model, options)  # the first compile happens before anyone connects
+        tab_arguments = [_shown_model(args.model), *capture_flags(options)]
+    elif args.allow_capture:
+        raise TensorwegError(f"--allow-capture: {args.model} is captured already and tabs cannot add to it; "
+                             "name a MODEL to let the tabs capture")
+    else:  # a pack's tabs start its first lesson
+        tab_arguments = [_shown_path(Path(args.model) if is_pack(Path(args.model)) else bundle_path)]
     if not is_loopback(args.host):
         print(f"warning: serving on {args.host}: anyone who can reach this address and port can open the explorer",
               file=sys.stderr)
-    os.environ[CAPTURE_VARIABLE] = "0"  # the tabs' processes inherit it
-    command = shlex.join([sys.executable, "-m", "screens.cli", "open", _shown_path(opened),
+    command = shlex.join([sys.executable, "-m", "screens.cli", "open", *tab_arguments,
                           "--lang", args.lang or default_language()])
-    server = _server_class()(command, host=args.host, port=args.port, title=f"tensorweg: {Path(args.model).name}")
-    server.shown = f"{Path(args.model).name} on http://{args.host}:{args.port}"
-    server.serve()
+    with tempfile.TemporaryDirectory(prefix="tensorweg-serve-") as run_dir:
+        _tab_policy(Path(run_dir), max_captures)  # the tabs' processes inherit the environment
+        server = _server_class()(command, host=args.host, port=args.port, title=f"tensorweg: {Path(args.model).name}")
+        server.shown = f"{Path(args.model).name} on http://{args.host}:{args.port}"
+        server.serve()
     return 0
+
+
+def _max_captures(args: argparse.Namespace) -> int | None:
+    """How many tabs may capture at once (None: none may)."""
+    if args.max_captures is None:
+        return DEFAULT_MAX_CAPTURES if args.allow_capture else None
+    if not args.allow_capture:
+        raise TensorwegError("--max-captures needs --allow-capture (without it the tabs never capture)")
+    if args.max_captures < 1:
+        raise TensorwegError(f"bad --max-captures {args.max_captures}: at least 1")
+    return args.max_captures
+
+
+def _tab_policy(run_dir: Path, max_captures: int | None) -> None:
+    if max_captures is None:
+        os.environ[CAPTURE_VARIABLE] = "0"
+        os.environ.pop(QUEUE_VARIABLE, None)
+        return
+    os.environ[CAPTURE_VARIABLE] = "1"
+    os.environ[QUEUE_VARIABLE] = str(CaptureQueue.create(run_dir / "queue", max_captures).folder)
+
+
+def capture_flags(options: CaptureOptions) -> list[str]:
+    """The command-line flags that capture with `options` (the tabs capture what serve did)."""
+    flags = ["--targets", ",".join(options.targets), "--batch", str(options.batch), "--mode", options.mode]
+    for name, dims in options.input_shapes:
+        flags += ["--input-shape", f"{name}={'x'.join(str(d) for d in dims)}"]
+    flags += [flag for flag, on in (("--unsafe", options.unsafe), ("--passes", options.passes),
+                                    ("--remat", options.remat)) if on]
+    for flag, value in (("--optimizer", options.optimizer), ("--mesh", options.mesh), ("--shard", options.shard)):
+        flags += [flag, value] if value else []
+    return flags
+
+
+def _shown_model(model: str) -> str:
+    """A model file or folder relative to here (the tabs start here); a sample or module:function as named."""
+    return _shown_path(Path(model)) if Path(model).exists() else model
 
 
 def _shown_path(path: Path) -> str:

@@ -7,15 +7,26 @@ starts each with a copy of the server's); one definition of the variable, here.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+from explorer.capture_queue import CaptureQueue
 
 # Set by `tensorweg serve` for its tabs: "0" when learners may not start a capture.
 CAPTURE_VARIABLE = "TENSORWEG_SERVE_CAPTURE"
+# With --allow-capture: the folder of the queue the tabs' captures wait in (explorer.capture_queue).
+QUEUE_VARIABLE = "TENSORWEG_SERVE_QUEUE"
 # textual-serve runs each tab's app with this driver (stdin/stdout are pipes, not a terminal).
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
 
 
 def captures_forbidden(environ=os.environ) -> bool:
     return environ.get(CAPTURE_VARIABLE) == "0"
+
+
+def capture_queue(environ=os.environ) -> CaptureQueue | None:
+    """The server's capture queue, for a tab that may capture; None outside `serve`."""
+    folder = environ.get(QUEUE_VARIABLE)
+    return CaptureQueue(Path(folder)) if folder else None
 
 
 def in_browser(environ=os.environ) -> bool:

@@ -10,6 +10,7 @@ from explorer.course.tours import builtin_tour
 from screens.cli import main
 
 from tests.conftest import FIXTURES
+from tests.test_screens_german import english_left
 
 BUNDLE = FIXTURES / "bundles" / "mnist_cnn"
 HOSTILE = """# title: <script>alert("title")</script> & co
@@ -65,3 +66,47 @@ def test_handout_refuses_bad_arguments_and_writes_nothing(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+# German words of the course texts that spell an English label: "Shared Memory" (NVIDIA's term),
+# "des Kernels" (genitive), "also" (German "so").
+GERMAN_TOO = re.compile(r"Shared Memory|des Kernels|\balso\b")
+
+
+def _words(page: str) -> str:
+    """The page's text as a reader sees it, without the code and commands (<pre>: the compiler's
+    own text and command lines)."""
+    page = re.sub(r"<pre>.*?</pre>", " ", page, flags=re.S)
+    page = re.sub(r"<style>.*?</style>", " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def test_handout_in_german_has_every_word_in_german(tmp_path, capsys):
+    """`--lang de` takes the lesson's German twin and words the page itself in German too: no English
+    label anywhere (tests/test_screens_german.py's check), while the English page has them."""
+    pages = {}
+    for lang in ("de", "en"):
+        out = tmp_path / f"handout-{lang}.html"
+        assert main(["handout", str(BUNDLE), "--tour", "tensor_to_registers", "--lang", lang, "-o", str(out)]) == 0
+        pages[lang] = out.read_text(encoding="utf-8")
+    german = builtin_tour("tensor_bis_register")
+    page = pages["de"]
+    assert '<html lang="de">' in page and html.escape(german.title) in page
+    assert f"Schritt {len(german.steps)} von {len(german.steps)}" in page and "Modell: " in page
+    assert "<th>Schicht</th><th>Klasse</th><th>Ausgabeform</th>" in page  # the layers step's row
+    assert "--lang de" in html.unescape(page)  # the commands show the German screens
+    assert english_left(GERMAN_TOO.sub(" ", _words(page))) == []
+    assert {"handout.model", "handout.targets", "word.step"} <= set(english_left(_words(pages["en"])))
+
+
+def test_handout_lang_without_a_twin_is_refused(tmp_path, capsys):
+    tours = tmp_path / "tours"
+    tours.mkdir()
+    (tours / "hostile.tour").write_text(HOSTILE, encoding="utf-8")
+    out = tmp_path / "h.html"
+    assert main(["handout", str(BUNDLE), "--tour", str(tours / "hostile.tour"), "--lang", "en", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --lang en: ") and "no twin in en" in err and err.count("\n") == 1
+    assert not out.exists()
+    assert main(["handout", str(BUNDLE), "--tour", "basics", "--lang", "fr", "-o", str(out)]) == 2
+    assert "invalid choice: 'fr'" in capsys.readouterr().err and not out.exists()

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -104,6 +104,8 @@ class CaptureEvent:
 
 
 EventCallback = Callable[[CaptureEvent], None]
+# What a capture holds while its workers run, given its cancel event (explorer.capture_queue).
+Gate = Callable[[threading.Event], AbstractContextManager]
 
 
 def staging_reader(event: CaptureEvent, previous: Bundle | None = None) -> Bundle | None:
@@ -145,6 +147,7 @@ def capture(
     on_event: EventCallback | None = None,
     cancel: threading.Event | None = None,
     use_cache: bool = True,
+    gate: Gate | None = None,
 ) -> Path:
     """Capture every level of `spec` for `options.targets`; return the bundle directory.
 
@@ -156,6 +159,10 @@ def capture(
     thread), and CaptureFailed when the capture produced nothing trustworthy (a
     worker was killed, the staging directory vanished, every compiler level
     failed); the bundle there before is then left as it was.
+
+    `gate(cancel)`, when given, is entered before any worker starts and held until the
+    capture ends (`tensorweg serve`'s queue: at most N captures at once); a cache hit
+    never waits for it.
     """
     from explorer.targets import parse_targets, require_installed  # validates names before any process starts
 
@@ -166,9 +173,25 @@ def capture(
     cancel = cancel or threading.Event()
     final = Path(out_dir) if out_dir else cached_bundle_path(source, options)
     base = open_growable(final, source, options) if use_cache else None
-    if base is not None and all(settled(base, level, target) for target, level in wanted_levels(options)):
+    if _complete(base, options):
         _emit_cache_hit(base, options, emit)
         return final
+    with gate(cancel) if gate is not None else nullcontext():
+        if gate is not None and use_cache:  # while it waited, another capture may have added what it lacked
+            base = open_growable(final, source, options)
+            if _complete(base, options):
+                _emit_cache_hit(base, options, emit)
+                return final
+        return _capture_into(final, source, options, base, out_dir, emit, cancel, use_cache)
+
+
+def _complete(base: Bundle | None, options: CaptureOptions) -> bool:
+    return base is not None and all(settled(base, level, target) for target, level in wanted_levels(options))
+
+
+def _capture_into(final: Path, source: ModelSource, options: CaptureOptions, base: Bundle | None,
+                  out_dir: Path | None, emit: EventCallback, cancel: threading.Event, use_cache: bool) -> Path:
+    """Run the workers for what `base` lacks (everything without one) and swap the result into `final`."""
     if out_dir is not None:
         check_output_dir(final)  # a cache entry that is no bundle (damaged) is simply replaced
     prepare_folder(final.parent)

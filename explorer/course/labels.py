@@ -398,6 +398,21 @@ LABELS: dict[str, tuple[str, str]] = {
     "notify.capture_needs_model": (
         "Opened from a bundle: run a capture with the extra targets to add them.",
         "Aus einem Bundle geöffnet: eine Erfassung mit den zusätzlichen Zielen fügt sie hinzu."),
+    # tensorweg handout: the page's own words (the lesson's texts come from the tour).
+    "handout.model": ("Model", "Modell"),
+    "handout.targets": ("Targets", "Ziele"),
+    "handout.hint": ("Hint", "Tipp"),
+    "handout.command": ("To see this screen:", "So erscheint diese Ansicht:"),
+    "handout.selects_nothing": ("(selects nothing in this capture)", "(wählt in dieser Aufnahme nichts aus)"),
+    # tensorweg serve --allow-capture: a tab's capture waiting for one of the server's slots.
+    "text.capture_waiting": ("capture waiting for a slot: {ahead} ahead ({running} of {slots} running); C cancels",
+                             "Erfassung wartet auf einen Platz: {ahead} davor ({running} von {slots} laufen); "
+                             "C bricht ab"),
+    "notify.capture_waiting": ("This capture already waits for a slot; C cancels it.",
+                               "Diese Erfassung wartet schon auf einen Platz; C bricht sie ab."),
+    "binding.app.cancel_capture": ("Cancel capture", "Erfassung abbrechen"),
+    "tooltip.app.cancel_capture": ("Stop the capture, or give up its place in the server's queue",
+                                   "Die Erfassung beenden oder ihren Platz in der Warteschlange des Servers aufgeben"),
     "notify.no_operands": ("{name} has no operands.", "{name} hat keine Operanden."),
     "notify.operands": ("operands of {name}: {operands}", "Operanden von {name}: {operands}"),
     "help.palette": ("ctrl+p opens the command palette: type any layer, op, instruction or kernel name.",
