@@ -1133,7 +1133,8 @@ def _tvm_counterpart(bundle: Bundle, level: str, name: str, target: str, other: 
     if not layer:
         return ""
     if _tvm(other):
-        return tvm_levels.counterpart(bundle, level, other, layer, work, _kind_of(bundle, level, target, name)[0] == "fusion")
+        fusion = _kind_of(bundle, level, target, name)[0] == "fusion"
+        return tvm_levels.counterpart(bundle, level, other, layer, work, fusion)
     candidates = items_for_layer(bundle, layer, level, other)
     working = [c for c in candidates if _kind_of(bundle, level, other, c)[0] not in (*_plumbing_opcodes(), "parameter",
                                                                                       "constant")] or candidates

@@ -320,7 +320,7 @@ def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
     from explorer.tvm_view import is_tvm
 
     for target in bundle.targets:
-        for level, optimized in (("hlo", False), ("optimized-hlo", True)):
+        for optimized in (False, True):
             # TVM's levels are Relax, not HLO: their rows came from view.rows above
             assert is_tvm(target) or bundle.hlo_module(target, optimized) is not None, (bundle.model_name, target)
         memory = bundle.memory(target)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_course import needed_keys
 
 from explorer import view
 from explorer.bundle import Bundle
@@ -18,7 +19,6 @@ from screens.app import create_app
 from screens.widgets.item_table import ItemTable
 
 from pilot_support import opened, sync, target_key_keeps_layers
-from test_course import needed_keys
 
 TVM_BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn_tvm"
 LESSONS = ("zwei_compiler", "two_compilers")
