@@ -292,16 +292,18 @@ SAMPLES = ("mnist_cnn", "mlp", "lstm", "tiny_transformer", "resnet_block", "dept
 DEFAULT_TARGETS = ("cpu", "gpu:h100", "tpu:v5e")
 
 
-def sample_bundle(tmp_path_factory, sample: str):
-    """A capture of one sample for the default targets, shared by the course and tour tests."""
+def sample_bundle(tmp_path_factory, sample: str, extra_targets: tuple[str, ...] = ()):
+    """A capture of one sample for the default targets (and `extra_targets`, e.g. the `tvm:cpu` a
+    tour visits), shared by the course and tour tests."""
     from explorer.bundle import Bundle, is_bundle
     from explorer.capture.orchestrator import capture
     from explorer.records import CaptureOptions
 
     path = tmp_path_factory.getbasetemp() / "course-bundles" / sample
-    if not is_bundle(path):
+    targets = tuple(dict.fromkeys((*DEFAULT_TARGETS, *extra_targets)))
+    if not is_bundle(path) or not set(targets) <= set(Bundle.open(path).targets):
         path.parent.mkdir(parents=True, exist_ok=True)
-        capture(sample, CaptureOptions(targets=DEFAULT_TARGETS), out_dir=path, use_cache=False)
+        capture(sample, CaptureOptions(targets=targets), out_dir=path, use_cache=False)
     return Bundle.open(path)
 
 

@@ -140,3 +140,10 @@ def test_snapshot_tvm_optimized_level(snap_compare):
     `fusion`, layer conv2d) and the module text at `def fused_conv2d_relu`."""
     app = create_app(TVM_BUNDLE, level="optimized-hlo", target="tvm:cpu", select="fused_conv2d_relu")
     assert snap_compare(app, run_before=opened, terminal_size=(80, 24))
+
+
+def test_a_tour_adds_the_targets_its_steps_visit_to_the_capture():
+    from screens.cli import with_tour_targets
+
+    assert with_tour_targets("cpu,gpu:h100,tpu:v5e", builtin_tour("zwei_compiler")) == "cpu,gpu:h100,tpu:v5e,tvm:cpu"
+    assert with_tour_targets("tvm:cpu", builtin_tour("two_compilers")) == "tvm:cpu,cpu"
