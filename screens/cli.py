@@ -76,7 +76,16 @@ def cmd_tour(args: argparse.Namespace) -> int:
     """
     if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
         return _run_explorer(args, tour)
-    return _run_explorer(args, load_tour_argument(args.tour))
+    tour = load_tour_argument(args.tour)
+    args.targets = with_tour_targets(args.targets, tour)
+    return _run_explorer(args, tour)
+
+
+def with_tour_targets(targets: str, tour: Tour) -> str:
+    """`--targets` plus every target the tour's steps visit (the two-compiler lesson needs `tvm:cpu`),
+    so a capture for the tour has them; a bundle opened as it is keeps its own."""
+    asked = [target.strip() for target in targets.split(",") if target.strip()]
+    return ",".join(dict.fromkeys([*asked, *(step.target for step in tour.steps)]))
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
