@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -91,10 +92,8 @@ def _stop(process: subprocess.Popen, seconds: float = 20) -> None:
     """SIGTERM the process's whole session, SIGKILL what is left after `seconds`; reap it."""
     for sig, wait in ((signal.SIGTERM, seconds), (signal.SIGKILL, 5)):
         for pid in _session_members(process.pid):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             process.poll()
@@ -188,8 +187,8 @@ def chromium(tmp_path):
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         active = profile / "DevToolsActivePort"  # Chromium writes the port it took here
-        port = _wait_for("Chromium's DevTools port", lambda: active.is_file() and active.read_text().split()[:1] or None,
-                         60, browser)[0]
+        port = _wait_for("Chromium's DevTools port",
+                         lambda: active.is_file() and active.read_text().split()[:1] or None, 60, browser)[0]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as response:
             pages = [t for t in json.load(response) if t["type"] == "page"]
         yield pages[0]["webSocketDebuggerUrl"], browser
