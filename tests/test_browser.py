@@ -54,10 +54,10 @@ Object.defineProperty(Object.prototype, "terminal", {
   },
 });
 """
-# The rows xterm shows now, as text (its buffer is what the canvas draws).
+# The rows xterm shows now, as text (its buffer is what the canvas draws); "" before the page is there.
 SCREEN_TEXT = """
 (() => {
-  const term = window.__terminals.find(t => t && t.buffer && t.buffer.active);
+  const term = (window.__terminals || []).find(t => t && t.buffer && t.buffer.active);
   if (!term) return "";
   const buffer = term.buffer.active, rows = [];
   for (let y = 0; y < term.rows; y++) {
@@ -203,7 +203,7 @@ def test_a_lesson_pack_served_to_headless_chromium_shows_the_lesson_and_answers_
     async def drive() -> tuple[str, str, bytes]:
         async with aiohttp.ClientSession() as session, session.ws_connect(page_socket, max_msg_size=0) as ws:
             page = DevTools(ws)
-            await page.call("Page.enable")
+            await page.call("Page.enable")  # without it the script below never ran on the new page (tried)
             await page.call("Emulation.setDeviceMetricsOverride", width=WINDOW[0], height=WINDOW[1],
                             deviceScaleFactor=1, mobile=False)
             await page.call("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
