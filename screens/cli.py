@@ -26,6 +26,7 @@ from explorer.course.tours import Tour
 from explorer.errors import TensorwegError
 from explorer.model_source import resolve
 from explorer.pack import bundle_argument, is_pack, open_pack
+from explorer.targets import require_compilers
 
 from screens import serve_policy
 
@@ -48,6 +49,7 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
         if serve_policy.captures_forbidden():
             raise TensorwegError(f"{args.model}: this server opens lesson packs and bundles only")
         resolve(args.model)
+        require_compilers()  # a UI-only install says how to get the compilers, before the UI
     _require_terminal()
     from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
 
