@@ -4,6 +4,7 @@ and (e2e) coverage of every item kind that real captures of the sample models co
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import subprocess
 import sys
@@ -292,16 +293,20 @@ SAMPLES = ("mnist_cnn", "mlp", "lstm", "tiny_transformer", "resnet_block", "dept
 DEFAULT_TARGETS = ("cpu", "gpu:h100", "tpu:v5e")
 
 
-def sample_bundle(tmp_path_factory, sample: str):
-    """A capture of one sample for the default targets, shared by the course and tour tests."""
+def sample_bundle(tmp_path_factory, sample: str, options=None):
+    """A capture of one sample for the default targets (or a tour's `# capture:` options, see
+    explorer.course.tours.capture_options), shared by the course and tour tests."""
     from explorer.bundle import Bundle, is_bundle
     from explorer.capture.orchestrator import capture
     from explorer.records import CaptureOptions
 
-    path = tmp_path_factory.getbasetemp() / "course-bundles" / sample
+    options = options or CaptureOptions(targets=DEFAULT_TARGETS)
+    variant = "" if options == CaptureOptions(targets=DEFAULT_TARGETS) else "-" + hashlib.sha256(
+        repr(options).encode()).hexdigest()[:10]
+    path = tmp_path_factory.getbasetemp() / "course-bundles" / f"{sample}{variant}"
     if not is_bundle(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        capture(sample, CaptureOptions(targets=DEFAULT_TARGETS), out_dir=path, use_cache=False)
+        capture(sample, options, out_dir=path, use_cache=False)
     return Bundle.open(path)
 
 

@@ -12,6 +12,7 @@ from explorer.course.tours import (
     Condition,
     builtin_tour,
     builtin_tours,
+    capture_options,
     load_tour,
     parse_selection,
     parse_tour,
@@ -162,6 +163,27 @@ def test_the_lstm_lesson_follows_the_while_loop_through_every_compiled_level():
         assert {("hlo", "cpu"), ("optimized-hlo", "cpu"), ("optimized-hlo", "tpu")} <= visited, lang
 
 
+def test_the_capture_header_takes_only_capture_options():
+    tour = parse_tour(HEADER + "# capture: --mode train --mesh 2x2 --shard model --targets tpu:v5e --batch 8\n"
+                      "step: level=hlo\ntext: x\n", "t.tour")
+    options = capture_options(tour)
+    assert (options.mode, options.optimizer, options.mesh, options.shard) == ("train", "adam", "2x2", "model")
+    assert options.targets == ("tpu:v5e",) and options.batch == 8
+    assert capture_options(parse_tour(HEADER + "step: level=hlo\ntext: x\n", "t.tour")).mode == "inference"
+    bad = _error(HEADER + "# capture: --mode train --layout-map /etc/passwd\nstep: level=hlo\ntext: x\n")
+    assert "unknown capture option '--layout-map'" in str(bad) and (bad.line, bad.column) == (4, 25)
+    assert "unknown capture option '--unsafe'" in str(_error(HEADER + "# capture: --unsafe\nstep: level=hlo\ntext: x\n"))
+    assert "needs a value" in str(_error(HEADER + "# capture: --mode\nstep: level=hlo\ntext: x\n"))
+
+
+def test_the_training_and_mesh_lessons_are_written_for_their_captures():
+    for name in ("training_memory", "training_speicher"):
+        assert capture_options(builtin_tour(name)).mode == "train"
+    for name in ("four_chips", "vier_chips"):
+        options = capture_options(builtin_tour(name))
+        assert (options.mesh, options.shard, options.targets) == ("2x2", "model", ("tpu:v5e",))
+
+
 def test_builtin_tour_by_name_and_unknown_name():
     assert builtin_tour("tensor_bis_register").model == "mnist_cnn"
     with pytest.raises(TensorwegError, match="unknown tour 'nope' \\(try: .*grundlagen"):
@@ -177,7 +199,7 @@ def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_fac
     from test_course import sample_bundle  # the same shared captures as the coverage test
 
     tour = builtin_tour(name)
-    bundle = sample_bundle(tmp_path_factory, tour.model)
+    bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
     missing = []
     for step in tour.steps:
         assert step.target in bundle.targets or step.level in ("layers", "graph"), step

@@ -21,9 +21,11 @@ from explorer.course.tours.parser import (
     read_tour_file,
 )
 from explorer.errors import TensorwegError
+from explorer.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
+    "capture_options",
     "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
@@ -37,6 +39,8 @@ TWINS: dict[str, str] = {
     "memory_and_work": "speicher",
     "tensor_to_registers": "tensor_bis_register",
     "while_loop": "while_schleife",
+    "training_memory": "training_speicher",
+    "four_chips": "vier_chips",
 }
 
 
@@ -73,6 +77,15 @@ def _holds(condition: Condition, candidate: Candidate) -> bool:
     if condition.kind == "layer":
         return candidate.layer == condition.value or (not candidate.layer and candidate.name == condition.value)
     return condition.value in candidate.kinds
+
+
+def capture_options(tour: Tour) -> CaptureOptions:
+    """What the lesson was written on: its `# capture:` options as the command line reads them
+    (explorer.commands.capture_options, with its checks); the default capture without them."""
+    from explorer.cli import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
+    from explorer.commands import capture_options as from_args  # noqa: PLC0415
+
+    return from_args(build_parser().parse_args(["capture", tour.model, *tour.capture.split()]))
 
 
 def load_tour(path: Path) -> Tour:
