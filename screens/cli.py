@@ -22,7 +22,7 @@ from explorer.commands import (
     screenshot_size,
     write_output_file,
 )
-from explorer.course.tours import Tour
+from explorer.course.tours import Tour, with_capture_options
 from explorer.errors import TensorwegError
 from explorer.model_source import resolve
 from explorer.pack import bundle_argument, is_pack, open_pack
@@ -75,7 +75,8 @@ def cmd_tour(args: argparse.Namespace) -> int:
     """
     if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
         return _run_explorer(args, tour)
-    return _run_explorer(args, load_tour_argument(args.tour))
+    tour = load_tour_argument(args.tour)
+    return _run_explorer(with_capture_options(args, tour), tour)  # a training lesson captures a training step
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:

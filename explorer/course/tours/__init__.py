@@ -5,6 +5,7 @@ Built-in lessons are the `*.tour` files in this package.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -25,7 +26,7 @@ from explorer.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
-    "capture_options",
+    "capture_options", "with_capture_options",
     "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
@@ -86,6 +87,18 @@ def capture_options(tour: Tour) -> CaptureOptions:
     from explorer.commands import capture_options as from_args  # noqa: PLC0415
 
     return from_args(build_parser().parse_args(["capture", tour.model, *tour.capture.split()]))
+
+
+def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Namespace:
+    """`tensorweg tour NAME MODEL`: the options the tour's `# capture:` names replace the command
+    line's, unless the command line asks for a training step or a mesh of its own."""
+    if not tour.capture or args.mode != "inference" or args.mesh:
+        return args
+    from explorer.cli import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
+
+    parsed = vars(build_parser().parse_args(["tour", "-", tour.model, *tour.capture.split()]))
+    named = {word[2:].replace("-", "_") for word in tour.capture.split() if word.startswith("--")}
+    return argparse.Namespace(**{**vars(args), **{name: parsed[name] for name in named}})
 
 
 def load_tour(path: Path) -> Tour:
