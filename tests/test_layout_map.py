@@ -151,7 +151,7 @@ def test_splitting_the_first_kernel_gives_half_columns_per_chip_and_an_all_reduc
     assert shapes[0] == [64, 64]  # dense's 64x128 kernel: 64 columns on each chip of the model axis
     assert shapes[2] == [128, 64]  # dense_1's kernel is whole on every chip
     lines = view.step_lines(bundle, "tpu:v5e")
-    assert lines[0].startswith("train (sgd) on 2x2, model parallel")
+    assert lines[0].startswith("train (sgd) on 2x2, model parallel by layout map first.toml")
     # dense_1 contracts over the split columns: its partial sums are added over the model axis.
     assert any(line.strip().startswith("all-reduce") and "[2,2]<=[4]" in line and "[dense_1, forward]" in line
                for line in lines)

@@ -135,7 +135,8 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
         groups.append(group(INPUTS, first, [name for name, *_ in signature], inputs))
         traced = jax.jit(fwd, keep_unused=True).trace(args_t, args_n, x)
         layout = StepLayout(mode=mode, optimizer="", compiler=compiler_name(spec), arguments=tuple(groups),
-                            mesh=options.mesh, shard=options.shard, devices=placement.devices)
+                            mesh=options.mesh, shard=options.shard, devices=placement.devices,
+                            layout_map=options.layout_map_file)
         lowered = traced.lower(lowering_platforms=(placement.platform,))
         return Lowering(lowered=lowered, platform=placement.platform, scopes=scopes), layout
 
@@ -180,6 +181,7 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
         arguments=tuple(groups), outputs=outputs,
         donated=tuple(range(len(trainable) + len(non_trainable) + len(state))),
         mesh=options.mesh, shard=options.shard, devices=placement.devices, remat=options.remat,
+        layout_map=options.layout_map_file,
     )
     return Lowering(lowered=lowered, platform=placement.platform, scopes=train_scopes(scopes)), layout
 
