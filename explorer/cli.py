@@ -51,6 +51,10 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
                         help="compile for a TPU slice of this many chips (with --shard)")
     parser.add_argument("--shard", choices=SHARDINGS, default=None,
                         help="divide the work over the mesh by the batch (data) or the weights (model)")
+    parser.add_argument("--layout-map", type=Path, default=None, metavar="FILE",
+                        help="with --mesh, instead of --shard: a TOML or JSON file mapping weight-path "
+                             'regexes to a mesh axis or null per dimension, e.g. {"dense/kernel": [null, "model"]} '
+                             "(a Keras LayoutMap; docs/layout-map.md)")
     if default_targets is not None:
         parser.add_argument("--targets", default=default_targets,
                             help=f"comma-separated targets (default {default_targets})")

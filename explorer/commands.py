@@ -63,13 +63,27 @@ def capture_options(args: argparse.Namespace, targets: str | None = None) -> Cap
         mode=args.mode,
         optimizer=_optimizer(args),
         mesh=args.mesh,
-        shard=args.shard or "",
         remat=args.remat,
+        **_sharding(args),
     )
     if options.remat and options.mode != "train":
         raise TensorwegError("--remat needs --mode train")
     check_mesh_options(options)
     return options
+
+
+def _sharding(args: argparse.Namespace) -> dict:
+    """--shard, or --layout-map FILE: model parallel by the file's rules (it replaces --shard; needs --mesh)."""
+    path = getattr(args, "layout_map", None)
+    if path is None:
+        return {"shard": args.shard or ""}
+    if args.shard:
+        raise TensorwegError("--layout-map replaces --shard: give one of them")
+    if not args.mesh:
+        raise TensorwegError("--layout-map needs --mesh, e.g. --mesh 2x2")
+    from explorer.layout_map import load_layout_map  # noqa: PLC0415
+
+    return {"shard": "model", "layout_map": load_layout_map(path), "layout_map_file": path.name}
 
 
 def _optimizer(args: argparse.Namespace) -> str:

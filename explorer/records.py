@@ -273,6 +273,10 @@ class CaptureOptions:
     mesh: str = ""
     shard: str = ""
     remat: bool = False  # train mode: the forward pass recomputed in the backward (jax.checkpoint)
+    # --layout-map FILE (shard "model"): the file's rules, (regex, mesh axis or None per dimension),
+    # and its name for messages; the rules, not the path, make a different file a different bundle.
+    layout_map: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
+    layout_map_file: str = ""
 
     def without_targets(self) -> CaptureOptions:
         """What decides how the model compiles, whatever the target: a bundle grows by targets

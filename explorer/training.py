@@ -66,6 +66,7 @@ class StepLayout:
     remat: bool = False
     without_remat_analysis: tuple[tuple[str, int], ...] = ()
     flops: tuple[float, float] = (0.0, 0.0)
+    layout_map: str = ""  # --layout-map: the file's name (the weights split by its Keras LayoutMap)
 
 
 # --- op names: which layer, which pass ----------------------------------------------
@@ -324,6 +325,7 @@ def mode_label(layout: StepLayout) -> str:
     text += ", rematerialised" if layout.remat else ""
     if layout.mesh:
         text += f" on {layout.mesh}, {layout.shard} parallel"
+        text += f" by layout map {layout.layout_map}" if layout.layout_map else ""
     return text
 
 

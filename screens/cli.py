@@ -22,7 +22,7 @@ from explorer.commands import (
     screenshot_size,
     write_output_file,
 )
-from explorer.course.tours import Tour
+from explorer.course.tours import Tour, visited_targets, with_capture_options
 from explorer.errors import TensorwegError
 from explorer.model_source import resolve
 from explorer.pack import bundle_argument, is_pack, open_pack
@@ -79,6 +79,7 @@ def cmd_tour(args: argparse.Namespace) -> int:
     if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
         return _run_explorer(args, tour)
     tour = load_tour_argument(args.tour)
+    args = with_capture_options(args, tour)  # a training lesson captures a training step
     args.targets = with_tour_targets(args.targets, tour)
     return _run_explorer(args, tour)
 
@@ -87,7 +88,7 @@ def with_tour_targets(targets: str, tour: Tour) -> str:
     """`--targets` plus every target the tour's steps visit (the two-compiler lesson needs `tvm:cpu`),
     so a capture for the tour has them; a bundle opened as it is keeps its own."""
     asked = [target.strip() for target in targets.split(",") if target.strip()]
-    return ",".join(dict.fromkeys([*asked, *(step.target for step in tour.steps)]))
+    return ",".join(dict.fromkeys([*asked, *visited_targets(tour)]))
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:

@@ -4,9 +4,11 @@ and (e2e) coverage of every item kind that real captures of the sample models co
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import subprocess
 import sys
+from dataclasses import replace
 from importlib import resources
 
 import pytest
@@ -292,18 +294,23 @@ SAMPLES = ("mnist_cnn", "mlp", "lstm", "tiny_transformer", "resnet_block", "dept
 DEFAULT_TARGETS = ("cpu", "gpu:h100", "tpu:v5e")
 
 
-def sample_bundle(tmp_path_factory, sample: str, extra_targets: tuple[str, ...] = ()):
-    """A capture of one sample for the default targets (and `extra_targets`, e.g. the `tvm:cpu` a
-    tour visits), shared by the course and tour tests."""
+def sample_bundle(tmp_path_factory, sample: str, options=None):
+    """A capture of one sample for the default targets (or a tour's `# capture:` options, see
+    explorer.course.tours.capture_options), shared by the course and tour tests."""
     from explorer.bundle import Bundle, is_bundle
     from explorer.capture.orchestrator import capture
     from explorer.records import CaptureOptions
 
-    path = tmp_path_factory.getbasetemp() / "course-bundles" / sample
-    targets = tuple(dict.fromkeys((*DEFAULT_TARGETS, *extra_targets)))
-    if not is_bundle(path) or not set(targets) <= set(Bundle.open(path).targets):
+    options = options or CaptureOptions(targets=DEFAULT_TARGETS)
+    how = options.without_targets()  # one bundle per way of compiling; it grows by targets
+    variant = "" if how == CaptureOptions().without_targets() else "-" + hashlib.sha256(
+        repr(how).encode()).hexdigest()[:10]
+    path = tmp_path_factory.getbasetemp() / "course-bundles" / f"{sample}{variant}"
+    had = Bundle.open(path).targets if is_bundle(path) else ()
+    if not set(options.targets) <= set(had):
         path.parent.mkdir(parents=True, exist_ok=True)
-        capture(sample, CaptureOptions(targets=targets), out_dir=path, use_cache=False)
+        targets = tuple(dict.fromkeys((*had, *options.targets)))
+        capture(sample, replace(options, targets=targets), out_dir=path, use_cache=False)
     return Bundle.open(path)
 
 
@@ -339,7 +346,10 @@ def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_every_item_kind_in_real_captures_has_its_own_text_in_both_languages(sample, tmp_path_factory):
     # TVM's second compiler on the samples its e2e tests capture (tests/test_tvm_e2e.py)
-    bundle = sample_bundle(tmp_path_factory, sample, ("tvm:cpu",) if sample in ("mnist_cnn", "mlp") else ())
+    from explorer.records import CaptureOptions
+
+    extra = ("tvm:cpu",) if sample in ("mnist_cnn", "mlp") else ()
+    bundle = sample_bundle(tmp_path_factory, sample, CaptureOptions(targets=(*DEFAULT_TARGETS, *extra)))
     gaps = []
     for level, target, kind_keys in sorted(needed_keys(bundle)):
         for lang in LANGUAGES:

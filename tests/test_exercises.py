@@ -224,11 +224,11 @@ async def test_learner_answers_in_the_tour_panel_right_and_wrong_and_sees_the_su
 def test_every_builtin_question_is_answerable_on_a_real_capture(name, tmp_path_factory):
     from test_course import sample_bundle  # the shared captures of the other built-in tour tests
 
-    from explorer.course.tours import builtin_tour, meets
+    from explorer.course.tours import builtin_tour, capture_options, meets
     from explorer.view import resolve_tour_step
 
     tour = builtin_tour(name)
-    bundle = sample_bundle(tmp_path_factory, tour.model, tuple(step.target for step in tour.steps))
+    bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
     for step in tour.steps:
         question = step.question
         if question is None:

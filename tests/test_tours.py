@@ -12,10 +12,12 @@ from explorer.course.tours import (
     Condition,
     builtin_tour,
     builtin_tours,
+    capture_options,
     load_tour,
     parse_selection,
     parse_tour,
     resolve_selection,
+    with_capture_options,
 )
 from explorer.errors import ParseError, TensorwegError
 
@@ -162,6 +164,47 @@ def test_the_lstm_lesson_follows_the_while_loop_through_every_compiled_level():
         assert {("hlo", "cpu"), ("optimized-hlo", "cpu"), ("optimized-hlo", "tpu")} <= visited, lang
 
 
+def test_the_capture_header_takes_only_capture_options():
+    tour = parse_tour(HEADER + "# capture: --mode train --mesh 2x2 --shard model --targets tpu:v5e --batch 8\n"
+                      "step: level=hlo target=tpu:v5e\ntext: x\n", "t.tour")
+    options = capture_options(tour)
+    assert (options.mode, options.optimizer, options.mesh, options.shard) == ("train", "adam", "2x2", "model")
+    assert options.targets == ("tpu:v5e",) and options.batch == 8
+    assert capture_options(parse_tour(HEADER + "step: level=hlo\ntext: x\n", "t.tour")).mode == "inference"
+    # every target a step shows is captured too, beside the header's (steps on the layers level show none)
+    visiting = parse_tour(HEADER + "# capture: --targets tpu:v5e\nstep: level=layers\ntext: x\n"
+                          "step: level=kernels target=tvm:cpu\ntext: y\n", "t.tour")
+    assert capture_options(visiting).targets == ("tpu:v5e", "tvm:cpu")
+    bad = _error(HEADER + "# capture: --mode train --layout-map /etc/passwd\nstep: level=hlo\ntext: x\n")
+    assert "unknown capture option '--layout-map'" in str(bad) and (bad.line, bad.column) == (4, 25)
+    unsafe = _error(HEADER + "# capture: --unsafe\nstep: level=hlo\ntext: x\n")
+    assert "unknown capture option '--unsafe'" in str(unsafe)
+    assert "needs a value" in str(_error(HEADER + "# capture: --mode\nstep: level=hlo\ntext: x\n"))
+
+
+def test_the_training_and_mesh_lessons_are_written_for_their_captures():
+    for name in ("training_memory", "training_speicher"):
+        assert capture_options(builtin_tour(name)).mode == "train"
+    for name in ("four_chips", "vier_chips"):
+        options = capture_options(builtin_tour(name))
+        assert (options.mesh, options.shard, options.targets) == ("2x2", "model", ("tpu:v5e",))
+
+
+def test_tensorweg_tour_captures_what_the_lesson_was_written_for():
+    from explorer.cli import build_parser
+    from explorer.commands import capture_options as from_args
+
+    tour = builtin_tour("four_chips")
+    plain = build_parser().parse_args(["tour", "four_chips", "mlp"])
+    options = from_args(with_capture_options(plain, tour))
+    assert options == capture_options(tour) and options.mesh == "2x2"
+    # A command line that asks for a training step or a mesh of its own keeps it.
+    own = build_parser().parse_args(["tour", "four_chips", "mlp", "--mode", "train", "--targets", "gpu:h100"])
+    assert from_args(with_capture_options(own, tour)).targets == ("gpu:h100",)
+    inference = build_parser().parse_args(["tour", "basics", "mlp", "--targets", "cpu"])
+    assert with_capture_options(inference, builtin_tour("basics")) is inference
+
+
 def test_builtin_tour_by_name_and_unknown_name():
     assert builtin_tour("tensor_bis_register").model == "mnist_cnn"
     with pytest.raises(TensorwegError, match="unknown tour 'nope' \\(try: .*grundlagen"):
@@ -177,10 +220,25 @@ def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_fac
     from test_course import sample_bundle  # the same shared captures as the coverage test
 
     tour = builtin_tour(name)
-    bundle = sample_bundle(tmp_path_factory, tour.model, tuple(step.target for step in tour.steps))
+    bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
     missing = []
     for step in tour.steps:
         assert step.target in bundle.targets or step.level in ("layers", "graph"), step
         if step.selection is not None and view.resolve_tour_step(bundle, step) is None:  # what the tour screen selects
             missing.append(f"line {step.line}: {step.level} {step.target} select={step.selection.text}")
     assert not missing, "selects nothing:\n" + "\n".join(missing)
+
+
+@pytest.mark.e2e
+def test_the_four_chips_lesson_shows_half_a_kernel_and_the_all_reduce_of_a_model_group(tmp_path_factory):
+    """What its texts claim, on the capture its `# capture:` header asks for."""
+    from test_course import sample_bundle
+
+    tour = builtin_tour("four_chips")
+    bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
+    kernel = view.resolve_tour_step(bundle, tour.steps[1])
+    assert "shape  f32[64,64]" in view.memory_facts(bundle, "optimized-hlo", "tpu:v5e", kernel)
+    reduce = view.resolve_tour_step(bundle, tour.steps[3])
+    assert reduce.startswith("all-reduce")
+    assert any(line.strip().startswith("all-reduce") and "[2,2]<=[4]" in line and "[dense_1, backward]" in line
+               for line in view.step_lines(bundle, "tpu:v5e"))

@@ -69,3 +69,44 @@ def weight_spec(shard: str, shape: tuple[int, ...], model_size: int) -> Any:
 def spec_text(spec: Any) -> str:
     """A PartitionSpec as the learner reads it: `P('data', None)`."""
     return "P(" + ", ".join(repr(part) for part in spec) + ")"
+
+
+class KerasLayout:
+    """--layout-map: a real `keras.distribution.ModelParallel` with the file's `LayoutMap` over the
+    compile-only mesh decides each argument's spec. The rules are checked against the model's
+    weights first (explorer.layout_map.assign), so a bad key is one line naming the file."""
+
+    def __init__(self, mesh: Any, options: Any, model: Any) -> None:
+        import keras
+
+        from explorer.layout_map import assign
+
+        sizes = dict(zip(mesh.axis_names, mesh.devices.shape, strict=True))
+        weights = [(v.path, tuple(v.shape)) for v in model.weights]
+        assign(options.layout_map_file, options.layout_map, weights, sizes)
+        device_mesh = keras.distribution.DeviceMesh(mesh.devices.shape, list(mesh.axis_names), devices=mesh.devices)
+        layout_map = keras.distribution.LayoutMap(device_mesh)
+        for pattern, axes in options.layout_map:
+            layout_map[pattern] = tuple(axes)
+        self.distribution = keras.distribution.ModelParallel(layout_map=layout_map, batch_dim_name=MESH_AXES[0])
+        self.weights = {v.path: v for v in model.weights}
+        # An optimizer's slot (`adam/dense_kernel_momentum`) lies like its weight, as Keras's
+        # `add_variable_from_reference` places it.
+        self.slots = {v.path.replace("/", "_"): v for v in model.trainable_variables}
+
+    def spec(self, shape: tuple[int, ...], batch: bool, path: str) -> Any:
+        from jax.sharding import PartitionSpec as P
+
+        if batch:
+            return P(*self.distribution.get_data_layout(shape).axes)
+        variable = self.weights[path] if path in self.weights else self._reference(path, shape)
+        if variable is None:
+            return P()
+        return P(*self.distribution.get_variable_layout(variable).axes)
+
+    def _reference(self, path: str, shape: tuple[int, ...]) -> Any:
+        slot = path.rpartition("/")[2]
+        for prefix, variable in self.slots.items():
+            if slot.startswith(prefix + "_") and tuple(variable.shape) == tuple(shape):
+                return variable
+        return None

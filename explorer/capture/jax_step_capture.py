@@ -32,7 +32,9 @@ from explorer.training import STEP_FILE
 def options_of(request: dict) -> CaptureOptions:
     return CaptureOptions(targets=(request["target"],), mode=request.get("mode", "inference"),
                           optimizer=request.get("optimizer", ""), mesh=request.get("mesh", ""),
-                          shard=request.get("shard", ""), remat=bool(request.get("remat")))
+                          shard=request.get("shard", ""), remat=bool(request.get("remat")),
+                          layout_map=tuple((pattern, tuple(axes)) for pattern, axes in request.get("layout_map", ())),
+                          layout_map_file=request.get("layout_map_file", ""))
 
 
 def is_step_request(request: dict) -> bool:

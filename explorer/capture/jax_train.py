@@ -51,8 +51,9 @@ def make_optimizer(name: str, model: Any) -> Any:
 class Placement:
     """Where every abstract argument lives: one device, or a NamedSharding over a mesh."""
 
-    def __init__(self, spec: TargetSpec, options: CaptureOptions) -> None:
+    def __init__(self, spec: TargetSpec, options: CaptureOptions, model: Any = None) -> None:
         self.shard = options.shard
+        self.layout_map = None  # --layout-map: a keras.distribution.ModelParallel decides each spec
         if options.mesh:
             from explorer.capture.jax_mesh import build_mesh
 
@@ -60,6 +61,10 @@ class Placement:
             self.mesh, self.platform = build_mesh(spec, dims)
             self.model_size = axis_sizes(dims)[1]
             self.devices = self.mesh.devices.size
+            if options.layout_map:
+                from explorer.capture.jax_mesh import KerasLayout
+
+                self.layout_map = KerasLayout(self.mesh, options, model)
         else:
             from jax.sharding import SingleDeviceSharding
 
@@ -68,8 +73,8 @@ class Placement:
             self.mesh = None
             self.devices = 1
 
-    def abstract(self, shape, dtype, batch: bool) -> tuple[Any, str]:
-        """(ShapeDtypeStruct, PartitionSpec text or "") for one argument."""
+    def abstract(self, shape, dtype, batch: bool, path: str = "") -> tuple[Any, str]:
+        """(ShapeDtypeStruct, PartitionSpec text or "") for one argument (`path`: a variable's)."""
         import jax
 
         shape = tuple(shape)
@@ -79,7 +84,10 @@ class Placement:
 
         from explorer.capture.jax_mesh import batch_spec, spec_text, weight_spec
 
-        spec = batch_spec(self.shard, len(shape)) if batch else weight_spec(self.shard, shape, self.model_size)
+        if self.layout_map is not None:
+            spec = self.layout_map.spec(shape, batch, path)
+        else:
+            spec = batch_spec(self.shard, len(shape)) if batch else weight_spec(self.shard, shape, self.model_size)
         return jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(self.mesh, spec)), spec_text(spec)
 
 
@@ -100,14 +108,14 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
     import jax
 
     mode = mode or options.mode
-    placement = Placement(spec, options)
+    placement = Placement(spec, options, model)
 
     def group(role: str, first: int, names: list[str], structs: list[tuple[Any, str]]) -> ArgumentGroup:
         shardings = tuple(text for _struct, text in structs) if placement.mesh is not None else ()
         return ArgumentGroup(role, first, tuple(names), shardings)
 
-    trainable = [placement.abstract(v.shape, v.dtype, False) for v in model.trainable_variables]
-    non_trainable = [placement.abstract(v.shape, v.dtype, False) for v in model.non_trainable_variables]
+    trainable = [placement.abstract(v.shape, v.dtype, False, v.path) for v in model.trainable_variables]
+    non_trainable = [placement.abstract(v.shape, v.dtype, False, v.path) for v in model.non_trainable_variables]
     inputs = [placement.abstract(shape, dtype, True) for _name, shape, dtype in signature]
     groups = [group(WEIGHTS, 0, [v.path for v in model.trainable_variables], trainable),
               group(STATE, len(trainable), [v.path for v in model.non_trainable_variables], non_trainable)]
@@ -127,12 +135,13 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
         groups.append(group(INPUTS, first, [name for name, *_ in signature], inputs))
         traced = jax.jit(fwd, keep_unused=True).trace(args_t, args_n, x)
         layout = StepLayout(mode=mode, optimizer="", compiler=compiler_name(spec), arguments=tuple(groups),
-                            mesh=options.mesh, shard=options.shard, devices=placement.devices)
+                            mesh=options.mesh, shard=options.shard, devices=placement.devices,
+                            layout_map=options.layout_map_file)
         lowered = traced.lower(lowering_platforms=(placement.platform,))
         return Lowering(lowered=lowered, platform=placement.platform, scopes=scopes), layout
 
     optimizer = make_optimizer(options.optimizer or "adam", model)
-    state = [placement.abstract(v.shape, v.dtype, False) for v in optimizer.variables]
+    state = [placement.abstract(v.shape, v.dtype, False, v.path) for v in optimizer.variables]
     groups.append(group(OPTIMIZER_STATE, first, [v.path for v in optimizer.variables], state))
     first += len(state)
     groups.append(group(INPUTS, first, [name for name, *_ in signature], inputs))
@@ -172,6 +181,7 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
         arguments=tuple(groups), outputs=outputs,
         donated=tuple(range(len(trainable) + len(non_trainable) + len(state))),
         mesh=options.mesh, shard=options.shard, devices=placement.devices, remat=options.remat,
+        layout_map=options.layout_map_file,
     )
     return Lowering(lowered=lowered, platform=placement.platform, scopes=train_scopes(scopes)), layout
 

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
+from explorer.errors import TensorwegError
 from explorer.records import KernelRecord, MemoryLevel
 from explorer.serial import dump_json, write_text_atomic
 from explorer.targets import TARGETS, TargetSpec, availability
@@ -241,6 +242,9 @@ def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lo
         lowering = lower(model)
         _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
         write_parsed(out_dir / "hlo.txt")
+    except TensorwegError as exc:  # the user's input does not fit the model (a --layout-map key): nothing is kept
+        protocol.fatal(exc)
+        return None
     except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
         for level in LEVELS:
             protocol.level_failed(level, f"{type(exc).__name__}: {exc}")

@@ -422,6 +422,8 @@ class _CaptureRun:
             # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
             "mode": self.options.mode, "optimizer": self.options.optimizer,
             "mesh": self.options.mesh, "shard": self.options.shard, "remat": self.options.remat,
+            "layout_map": [[pattern, list(axes)] for pattern, axes in self.options.layout_map],
+            "layout_map_file": self.options.layout_map_file,
         })
 
     def _read_events(self, worker: _Worker) -> None:

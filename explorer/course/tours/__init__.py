@@ -5,8 +5,9 @@ Built-in lessons are the `*.tour` files in this package.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -21,9 +22,12 @@ from explorer.course.tours.parser import (
     read_tour_file,
 )
 from explorer.errors import TensorwegError
+from explorer.levels import TARGET_LEVELS
+from explorer.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
+    "capture_options", "with_capture_options",
     "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
@@ -38,6 +42,8 @@ TWINS: dict[str, str] = {
     "tensor_to_registers": "tensor_bis_register",
     "two_compilers": "zwei_compiler",
     "while_loop": "while_schleife",
+    "training_memory": "training_speicher",
+    "four_chips": "vier_chips",
 }
 
 
@@ -74,6 +80,35 @@ def _holds(condition: Condition, candidate: Candidate) -> bool:
     if condition.kind == "layer":
         return candidate.layer == condition.value or (not candidate.layer and candidate.name == condition.value)
     return condition.value in candidate.kinds
+
+
+def capture_options(tour: Tour) -> CaptureOptions:
+    """What the lesson was written on: its `# capture:` options as the command line reads them
+    (explorer.commands.capture_options, with its checks), or the default capture without them, plus
+    every target its steps visit."""
+    from explorer.cli import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
+    from explorer.commands import capture_options as from_args  # noqa: PLC0415
+
+    options = from_args(build_parser().parse_args(["capture", tour.model, *tour.capture.split()]))
+    return replace(options, targets=tuple(dict.fromkeys((*options.targets, *visited_targets(tour)))))
+
+
+def visited_targets(tour: Tour) -> tuple[str, ...]:
+    """The targets the tour's steps show (the two-compiler lesson visits `tvm:cpu`); steps on the
+    layers and graph levels show no target."""
+    return tuple(dict.fromkeys(step.target for step in tour.steps if step.level in TARGET_LEVELS))
+
+
+def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Namespace:
+    """`tensorweg tour NAME MODEL`: the options the tour's `# capture:` names replace the command
+    line's, unless the command line asks for a training step or a mesh of its own."""
+    if not tour.capture or args.mode != "inference" or args.mesh:
+        return args
+    from explorer.cli import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
+
+    parsed = vars(build_parser().parse_args(["tour", "-", tour.model, *tour.capture.split()]))
+    named = {word[2:].replace("-", "_") for word in tour.capture.split() if word.startswith("--")}
+    return argparse.Namespace(**{**vars(args), **{name: parsed[name] for name in named}})
 
 
 def load_tour(path: Path) -> Tour:

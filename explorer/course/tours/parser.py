@@ -10,7 +10,10 @@ from explorer.course.exercises import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TA
 from explorer.course.lookup import LEVELS, has_topic
 from explorer.errors import ParseError, TensorwegError
 
-HEADER_FIELDS = ("title", "model", "lang", "outcome", "description")
+HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
+# `# capture:` names the capture options a lesson was written for (a training step, a mesh);
+# only these, so a tour file can never point the capture at a file or at unsafe code.
+CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch")
 REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
 ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
@@ -69,6 +72,7 @@ class Tour:
     source: str = ""
     outcome: str = ""
     description: str = ""
+    capture: str = ""  # e.g. `--mode train --targets tpu:v5e` (explorer.course.tours.capture_options)
 
 
 def parse_selection(text: str, line: int = 0, column: int = 0, source: str = "") -> Selection:
@@ -196,8 +200,24 @@ def parse_tour(text: str, source: str = "") -> Tour:
         raise ParseError(f"lang must be 'de' or 'en', not '{headers['lang']}'", *header_at["lang"], source)
     if not steps:
         raise ParseError("a tour needs at least one 'step:'", len(lines) or 1, 1, source)
+    if "capture" in headers:
+        _check_capture(headers["capture"], *header_at["capture"], source)
     return Tour(headers["title"], headers["model"], headers["lang"], tuple(steps), source,
-                headers.get("outcome", ""), headers.get("description", ""))
+                headers.get("outcome", ""), headers.get("description", ""), headers.get("capture", ""))
+
+
+def _check_capture(text: str, line: int, column: int, source: str) -> None:
+    """Only the options of CAPTURE_OPTIONS, each written `--name value` (`--remat` alone)."""
+    words = text.split()
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word not in CAPTURE_OPTIONS:
+            raise ParseError(f"unknown capture option '{word}' (known: {', '.join(CAPTURE_OPTIONS)})",
+                             line, column + text.index(word), source)
+        at += 1 if word == "--remat" else 2
+        if at > len(words):
+            raise ParseError(f"capture option '{word}' needs a value", line, column + text.index(word), source)
 
 
 def _parse_options(text: str, level: str, target: str, line: int, column: int,
