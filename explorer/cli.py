@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--target", default="cpu")
     shot.add_argument("--select", default=None, help="name of the item to select")
     shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40, at most 500x200)")
-    shot.add_argument("--lang", choices=("de", "en"), default="en")
+    shot.add_argument("--lang", choices=("de", "en"), default=None, help="default en (with --tour: the tour's)")
     shot.add_argument("--out", type=Path, required=True, help="SVG file to write")
     shot.add_argument("--tour", default=None, metavar="TOUR",
                       help="picture a tour's step as the learner sees it (instead of --level/--target/--select)")

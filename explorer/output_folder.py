@@ -50,11 +50,18 @@ def write_output_folder(out: Path, files: Mapping[str, str]) -> None:
         if out.is_dir() and any(out.iterdir()):  # an earlier output (checked): set it aside, then delete it
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
             out.replace(old / "previous")
-            staging.replace(out)
+            try:
+                staging.replace(out)
+            except BaseException:
+                (old / "previous").replace(out)  # the earlier handout stays as it was
+                old.rmdir()
+                raise
             shutil.rmtree(old, ignore_errors=True)
         else:
             staging.replace(out)  # over an empty folder too
-    except OSError as exc:
+    except BaseException as exc:  # an interrupt too: no staging folder is left behind
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
+        if isinstance(exc, OSError):
+            raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
+        raise

@@ -116,7 +116,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
         raise TensorwegError(f"--target {args.target}: not in this bundle (captured: {', '.join(bundle.targets)})")
     from screens.screenshot import render_screenshot  # noqa: PLC0415
 
-    svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang)
+    svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang or "en")
     write_output_file(args.out, svg)
     print(args.out)
     return 0
