@@ -217,7 +217,7 @@ def register(subparsers: argparse._SubParsersAction, capture_options_for) -> Non
     handout = subparsers.add_parser("handout", help="write a lesson as a folder: Markdown, HTML and SVG pictures")
     handout.add_argument("tour", metavar="TOUR", help="a built-in lesson, a tour file, or a tour in the pack")
     handout.add_argument("model", metavar="MODEL", help="a model, bundle or lesson pack")
-    handout.add_argument("-o", "--output", type=Path, required=True,
+    handout.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                          help="the folder to write (new or empty; see --force)")
     handout.add_argument("--lang", choices=("de", "en"), default=None,
                          help="the handout's language (default the tour's): a built-in lesson's twin in it")
