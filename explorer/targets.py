@@ -219,6 +219,11 @@ NOT_AVAILABLE = "not available on this platform"
 # What the TVM target needs beyond the base install (the `tvm` extra in pyproject.toml).
 TVM_MODULES = ("tvm", "onnx", "tf2onnx")
 TVM_INSTALL_HINT = 'TVM is not installed; install it with: pip install -e ".[tvm]"'
+# What every capture needs (the TensorFlow worker traces each model; Keras on JAX compiles the GPU
+# and TPU targets): the `compilers` extra. The base install opens lesson packs and bundles only.
+COMPILER_MODULES = ("tensorflow", "keras")
+COMPILERS_INSTALL_HINT = ('cannot capture: the compilers are not installed (this install opens lesson packs and '
+                          'bundles only); install them with: pip install -e ".[compilers]"')
 
 
 def get_target(name: str) -> TargetSpec:
@@ -249,9 +254,17 @@ def parse_targets(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def require_compilers() -> None:
+    """A capture on an install without the compilers (the UI alone) is bad input: one line saying
+    how to install them. Looks for the packages without importing them."""
+    if not all(_has_module(module) for module in COMPILER_MODULES):
+        raise TensorwegError(COMPILERS_INSTALL_HINT)
+
+
 def require_installed(names: tuple[str, ...]) -> None:
-    """A target whose compiler is an optional extra (TVM) and is not installed is bad input:
-    one line saying how to install it (a GPU/TPU wheel missing is only `unavailable`)."""
+    """The compilers, and a target whose compiler is an optional extra (TVM) and is not installed, are
+    bad input: one line saying how to install it (a GPU/TPU wheel missing is only `unavailable`)."""
+    require_compilers()
     for name in names:
         if get_target(name).compiler == "tvm" and availability(name):
             raise TensorwegError(f"target {name}: {TVM_INSTALL_HINT}")

@@ -51,6 +51,8 @@ class TvmFunction:
     onnx_nodes: the ONNX nodes those ops came from (the link to the Keras layers).
     layers: the Keras layers of those nodes, in order; empty where the exporter made the node.
     tir: the function in TVMScript after FuseTIR (what the LLVM code generator gets).
+    bindings: the Relax vars of `main` as imported (`lv1`, `gv`) that it computes: the link
+        from the `hlo` level (Relax as imported) to this function.
     """
 
     name: str
@@ -58,6 +60,7 @@ class TvmFunction:
     onnx_nodes: tuple[str, ...]
     layers: tuple[str, ...]
     tir: str = ""
+    bindings: tuple[str, ...] = ()
 
     @property
     def fused(self) -> bool:

@@ -143,6 +143,8 @@ def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tu
     `lang` words the cells the explorer writes itself (a parameter's role); names stay as written."""
     if bundle is None or level not in LIST_LEVELS:
         return ()
+    if is_hlo(level) and _tvm(target):
+        return _relax_rows(bundle, level, target)
     if is_hlo(level):
         return _hlo_outline(bundle, level, target_key(level, target), lang)[0]
     return _rows(bundle, level, target_key(level, target))
@@ -324,12 +326,20 @@ def layer_of(bundle: Bundle | None, level: str, name: str, target: str) -> str:
         return name
     if level == "memory":
         return ""
+    if _tvm(target) and level in _TVM_LEVELS and bundle is not None:
+        from explorer import tvm_levels  # noqa: PLC0415
+
+        return tvm_levels.layer_of(bundle, level, name, target)
     return _index(bundle).layer_of(level, name, "cpu" if level == "graph" else target)
 
 
 def items_for_layer(bundle: Bundle | None, layer: str, level: str, target: str) -> tuple[str, ...]:
     if level == "layers":
         return (layer,)
+    if _tvm(target) and level in _TVM_LEVELS and bundle is not None:
+        from explorer import tvm_levels  # noqa: PLC0415
+
+        return tvm_levels.items_for_layer(bundle, layer, level, target)
     return _index(bundle).items_for_layer(layer, level, "cpu" if level == "graph" else target)
 
 
@@ -338,6 +348,10 @@ def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str
     if level == "layers":
         below = "graph" if bundle is not None and bundle.graph is not None else "hlo"
         return items_for_layer(bundle, name, below, target)
+    if _tvm(target) and level in _TVM_LEVELS and bundle is not None:
+        from explorer import tvm_levels  # noqa: PLC0415
+
+        return tvm_levels.down(bundle, level, name, target)
     found = _index(bundle).down(level, name, target)
     if level == "graph" and not found and target != "cpu":
         # Keras-on-JAX targets never saw the TF graph: their HLO links to layers only.
@@ -351,6 +365,10 @@ def up(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, 
     if level == "graph":
         layer = layer_of(bundle, "graph", name, target)
         return (layer,) if layer else ()
+    if _tvm(target) and level in ("optimized-hlo", "kernels") and bundle is not None:
+        from explorer import tvm_levels  # noqa: PLC0415
+
+        return tvm_levels.up(bundle, level, name, target)
     found = _index(bundle).up(level, name, target)
     if level == "hlo" and target != "cpu" and bundle is not None and bundle.graph is not None:
         layer = layer_of(bundle, "hlo", name, target)
@@ -420,6 +438,8 @@ def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other
     """
     if bundle is None or level not in LIST_LEVELS or not target_key(level, target) or target == other:
         return name
+    if (_tvm(target) or _tvm(other)) and level in _TVM_LEVELS:
+        return _tvm_counterpart(bundle, level, name, target, other, layer)
     index = _index(bundle)
     entry = index.entry(level, name, target)
     if entry is not None and entry.role:
@@ -899,6 +919,10 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
         groups.append(tuple(keys.layer_keys(layer)))
     elif level == "graph" and (op := _ops(bundle).get(name)) is not None:
         groups.append(tuple(keys.graph_op_keys(op)))
+    elif _tvm(target) and level in (*_TVM_LEVELS, "memory"):
+        from explorer import tvm_levels  # noqa: PLC0415
+
+        groups += tvm_levels.explanation_keys(bundle, level, target, name)
     elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
         groups.append(tuple(keys.instruction_keys(found)))
         layout = keys.layout_keys(found.shape)
@@ -999,6 +1023,9 @@ def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Can
 def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
     from explorer.course.tours import Candidate  # noqa: PLC0415
 
+    if level in HLO_LEVELS and _tvm(target):
+        return tuple(Candidate(item.name, (item.kind,), layer_of(bundle, level, item.name, target))
+                     for item in _relax_rows(bundle, level, target))
     if level in HLO_LEVELS:
         module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
         if module is None:
@@ -1072,3 +1099,48 @@ class Selection:
     target: str
     name: str
     lang: str = "en"
+
+
+# --- TVM targets (`tvm:cpu`): Relax at the HLO levels, TIR functions below (explorer/tvm_levels.py) ---
+
+# The levels whose items, on a TVM target, are Relax bindings and TIR functions rather than HLO.
+_TVM_LEVELS = ("hlo", "optimized-hlo", "kernels")
+
+
+def _tvm(target: str) -> bool:
+    from explorer.tvm_view import is_tvm  # noqa: PLC0415
+
+    return bool(target) and is_tvm(target)
+
+
+@_per_bundle
+def _relax_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
+    """Relax as imported (`hlo`) or after fusion (`optimized-hlo`): one row per binding or TIR
+    function, in the columns of the HLO levels (the layer where XLA shows an op_name)."""
+    from explorer import tvm_levels  # noqa: PLC0415
+
+    return tuple(_item(level, item.name, (item.name, item.kind, item.shape, ", ".join(item.layers)),
+                       item.kind, item.line)
+                 for item in tvm_levels.relax_items(bundle, target, level == "optimized-hlo"))
+
+
+def _tvm_counterpart(bundle: Bundle, level: str, name: str, target: str, other: str, layer: str) -> str:
+    """`t` between XLA and TVM: the layer's item on `other` doing the same work (a convolution's
+    `fused_conv2d_relu`), else the layer's first item there; "" when the layer has none."""
+    from explorer import tvm_levels  # noqa: PLC0415
+
+    layer = layer or layer_of(bundle, level, name, target)
+    if _tvm(target):
+        found = tvm_levels.find(bundle, level, target, name)
+        work = tvm_levels.item_work(found) if found is not None else frozenset()
+    else:
+        work = _work_of(bundle, level, target, name) | tvm_levels.work(_kind_of(bundle, level, target, name)[0])
+    if not layer:
+        return ""
+    if _tvm(other):
+        fusion = _kind_of(bundle, level, target, name)[0] == "fusion"
+        return tvm_levels.counterpart(bundle, level, other, layer, work, fusion)
+    candidates = items_for_layer(bundle, layer, level, other)
+    working = [c for c in candidates if _kind_of(bundle, level, other, c)[0] not in (*_plumbing_opcodes(), "parameter",
+                                                                                      "constant")] or candidates
+    return next((c for c in working if _work_of(bundle, level, other, c) & work), working[0] if working else "")

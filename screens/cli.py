@@ -27,6 +27,7 @@ from explorer.errors import TensorwegError
 from explorer.handout import find_tour
 from explorer.model_source import resolve
 from explorer.pack import bundle_argument, is_pack, open_pack
+from explorer.targets import require_compilers
 
 from screens import serve_policy
 
@@ -49,6 +50,7 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step:
         if serve_policy.captures_forbidden():
             raise TensorwegError(f"{args.model}: this server opens lesson packs and bundles only")
         resolve(args.model)
+        require_compilers()  # a UI-only install says how to get the compilers, before the UI
     _require_terminal()
     from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
 
@@ -85,7 +87,15 @@ def cmd_tour(args: argparse.Namespace) -> int:
     if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
         return _run_explorer(args, tour, _step_index(tour, args.step))
     tour = load_tour_argument(args.tour)
+    args.targets = with_tour_targets(args.targets, tour)
     return _run_explorer(args, tour, _step_index(tour, args.step))
+
+
+def with_tour_targets(targets: str, tour: Tour) -> str:
+    """`--targets` plus every target the tour's steps visit (the two-compiler lesson needs `tvm:cpu`),
+    so a capture for the tour has them; a bundle opened as it is keeps its own."""
+    asked = [target.strip() for target in targets.split(",") if target.strip()]
+    return ",".join(dict.fromkeys([*asked, *(step.target for step in tour.steps)]))
 
 
 def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
@@ -94,8 +104,7 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
         raise TensorwegError("--select: a tour step selects its own item; leave out --select with --tour")
     tour, _ = find_tour(args.tour, args.model)
     index = _step_index(tour, args.step or 1)
-    targets = ",".join(dict.fromkeys(step.target for step in tour.steps))
-    bundle = open_or_capture(args.model, capture_options(args, targets=targets))
+    bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets("", tour)))
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
 
     svg, = render_tour_screenshots(bundle.path, tour, range(index, index + 1), size, args.lang)
@@ -130,7 +139,7 @@ def cmd_handout(args: argparse.Namespace) -> int:
 
     check_output_folder(args.output, HANDOUT_FILES, args.force)
     tour, name = find_tour(args.tour, args.model, args.lang)
-    bundle = open_or_capture(args.model, capture_options(args))
+    bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets(args.targets, tour)))
     steps = handout_steps(bundle, tour, name, args.model)
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
 

@@ -228,7 +228,7 @@ def test_every_builtin_question_is_answerable_on_a_real_capture(name, tmp_path_f
     from explorer.view import resolve_tour_step
 
     tour = builtin_tour(name)
-    bundle = sample_bundle(tmp_path_factory, tour.model)
+    bundle = sample_bundle(tmp_path_factory, tour.model, tuple(step.target for step in tour.steps))
     for step in tour.steps:
         question = step.question
         if question is None:

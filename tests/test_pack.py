@@ -56,12 +56,14 @@ def test_pack_holds_the_bundle_and_tours_and_a_versioned_manifest(pack):
     assert not [p for p in pack.parent.iterdir() if p.name.endswith(".partial")]
 
 
+# A UI-only install (`pip install -e .`, no `compilers` extra), made in this interpreter: every compiler
+# package fails to import and to be found, as when it is not installed (a fresh venv is too slow for a test).
 ROUND_TRIP = r"""
-import importlib.abc, sys
+import contextlib, importlib.abc, io, os, sys
 class NoCompiler(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("tensorflow", "jax", "jaxlib", "keras", "libtpu"):
-            raise ImportError(f"{name} is not installed here")
+        if name.split(".")[0] in ("tensorflow", "jax", "jaxlib", "keras", "libtpu", "tvm", "onnx", "tf2onnx"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, NoCompiler())
 
 from explorer.bundle import Bundle
@@ -77,6 +79,9 @@ pack_path = sys.argv[1]
 for level in LEVELS:
     for target in ("cpu", "gpu:h100", "tpu:v5e") if level in TARGET_LEVELS else ("cpu",):
         assert main(["inspect", pack_path, "--level", level, "--target", target]) == 0, (level, target)
+for level in LEVELS:  # the UI draws every level from the pack (optimized-hlo last: the picture checked)
+    for target in ("cpu", "gpu:h100", "tpu:v5e") if level in TARGET_LEVELS else ("cpu",):
+        assert main(["screenshot", pack_path, "--level", level, "--target", target, "--out", sys.argv[2]]) == 0
 assert main(["screenshot", pack_path, "--level", "optimized-hlo", "--out", sys.argv[2]]) == 0
 pack = open_pack(pack_path)
 bundle, original = Bundle.open(pack.bundle_path()), Bundle.open(sys.argv[3])
@@ -96,6 +101,15 @@ for name in pack.tours:
             else:
                 assert exercises.expected(bundle, step, resolve_tour_step(bundle, step)) is not None
 assert shown > 100 and questions == 2, (shown, questions)
+# Asked to capture a model, every command says in one line how to install the compilers (exit 2).
+for argv in (["capture", "mlp"], ["inspect", "mlp", "--level", "layers"], ["mnist_cnn"], ["tour", "basics", "mlp"],
+             ["pack", "mlp", "-o", "m.twpack"], ["serve", "mlp", "--allow-capture"]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(argv) == 2, argv
+    assert err.getvalue().startswith("error: cannot capture: the compilers are not installed"), (argv, err.getvalue())
+    assert err.getvalue().count("\n") == 1 and 'pip install -e ".[compilers]"' in err.getvalue(), err.getvalue()
+assert not os.path.exists("m.twpack")  # nothing half-written
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "jax", "jaxlib", "keras"))
 print("COMPILERS", loaded)
 """

@@ -116,3 +116,27 @@ def test_inspecting_tvms_relax_as_hlo_says_where_it_is(bundle):
     assert result.stderr.strip().splitlines() == [
         "error: hlo for tvm:cpu is TVM's Relax (TVMScript), not HLO: read targets/tvm-cpu/hlo.txt in the bundle, "
         "or run tensorweg compare BUNDLE --layer NAME"]
+
+
+def test_relax_levels_list_bindings_and_functions_linked_down_to_code_and_t_keeps_the_work(bundle):
+    from explorer import view
+    from explorer.course.lookup import explain
+
+    bindings = view.rows(bundle, "hlo", "tvm:cpu")
+    functions = view.rows(bundle, "optimized-hlo", "tvm:cpu")
+    assert bindings and functions
+    kernels = {kernel.name for kernel in bundle.kernels("tvm:cpu")}
+    assert {item.name for item in functions} == kernels
+    for item in bindings:  # every Relax binding ends in a function that was compiled
+        (function,) = view.down(bundle, "hlo", item.name, "tvm:cpu")
+        assert view.down(bundle, "optimized-hlo", function, "tvm:cpu") == (function,)
+    layer, work = ("conv2d", "convolution.1") if bundle.model_name == "mnist_cnn" else ("dense", "")
+    start = work or next(n for n in view.items_for_layer(bundle, layer, "optimized-hlo", "cpu")
+                         if "dot" in view.instruction(bundle, "optimized-hlo", "cpu", n).opcode
+                         or view.instruction(bundle, "optimized-hlo", "cpu", n).fusion_kind)
+    landed = view.counterpart(bundle, "optimized-hlo", start, "cpu", "tvm:cpu")
+    assert view.layer_of(bundle, "optimized-hlo", landed, "tvm:cpu") == layer
+    for level in ("hlo", "optimized-hlo", "kernels"):
+        for item in view.rows(bundle, level, "tvm:cpu"):
+            for group in view.explanation_keys(bundle, level, "tvm:cpu", item.name):
+                assert explain(level, list(group), "tvm:cpu", "de").key.startswith("compiler:tvm-"), (level, group)

@@ -103,8 +103,8 @@ def run_passes(module: Any, names: tuple[str, ...]) -> Any:
         return tvm.transform.Sequential([getattr(transform, name)() for name in names])(module)
 
 
-def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], tuple[str, ...]]]]:
-    """FuseOps' grouping: (module after FuseOps, [(function, ops, onnx nodes)] in program order).
+def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]]:
+    """FuseOps' grouping: (module after FuseOps, [(function, ops, onnx nodes, imported vars)] in program order).
 
     A fused Relax function keeps the names of the bindings it took in, except
     its result (`gv`); that one is the op whose arguments are the same vars.
@@ -115,21 +115,23 @@ def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], t
     ops_of_var = {b.var.name: (b.value.op.name, _arg_names(b.value.args))
                   for b in _bindings(imported.module["main"]) if isinstance(b.value, relax.Call)
                   and hasattr(b.value.op, "name")}
-    groups: dict[str, tuple[list[str], list[str]]] = {}
+    groups: dict[str, tuple[list[str], list[str], list[str]]] = {}
     for binding in _bindings(fused["main"]):
         name = _callee(binding.value)
         if not name:
             continue
         callee = fused[name]
         members = _group_members(callee, ops_of_var) if _is_group(callee) else [binding.var.name]
-        ops, nodes = groups.setdefault(name, ([], []))
+        ops, nodes, bindings = groups.setdefault(name, ([], [], []))
         for var in members:
+            if var in ops_of_var and var not in bindings:
+                bindings.append(var)
             if var in ops_of_var:
                 ops.append(ops_of_var[var][0])
             node = imported.node_of_var.get(var, "")
             if node and node not in nodes:
                 nodes.append(node)
-    return fused, [(name, tuple(ops), tuple(nodes)) for name, (ops, nodes) in groups.items()]
+    return fused, [(name, tuple(ops), tuple(nodes), tuple(bindings)) for name, (ops, nodes, bindings) in groups.items()]
 
 
 def _callee(value: Any) -> str:
@@ -181,15 +183,15 @@ def _group_members(function: Any, ops_of_var: dict[str, tuple[str, frozenset[str
 
 
 def functions(imported: Imported, fused_module: Any,
-              groups: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> tuple[TvmFunction, ...]:
+              groups: list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]) -> tuple[TvmFunction, ...]:
     """The TIR functions after FuseTIR, each with its ops, ONNX nodes, layers and TVMScript."""
     present = _functions(fused_module)
     found = []
-    for name, ops, nodes in groups:
+    for name, ops, nodes, bindings in groups:
         if name not in present:
             continue
         layers = tuple(dict.fromkeys(layer for node in nodes if (layer := imported.node_scopes.get(node, ""))))
-        found.append(TvmFunction(name, ops, nodes, layers, fused_module[name].script()))
+        found.append(TvmFunction(name, ops, nodes, layers, fused_module[name].script(), bindings))
     return tuple(found)
 
 

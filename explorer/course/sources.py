@@ -88,6 +88,9 @@ SOURCES: tuple[tuple[str, str], ...] = (
     # Apache TVM (the `tvm:cpu` target)
     ("Apache TVM documentation", "https://tvm.apache.org/docs/"),
     ("TVM Relax FuseOps pass", "https://github.com/apache/tvm/blob/main/src/relax/transform/fuse_ops.cc"),
+    ("TVM Relax pipelines", "https://github.com/apache/tvm/blob/main/python/tvm/relax/pipeline.py"),
+    ("TVM Relax StaticPlanBlockMemory pass",
+     "https://github.com/apache/tvm/blob/main/src/relax/transform/static_plan_block_memory.cc"),
 )
 
 

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Tab, TabbedContent, TabPane
 
 from explorer.course.labels import label
+from explorer.targets import TARGETS
 from explorer.view import Selection, device_lines
 
 from screens.widgets.pane_text import PaneText
@@ -20,7 +21,9 @@ CAPTURE_KEY = "c"
 
 
 def family_of(target: str) -> str:
-    return target.split(":", 1)[0]
+    """The tab of a target: its device kind, so `tvm:cpu` (TVM on this CPU) sits beside XLA's `cpu`."""
+    spec = TARGETS.get(target)
+    return spec.kind if spec is not None else target.split(":", 1)[0]
 
 
 def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,

@@ -36,6 +36,7 @@ TWINS: dict[str, str] = {
     "matrix_work_cpu_gpu_tpu": "matrix_cpu_gpu_tpu",
     "memory_and_work": "speicher",
     "tensor_to_registers": "tensor_bis_register",
+    "two_compilers": "zwei_compiler",
     "while_loop": "while_schleife",
 }
 

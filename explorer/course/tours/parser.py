@@ -17,7 +17,7 @@ ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
 LINE_KINDS = ("step", "text", "explain", "ask", "hint")
 SELECTOR_KINDS = ("layer", "kind")
 # The targets of docs/architecture.md; a tour naming another one is a typo.
-KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e")
+KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e", "tvm:cpu")
 EXPLAIN_SELECTED = "selected"
 
 _HEADER = re.compile(r"#\s*([A-Za-z]+)\s*:\s*(.*)$")
