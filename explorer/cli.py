@@ -1,7 +1,7 @@
 """The `tensorweg` command line: the parser, and `main` that turns every problem into one line.
 
 The console script is `screens.cli:main`: it passes the commands that open the
-UI (`open`, `tour`, `screenshot`) to `main` here, so this core module never
+UI (`open`, `tour`, `screenshot`, `serve`, `handout`) to `main` here, so this core module never
 imports the UI. `python -m explorer.cli` runs the headless subcommands only.
 Errors print one line `error: ...` and exit 2; `--debug` shows the traceback.
 """
@@ -27,7 +27,7 @@ DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
                "passes", "pack", "serve", "handout")
 # The subcommands whose handlers live on the UI side (screens.cli).
-UI_COMMANDS = ("open", "tour", "screenshot", "serve")
+UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -115,8 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--target", default="cpu")
     shot.add_argument("--select", default=None, help="name of the item to select")
     shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40, at most 500x200)")
-    shot.add_argument("--lang", choices=("de", "en"), default="en")
+    shot.add_argument("--lang", choices=("de", "en"), default=None, help="default en (with --tour: the tour's)")
     shot.add_argument("--out", type=Path, required=True, help="SVG file to write")
+    shot.add_argument("--tour", default=None, metavar="TOUR",
+                      help="picture a tour's step as the learner sees it (instead of --level/--target/--select)")
+    shot.add_argument("--step", type=int, default=None, metavar="N", help="with --tour: the step (default 1)")
     _common_capture_options(shot, None)
 
     tour = sub.add_parser("tour", help="open the explorer in a guided tour")
@@ -125,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
     _common_capture_options(tour, defaults)
     tour.add_argument("--lang", choices=("de", "en"), default=None)
+    tour.add_argument("--step", type=int, default=1, metavar="N", help="start at step N (default 1)")
 
     serve = sub.add_parser("serve", help="serve the explorer to web browsers (textual-serve)")
     serve.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="PACK, BUNDLE or MODEL")

@@ -232,7 +232,7 @@ class TensorwegApp(App):
         tour = getattr(self, "start_tour", None)
         if tour is not None:
             self.start_tour = None
-            self.begin_tour(tour)
+            self.begin_tour(tour, getattr(self, "start_tour_step", 0))
 
     @work(thread=True, exclusive=True, group="open")
     def open_bundle(self, path: Path) -> None:
@@ -656,10 +656,10 @@ class TensorwegApp(App):
 
         self.push_screen(TourListScreen(self.lang), lambda tour: tour and self.begin_tour(tour))
 
-    def begin_tour(self, tour: Tour) -> None:
+    def begin_tour(self, tour: Tour, index: int = 0) -> None:
         from screens.tour import start_tour  # noqa: PLC0415
 
-        start_tour(self, tour)
+        start_tour(self, tour, index)
 
     def action_help(self) -> None:
         from screens.help import HelpScreen  # noqa: PLC0415
@@ -670,7 +670,7 @@ class TensorwegApp(App):
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
                options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
                select: str | None = None, lang: str = "en", tour: Tour | None = None,
-               plain: bool = False, capture_queue: CaptureQueue | None = None) -> TensorwegApp:
+               plain: bool = False, capture_queue: CaptureQueue | None = None, tour_step: int = 0) -> TensorwegApp:
     """The app as the CLI, the screenshots and the tests build it.
 
     `plain`: the terminal's own colours, then none (`plain_terminal()`, which the CLI passes for a
@@ -679,5 +679,6 @@ def create_app(bundle_path: Path | str | None = None, model_spec: str | None = N
     app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select,
                        lang, plain)
     app.start_tour = tour  # an explorer.course.tours.Tour to start in, or None
+    app.start_tour_step = tour_step  # the index of its first step shown (`tensorweg tour --step N`)
     app.capture_queue = capture_queue
     return app

@@ -1,7 +1,7 @@
 """The `tensorweg` console script: the commands that open the UI, and `main`.
 
 `explorer.cli` parses every subcommand and runs the headless ones; the ones
-that need Textual (`open`, `tour`, `screenshot`) are handed to it from here,
+that need Textual (`open`, `tour`, `screenshot`, `serve`, `handout`) are handed to it from here,
 so the dependency points one way: the UI imports the core, never the reverse.
 Everything a user can get wrong is checked before the terminal is taken over.
 """
@@ -24,6 +24,7 @@ from explorer.commands import (
 )
 from explorer.course.tours import Tour, visited_targets, with_capture_options
 from explorer.errors import TensorwegError
+from explorer.handout import find_tour
 from explorer.model_source import resolve
 from explorer.pack import bundle_argument, is_pack, open_pack
 from explorer.targets import require_compilers
@@ -40,7 +41,7 @@ def _require_terminal() -> None:
                              "for a picture without one use `tensorweg screenshot MODEL --out FILE.svg`")
 
 
-def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
+def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step: int = 0) -> int:
     """Open the explorer on a bundle directory, or capture MODEL in it; bad input fails before the UI."""
     options = capture_options(args)
     lang = args.lang or default_language()
@@ -55,10 +56,10 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None) -> int:
 
     plain = plain_terminal() and not serve_policy.in_browser()
     if bundle_path is not None:
-        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain)
+        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain, tour_step=tour_step)
     else:
         app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain,
-                         capture_queue=serve_policy.capture_queue())
+                         capture_queue=serve_policy.capture_queue(), tour_step=tour_step)
     app.run()
     if app.failure is not None:  # a TensorwegError inside the app: one line, like any other
         raise app.failure
@@ -71,17 +72,24 @@ def cmd_open(args: argparse.Namespace) -> int:
     return _run_explorer(args, tour)
 
 
+def _step_index(tour: Tour, step: int) -> int:
+    """`--step N` (1-based) as an index into the tour's steps."""
+    if not 1 <= step <= len(tour.steps):
+        raise TensorwegError(f"--step {step}: the tour has steps 1 to {len(tour.steps)}")
+    return step - 1
+
+
 def cmd_tour(args: argparse.Namespace) -> int:
     """Parse the tour first (a bad tour fails before any capture), then open like `open`.
 
     With a lesson pack, TOUR may name one of the pack's tours.
     """
     if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
-        return _run_explorer(args, tour)
+        return _run_explorer(args, tour, _step_index(tour, args.step))
     tour = load_tour_argument(args.tour)
     args = with_capture_options(args, tour)  # a training lesson captures a training step
     args.targets = with_tour_targets(args.targets, tour)
-    return _run_explorer(args, tour)
+    return _run_explorer(args, tour, _step_index(tour, args.step))
 
 
 def with_tour_targets(targets: str, tour: Tour) -> str:
@@ -91,17 +99,57 @@ def with_tour_targets(targets: str, tour: Tour) -> str:
     return ",".join(dict.fromkeys([*asked, *visited_targets(tour)]))
 
 
+def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    """`screenshot --tour TOUR --step N`: the step as the learner sees it (a handout's step-NN.svg)."""
+    if args.select is not None:
+        raise TensorwegError("--select: a tour step selects its own item; leave out --select with --tour")
+    tour, _ = find_tour(args.tour, args.model)
+    index = _step_index(tour, args.step or 1)
+    bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets("", tour)))
+    from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
+
+    svg, = render_tour_screenshots(bundle.path, tour, range(index, index + 1), size, args.lang)
+    write_output_file(args.out, svg)
+    print(args.out)
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     size = screenshot_size(args.size)
     check_output_file(args.out, ".svg")
+    if args.tour is not None:
+        return _tour_screenshot(args, size)
+    if args.step is not None:
+        raise TensorwegError("--step: pictures a tour's step; name the tour with --tour")
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
     if args.target not in bundle.targets:
         raise TensorwegError(f"--target {args.target}: not in this bundle (captured: {', '.join(bundle.targets)})")
     from screens.screenshot import render_screenshot  # noqa: PLC0415
 
-    svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang)
+    svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang or "en")
     write_output_file(args.out, svg)
     print(args.out)
+    return 0
+
+
+def cmd_handout(args: argparse.Namespace) -> int:
+    """The words come from `explorer.handout`, the pictures from the screens; one folder, whole or absent."""
+    from explorer.handout import HANDOUT_FILES, HTML_FILE, MARKDOWN_FILE, handout_steps, render_html  # noqa: PLC0415
+    from explorer.handout_markdown import render_markdown  # noqa: PLC0415
+    from explorer.output_folder import check_output_folder, write_output_folder  # noqa: PLC0415
+
+    check_output_folder(args.output, HANDOUT_FILES, args.force)
+    tour, name = find_tour(args.tour, args.model, args.lang)
+    bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets(args.targets, tour)))
+    steps = handout_steps(bundle, tour, name, args.model)
+    from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
+
+    pictures = render_tour_screenshots(bundle.path, tour)
+    files = {MARKDOWN_FILE: render_markdown(bundle, tour, steps), HTML_FILE: render_html(bundle, tour, steps)}
+    files.update((step.picture, svg) for step, svg in zip(steps, pictures, strict=True))
+    check_output_folder(args.output, HANDOUT_FILES, args.force)  # the pictures took a while: check again
+    write_output_folder(args.output, files)
+    print(args.output)
     return 0
 
 
@@ -111,7 +159,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(args)
 
 
-UI_HANDLERS = {"open": cmd_open, "tour": cmd_tour, "screenshot": cmd_screenshot, "serve": cmd_serve}
+UI_HANDLERS = {"open": cmd_open, "tour": cmd_tour, "screenshot": cmd_screenshot, "serve": cmd_serve,
+               "handout": cmd_handout}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,10 @@ Runs the same app the terminal gets (`create_app`) under Textual's test
 driver at a fixed size, so the picture is deterministic for a given bundle.
 A picture of something other than what was asked for is an error, not a
 picture: a bundle that cannot be read, or a `--select` name that is not there.
+
+A tour step is pictured as the learner sees it, the tour panel over its level
+(`screenshot --tour --step`, and every step of `tensorweg handout`): the app is
+started in the tour at that step, as `tensorweg tour --step` starts it.
 """
 
 from __future__ import annotations
@@ -11,9 +15,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from explorer.course.tours import Tour
 from explorer.errors import TensorwegError
 
 from screens.app import create_app
+
+_MAX_SETTLE_PAUSES = 100  # bounded: a screen that never settles fails, it does not hang
 
 
 async def _render(bundle_path: Path, level: str, target: str, select: str | None,
@@ -51,3 +58,53 @@ def render_screenshot(bundle_path: Path | str, level: str = "layers", target: st
                       select: str | None = None, size: tuple[int, int] = (120, 40), lang: str = "en") -> str:
     """One screen of a bundle as SVG text; raises TensorwegError when it cannot show what was asked."""
     return asyncio.run(_render(Path(bundle_path), level, target, select, size, lang))
+
+
+async def _settle_tour(pilot) -> None:
+    """Until the step is on screen: the bundle read, the panel pushed, the list's jump done."""
+    from screens.widgets.item_table import ItemTable  # noqa: PLC0415
+
+    app = pilot.app
+    await app.opened.wait()
+    await app.workers.wait_for_complete()
+    for _ in range(3):  # a step pops the panel, switches level, pushes a new panel
+        await pilot.pause()
+    for _ in range(_MAX_SETTLE_PAUSES):
+        tables = [table for screen in app.screen_stack for table in screen.query(ItemTable)]
+        if not any(table.scrolls_pending for table in tables):
+            return
+        await pilot.pause()
+
+
+async def _render_tour(bundle_path: Path, tour: Tour, steps: range, size: tuple[int, int], lang: str) -> list[str]:
+    from screens.tour import TourScreen, show_step  # noqa: PLC0415
+
+    app = create_app(bundle_path, lang=lang, tour=tour, tour_step=steps.start)
+    pictures: list[str] = []
+    async with app.run_test(size=size) as pilot:
+        for index in steps:
+            if index != steps.start:
+                await show_step(app, tour, index)  # what `n` does on the panel
+            await _settle_tour(pilot)
+            if app.failure is not None:
+                break
+            if app.load_error:
+                raise TensorwegError(app.load_error)
+            if not (isinstance(app.screen, TourScreen) and app.screen.index == index):
+                raise TensorwegError(f"{tour.source}: step {index + 1} did not come on screen")
+            pictures.append(app.export_screenshot(title=f"tensorweg {tour.steps[index].level}"))
+    if app.failure is not None:
+        raise app.failure
+    return pictures
+
+
+def render_tour_screenshots(bundle_path: Path | str, tour: Tour, steps: range | None = None,
+                            size: tuple[int, int] = (120, 40), lang: str | None = None) -> list[str]:
+    """SVG pictures of `tour`'s steps (`steps`: 0-based indices, default all), each with the tour
+    panel over its level, in `lang` (default the tour's language).
+
+    One app walks the steps as the learner does; a picture of step N alone, from an app started
+    at N, is the same SVG (tests/test_pack_handout.py runs the command that makes one).
+    """
+    steps = range(len(tour.steps)) if steps is None else steps
+    return asyncio.run(_render_tour(Path(bundle_path), tour, steps, size, lang or tour.lang))
