@@ -105,6 +105,7 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
         raise TensorwegError("--select: a tour step selects its own item; leave out --select with --tour")
     tour, _ = find_tour(args.tour, args.model)
     index = _step_index(tour, args.step or 1)
+    args = with_capture_options(args, tour)
     bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets("", tour)))
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
 
@@ -140,6 +141,7 @@ def cmd_handout(args: argparse.Namespace) -> int:
 
     check_output_folder(args.output, HANDOUT_FILES, args.force)
     tour, name = find_tour(args.tour, args.model, args.lang)
+    args = with_capture_options(args, tour)  # a training lesson's handout shows a training step
     bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets(args.targets, tour)))
     steps = handout_steps(bundle, tour, name, args.model)
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
