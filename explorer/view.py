@@ -791,7 +791,7 @@ def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str
 @_per_bundle
 def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
     """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
-    from explorer.training import WEIGHTS
+    from explorer.training import INPUTS, WEIGHTS
 
     layout = step_layout(bundle, target)
     module = bundle.hlo_module(target, optimized=False)
@@ -1067,3 +1067,28 @@ class Selection:
     target: str
     name: str
     lang: str = "en"
+
+
+# --- the mesh view (`D`): which device holds which slice of the layer ---------------------
+
+
+def layer_mesh(bundle: Bundle | None, target: str, layer: str):
+    """The selected layer's weights and output over the target's mesh (explorer.mesh_view.MeshLayer);
+    None when the target was not compiled for a mesh or the bundle predates the sharded snapshot."""
+    from explorer.mesh_view import SHARDED_HLO, mesh_layer
+    from explorer.training import INPUTS, WEIGHTS
+
+    if bundle is None or target not in bundle.targets:
+        return None
+    layout = step_layout(bundle, target)
+    path = bundle.target_dir(target) / SHARDED_HLO
+    if layout is None or not layout.mesh or not path.is_file():
+        return None
+    record = layer_record(bundle, layer)
+    weights = {group.first + offset: name for group in layout.arguments if group.role == WEIGHTS
+               for offset, name in enumerate(group.names)}
+    inputs = {group.first + offset: name for group in layout.arguments if group.role == INPUTS
+              for offset, name in enumerate(group.names)}
+    output = tuple(record.output_shapes[0]) if record and record.output_shapes else ()
+    return mesh_layer(path.read_text(encoding="utf-8"), record.path if record else layer, weights, output,
+                      target, layout.mesh, layout.shard, inputs)

@@ -187,8 +187,42 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.no_peaks": ("no peak figures", "keine Spitzenwerte"),
     "compare.bound": ("{count} {kind}-bound", "{count} {kind}gebunden"),
     "compare.see_below": ("{status} (see below)", "{status} (siehe unten)"),
+    # Mesh view (`D`): explorer.mesh_view.
+    "mesh.title": ("Devices: who holds which slice", "Geräte: wer welchen Ausschnitt hält"),
+    "mesh.heading": ("{target} on a {mesh} mesh, {shard} parallel; rows: data axis, columns: model axis",
+                     "{target} auf einem {mesh}-Gitter, {shard}-parallel; Zeilen: Datenachse, Spalten: Modellachse"),
+    "mesh.layer": ("Layer {layer}", "Schicht {layer}"),
+    "mesh.none": ("No mesh here: capture with --mesh (e.g. `tensorweg capture MODEL --targets tpu:v5e "
+                  "--mesh 2x2 --shard model`) to see the layer divided over devices.",
+                  "Kein Gitter: Mit --mesh erfassen (z. B. `tensorweg capture MODELL --targets tpu:v5e "
+                  "--mesh 2x2 --shard model`), um die Schicht auf Geräte verteilt zu sehen."),
+    "mesh.empty": ("No sharded value of this layer in the module after sharding propagation.",
+                   "Kein verteilter Wert dieser Schicht im Modul nach der Sharding-Propagation."),
+    "mesh.source": ("Slices: XLA's HloSharding of each value after sharding propagation (shardy-xla), "
+                    "as `jax.debug.visualize_sharding` draws them. d<n>: the mesh's device n (XLA's logical device number).",
+                    "Ausschnitte: XLAs HloSharding jedes Werts nach der Sharding-Propagation (shardy-xla), "
+                    "wie `jax.debug.visualize_sharding` sie zeichnet. d<n>: Gerät n des Gitters (die logische Gerätenummer von XLA)."),
+    "mesh.row": ("data {index}", "Daten {index}"),
+    "mesh.column": ("model {index}", "Modell {index}"),
+    "mesh.kind.weight": ("weight", "Gewicht"),
+    "mesh.kind.activation": ("activation", "Aktivierung"),
+    "mesh.split_dim": ("dim {dim} in {parts} parts", "Dim. {dim} in {parts} Teilen"),
+    "mesh.copies": ("each part on {copies} devices", "jeder Teil auf {copies} Geräten"),
+    "mesh.replicated": ("replicated: all {devices} devices hold all of it",
+                        "repliziert: alle {devices} Geräte halten alles"),
+    "mesh.keys": ("n/p layer, Esc back", "n/p Schicht, Esc zurück"),
     # Footer binding descriptions (short) and their help texts (tooltips), by binding id.
     "binding.app.level1": ("Layers", "Schichten"),
+    "binding.app.mesh": ("Devices", "Geräte"),
+    "tooltip.app.mesh": ("Which device holds which slice of the selected layer's weights and output (--mesh captures)",
+                         "Welches Gerät welchen Ausschnitt der Gewichte und der Ausgabe der gewählten Schicht hält "
+                         "(Erfassungen mit --mesh)"),
+    "binding.mesh.close": ("Back", "Zurück"),
+    "tooltip.mesh.close": ("Close the mesh view", "Die Geräteansicht schließen"),
+    "binding.mesh.next_layer": ("Next layer", "Nächste Schicht"),
+    "tooltip.mesh.next_layer": ("Show the next layer's slices", "Die Ausschnitte der nächsten Schicht zeigen"),
+    "binding.mesh.previous_layer": ("Prev layer", "Vorige Schicht"),
+    "tooltip.mesh.previous_layer": ("Show the previous layer's slices", "Die Ausschnitte der vorigen Schicht zeigen"),
     "binding.app.level2": ("Graph", "Graph"),
     "binding.app.level3": ("HLO", "HLO"),
     "binding.app.level4": ("Opt HLO", "Opt. HLO"),
@@ -439,6 +473,18 @@ LABELS: dict[str, tuple[str, str]] = {
         "Ebene 5, Kernel: was das Backend des Ziels für jede Fusion oder jeden Bibliotheksaufruf erzeugt "
         "hat. v wechselt zwischen Assembler, LLVM-IR und PTX, soweit aufgezeichnet; das Feld Speicherlayout "
         "zeigt Vektorbreite und Register (CPU) oder Grid und Block des Starts (GPU)."),
+    "help.mesh": (
+        "One grid per tensor of the selected layer (its weights, then its output): rows are the mesh's data "
+        "axis, columns its model axis. Each cell is the device at that position with the slice it holds: "
+        "shape and bytes per device, then the index range of every dimension. The same range on several "
+        "devices means the slice is copied there (replicated). The slices are XLA's own shardings after "
+        "sharding propagation. n/p change the layer, arrows and PgUp/PgDn scroll, Esc or D closes.",
+        "Ein Gitter je Tensor der gewählten Schicht (ihre Gewichte, dann ihre Ausgabe): Zeilen sind die "
+        "Datenachse des Gitters, Spalten seine Modellachse. Jede Zelle ist das Gerät an dieser Stelle mit dem "
+        "Ausschnitt, den es hält: Form und Bytes je Gerät, dann der Indexbereich jeder Dimension. Derselbe "
+        "Bereich auf mehreren Geräten heißt, der Ausschnitt liegt dort in Kopie (repliziert). Die Ausschnitte "
+        "sind die Shardings von XLA selbst nach der Sharding-Propagation. n/p wechseln die Schicht, Pfeile und "
+        "Bild auf/ab scrollen, Esc oder D schließt."),
     "help.compare": (
         "Columns are targets (the bundle's, then the default ones it lacks, which say \"not captured\" and name "
         "the key and command that capture them); rows are what each compiler made of the layer: fusions and "
