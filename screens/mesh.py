@@ -34,7 +34,7 @@ def mesh_renderable(layer: MeshLayer, lang: str) -> Group:
     for tensor in layer.tensors:
         title = Text(f"\n{label(f'mesh.kind.{tensor.kind}', lang)} {tensor.label} {tensor.shape}: ", style="bold")
         title.append(split_text(tensor, lang), style="")
-        table = Table(show_edge=True, pad_edge=False, expand=False, header_style="bold")
+        table = Table(show_edge=True, show_lines=True, pad_edge=False, expand=False, header_style="bold")
         table.add_column("")
         for column in range(layer.grid[1]):
             table.add_column(label("mesh.column", lang).format(index=column))

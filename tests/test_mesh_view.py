@@ -77,3 +77,16 @@ def test_no_mesh_no_view(tmp_path):
     assert view.layer_mesh(None, "tpu:v5e", "dense") is None
     bundle = Bundle.open(FIXTURES / "mlp_mesh_2x2")
     assert view.layer_mesh(bundle, "cpu", "dense") is None  # a target the bundle lacks
+
+
+def test_inspect_json_gives_each_layer_its_slices(capsys):
+    from explorer.cli import main
+
+    assert main(["inspect", str(FIXTURES / "mlp_mesh_2x2"), "--level", "layers", "--target", "tpu:v5e", "--json"]) == 0
+    layers = {layer["name"]: layer for layer in json.loads(capsys.readouterr().out)["layers"]}
+    kernel = layers["dense"]["mesh"]["tensors"][0]
+    assert kernel["sharding"] == "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"
+    assert kernel["slices"][1] == {"device": 1, "ranges": [[0, 64], [64, 128]], "shape": "f32[64,64]", "bytes": 16384}
+    # No mesh on a target the bundle lacks: the key is left out, not empty.
+    assert main(["inspect", str(FIXTURES / "mnist_cnn"), "--level", "layers", "--target", "tpu:v5e", "--json"]) == 0
+    assert all("mesh" not in layer for layer in json.loads(capsys.readouterr().out)["layers"])
