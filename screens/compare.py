@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -28,6 +29,7 @@ from explorer.comparison import (
     layer_comparison,
     target_summary,
 )
+from explorer.comparison_mesh import meshable, mesh_comparison, mesh_notes, mesh_table
 from explorer.comparison_view import (
     MISSING,
     format_bytes,
@@ -126,6 +128,7 @@ class CompareScreen(Screen):
         yield Static("", id="compare-title")
         with VerticalScroll(id="compare-body"):
             yield Static("", id="compare-layer")
+            yield Static("", id="compare-mesh")
             yield TargetSummaryTable("", id="compare-summary")
             yield Static("", id="compare-figures")
         yield Footer()
@@ -174,8 +177,21 @@ class CompareScreen(Screen):
                        for c in columns]
             layer_view.update(target_table(label("compare.layer_per_target", lang).format(layer=self.layer_name),
                                            headers, rows))
+        self._show_meshes(bundle, lang)
         self.query_one("#compare-summary", TargetSummaryTable).show(summaries, lang)
         self.query_one("#compare-figures", Static).update(figure_notes(bundle, self.comparison, summaries, lang))
+
+    def _show_meshes(self, bundle: Bundle, lang: str) -> None:
+        """1 chip vs 2x2 vs 4x4 for the app's target, where it can be compiled for a mesh."""
+        mesh_view = self.query_one("#compare-mesh", Static)
+        target = self.app.target
+        mesh_view.display = bool(self.layer_name) and meshable(target) and target in bundle.targets
+        if not mesh_view.display:
+            return
+        columns = mesh_comparison(bundle, target, self.layer_name)
+        headers, rows = mesh_table(columns, lang)
+        title = label("compare.mesh.title", lang).format(layer=self.layer_name, target=target)
+        mesh_view.update(Group(target_table(title, headers, rows), Text(mesh_notes(columns, target, lang), style="dim")))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -76,3 +76,26 @@ def test_mesh_view_snapshot(snap_compare):
         await open_mesh(app, pilot)
 
     assert snap_compare(app, run_before=press_d, terminal_size=(80, 24))
+
+
+@sync
+async def test_compare_shows_one_chip_2x2_and_4x4_for_a_mesh_target(tmp_path, monkeypatch):
+    """x on a TPU target: the layer per device on each mesh; the meshes not in the cache name their command."""
+    from screens.compare import CompareScreen
+
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path / "cache"))
+    app = create_app(MESH_BUNDLE, level="layers", target="tpu:v5e", select="dense")
+    async with app.run_test(size=(160, 60)) as pilot:
+        for _ in range(200):
+            await pilot.pause()
+            if app.bundle is not None and app.trace.index.entries:
+                break
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        console = Console(width=300, file=io.StringIO(), record=True, color_system=None)
+        console.print(app.screen.query_one("#compare-mesh").content)
+        text = console.export_text()
+        assert "Layer dense on tpu:v5e: 1 chip vs 2x2 vs 4x4, per device" in text
+        assert "kernel f32[64,64]" in text and "all-gather" in text
+        assert "--mesh 4x4 --shard model" in text and "ring ESTIMATES" in text

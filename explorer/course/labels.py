@@ -211,6 +211,26 @@ LABELS: dict[str, tuple[str, str]] = {
     "mesh.replicated": ("replicated: all {devices} devices hold all of it",
                         "repliziert: alle {devices} Geräte halten alles"),
     "mesh.keys": ("n/p layer, Esc back", "n/p Schicht, Esc zurück"),
+    # Compare screen: "1 chip vs 2x2 vs 4x4" (explorer.comparison_mesh).
+    "compare.mesh.title": ("Layer {layer} on {target}: 1 chip vs 2x2 vs 4x4, per device",
+                           "Schicht {layer} auf {target}: 1 Chip gegen 2x2 gegen 4x4, je Gerät"),
+    "compare.mesh.one_chip": ("1 chip", "1 Chip"),
+    "compare.mesh.shard": ("{shard} parallel", "{shard}-parallel"),
+    "compare.mesh.per_device_shapes": ("shapes per device", "Formen je Gerät"),
+    "compare.mesh.layer_bytes": ("layer bytes per device", "Bytes der Schicht je Gerät"),
+    "compare.mesh.collectives": ("collectives", "Kollektive"),
+    "compare.mesh.peak": ("peak per device", "Spitze je Gerät"),
+    "compare.mesh.groups": ("groups", "Gruppen"),
+    "compare.mesh.fits": ("fits", "passt in"),
+    "compare.mesh.does_not_fit": ("does NOT fit", "passt NICHT in"),
+    "compare.mesh.no_collectives": ("none: no device waits for another", "keine: kein Gerät wartet auf ein anderes"),
+    "compare.mesh.not_captured": ("not captured: {note}", "nicht erfasst: {note}"),
+    "compare.mesh.note": ("Collective times are ring ESTIMATES (bytes each device sends / the chip's link "
+                          "bandwidth), never measurements; peaks are memory_analysis of the whole step per device. "
+                          "Each mesh is its own compile-only capture.",
+                          "Zeiten der Kollektive sind Ring-SCHÄTZUNGEN (Bytes, die jedes Gerät sendet / "
+                          "Bandbreite der Verbindung des Chips), nie Messungen; Spitzen sind memory_analysis des "
+                          "ganzen Schritts je Gerät. Jedes Gitter ist eine eigene Erfassung nur zum Kompilieren."),
     # Footer binding descriptions (short) and their help texts (tooltips), by binding id.
     "binding.app.level1": ("Layers", "Schichten"),
     "binding.app.mesh": ("Devices", "Geräte"),
