@@ -201,7 +201,7 @@ def mesh_layer(text: str, layer_path: str, weights: dict[int, str], output_dims:
 
 
 def _fits(dims: tuple[int, ...], wanted: tuple[int | None, ...]) -> bool:
-    return bool(dims) and len(dims) == len(wanted) and all(w is None or w == d for d, w in zip(dims, wanted, strict=True))
+    return bool(dims) and len(dims) == len(wanted) and all(w in (None, d) for d, w in zip(dims, wanted, strict=True))
 
 
 def _owner(variable_path: str) -> str:

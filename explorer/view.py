@@ -791,7 +791,7 @@ def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str
 @_per_bundle
 def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
     """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
-    from explorer.training import INPUTS, WEIGHTS
+    from explorer.training import WEIGHTS
 
     layout = step_layout(bundle, target)
     module = bundle.hlo_module(target, optimized=False)

@@ -29,7 +29,7 @@ from explorer.comparison import (
     layer_comparison,
     target_summary,
 )
-from explorer.comparison_mesh import meshable, mesh_comparison, mesh_notes, mesh_table
+from explorer.comparison_mesh import mesh_comparison, mesh_notes, mesh_table, meshable
 from explorer.comparison_view import (
     MISSING,
     format_bytes,
@@ -191,7 +191,8 @@ class CompareScreen(Screen):
         columns = mesh_comparison(bundle, target, self.layer_name)
         headers, rows = mesh_table(columns, lang)
         title = label("compare.mesh.title", lang).format(layer=self.layer_name, target=target)
-        mesh_view.update(Group(target_table(title, headers, rows), Text(mesh_notes(columns, target, lang), style="dim")))
+        notes = Text(mesh_notes(columns, target, lang), style="dim")
+        mesh_view.update(Group(target_table(title, headers, rows), notes))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -80,7 +80,7 @@ class MeshScreen(Screen):
         layer = layer_mesh(bundle, app.target, self.layer_name) if self.layer_name else None
         heading = label("mesh.title", lang)
         if bundle is not None and self.layer_name:
-            heading += f" | {bundle.model_name} | {label('mesh.layer', lang).format(layer=self.layer_name)}"
+            heading += f" | {bundle.model_name} | {label('text.layer_of', lang).format(layer=self.layer_name)}"
         self.query_one("#mesh-title", Static).update(Content(f"{heading} | {label('mesh.keys', lang)}"))
         grids = self.query_one("#mesh-grids", Static)
         grids.update(mesh_renderable(layer, lang) if layer is not None else Text(label("mesh.none", lang)))

@@ -4,6 +4,7 @@ meshes, read back through what the memory pane, the mesh view (`D`) and `tensorw
 from __future__ import annotations
 
 import pytest
+from test_train_e2e import _parameter_shapes
 
 from explorer import view
 from explorer.bundle import Bundle
@@ -11,7 +12,6 @@ from explorer.capture.orchestrator import capture
 from explorer.mesh_view import grid_cells
 from explorer.records import CaptureOptions
 from explorer.sharding import collectives
-from test_train_e2e import _parameter_shapes
 
 pytestmark = pytest.mark.e2e
 

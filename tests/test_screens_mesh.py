@@ -14,6 +14,7 @@ from rich.console import Console
 
 from screens.app import create_app
 from screens.mesh import MeshScreen
+
 from pilot_support import BUNDLE, sync
 
 MESH_BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mlp_mesh_2x2"

@@ -191,7 +191,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "mesh.title": ("Devices: who holds which slice", "Geräte: wer welchen Ausschnitt hält"),
     "mesh.heading": ("{target} on a {mesh} mesh, {shard} parallel; rows: data axis, columns: model axis",
                      "{target} auf einem {mesh}-Gitter, {shard}-parallel; Zeilen: Datenachse, Spalten: Modellachse"),
-    "mesh.layer": ("Layer {layer}", "Schicht {layer}"),
     "mesh.none": ("No mesh here: capture with --mesh (e.g. `tensorweg capture MODEL --targets tpu:v5e "
                   "--mesh 2x2 --shard model`) to see the layer divided over devices.",
                   "Kein Gitter: Mit --mesh erfassen (z. B. `tensorweg capture MODELL --targets tpu:v5e "
@@ -199,9 +198,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "mesh.empty": ("No sharded value of this layer in the module after sharding propagation.",
                    "Kein verteilter Wert dieser Schicht im Modul nach der Sharding-Propagation."),
     "mesh.source": ("Slices: XLA's HloSharding of each value after sharding propagation (shardy-xla), "
-                    "as `jax.debug.visualize_sharding` draws them. d<n>: the mesh's device n (XLA's logical device number).",
+                    "as `jax.debug.visualize_sharding` draws them. "
+                    "d<n>: the mesh's device n (XLA's logical device number).",
                     "Ausschnitte: XLAs HloSharding jedes Werts nach der Sharding-Propagation (shardy-xla), "
-                    "wie `jax.debug.visualize_sharding` sie zeichnet. d<n>: Gerät n des Gitters (die logische Gerätenummer von XLA)."),
+                    "wie `jax.debug.visualize_sharding` sie zeichnet. "
+                    "d<n>: Gerät n des Gitters (die logische Gerätenummer von XLA)."),
     "mesh.row": ("data {index}", "Daten {index}"),
     "mesh.column": ("model {index}", "Modell {index}"),
     "mesh.kind.weight": ("weight", "Gewicht"),
@@ -221,8 +222,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.mesh.collectives": ("collectives", "Kollektive"),
     "compare.mesh.peak": ("peak per device", "Spitze je Gerät"),
     "compare.mesh.groups": ("groups", "Gruppen"),
-    "compare.mesh.fits": ("fits", "passt in"),
-    "compare.mesh.does_not_fit": ("does NOT fit", "passt NICHT in"),
+    "compare.mesh.fits": ("fits in", "passt in"),
+    "compare.mesh.does_not_fit": ("does NOT fit in", "passt NICHT in"),
     "compare.mesh.no_collectives": ("none: no device waits for another", "keine: kein Gerät wartet auf ein anderes"),
     "compare.mesh.not_captured": ("not captured: {note}", "nicht erfasst: {note}"),
     "compare.mesh.note": ("Collective times are ring ESTIMATES (bytes each device sends / the chip's link "
