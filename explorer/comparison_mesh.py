@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from explorer.bundle import Bundle
+from explorer.records import CaptureOptions
 from explorer.sharding import array_bytes, check_mesh_options, collectives, device_memory, transfer_seconds
 
 MESHES = ("", "2x2", "4x4")  # "" is one chip
@@ -42,6 +43,7 @@ class MeshColumn:
     collectives: tuple[LayerCollective, ...] = ()
     peak_bytes: int = 0  # memory_analysis of the whole step, per device
     capacity: tuple[int, str] | None = None  # one chip's memory and its source
+    capturable: bool = True  # False: the note says why this mesh cannot be compiled
 
     @property
     def layer_bytes(self) -> int:
@@ -59,6 +61,16 @@ def meshable(target: str) -> bool:
     return target.startswith("tpu:") or target in INTERCONNECT
 
 
+def sibling_options(bundle: Bundle, target: str, mesh: str) -> CaptureOptions:
+    """The bundle's options for `target` with only the mesh changed; raises TensorwegError (one line)
+    when that mesh cannot be compiled with them (a batch too small to split, say)."""
+    options = bundle.manifest.options
+    shard = (options.shard or DEFAULT_SHARD) if mesh else ""
+    wanted = replace(options, mesh=mesh, shard=shard, targets=(target,))  # the cache key leaves targets out
+    check_mesh_options(wanted)
+    return wanted
+
+
 def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, str]:
     """(cache path of the same capture on `mesh`, the command that captures `target` there); path
     None when that mesh cannot be compiled with these options (the reason instead of a command)."""
@@ -66,19 +78,30 @@ def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, s
     from explorer.errors import TensorwegError
     from explorer.model_source import ModelSource
 
-    options = bundle.manifest.options
-    shard = (options.shard or DEFAULT_SHARD) if mesh else ""
-    wanted = replace(options, mesh=mesh, shard=shard, targets=(target,))  # the cache key leaves targets out
-    identity = bundle.manifest.model
     try:
-        check_mesh_options(wanted)
+        wanted = sibling_options(bundle, target, mesh)
     except TensorwegError as refused:
         return None, str(refused)
+    identity = bundle.manifest.model
     source = ModelSource(identity.spec, identity.kind, identity.name, identity.sha256)
-    command = (f"tensorweg capture {identity.spec} --targets {target} --batch {options.batch}"
-               + (f" --mode train --optimizer {options.optimizer}" if options.mode == "train" else "")
-               + (f" --mesh {mesh} --shard {shard}" if mesh else ""))
+    command = (f"tensorweg capture {identity.spec} --targets {target} --batch {wanted.batch}"
+               + (f" --mode train --optimizer {wanted.optimizer}" if wanted.mode == "train" else "")
+               + (f" --mesh {mesh} --shard {wanted.shard}" if mesh else ""))
     return cached_bundle_path(source, wanted), command
+
+
+def missing_meshes(columns: tuple[MeshColumn, ...], bundle: Bundle, target: str) -> tuple[CaptureOptions, ...]:
+    """What `M` captures: the columns not captured that can be (compile-only, into the cache)."""
+    from explorer.errors import TensorwegError
+
+    wanted = []
+    for column in columns:
+        if not column.captured:
+            try:
+                wanted.append(sibling_options(bundle, target, column.mesh))
+            except TensorwegError:
+                continue  # the column says why
+    return tuple(wanted)
 
 
 def mesh_comparison(bundle: Bundle, target: str, layer: str) -> tuple[MeshColumn, ...]:
@@ -94,7 +117,7 @@ def mesh_comparison(bundle: Bundle, target: str, layer: str) -> tuple[MeshColumn
         other = Bundle.open(path) if path is not None and is_bundle(path) else None
         if other is None or target not in other.targets:
             shard = (bundle.manifest.options.shard or DEFAULT_SHARD) if mesh else ""
-            columns.append(MeshColumn(mesh, shard, False, note))
+            columns.append(MeshColumn(mesh, shard, False, note, capturable=path is not None))
         else:
             columns.append(mesh_column(other, target, layer))
     return tuple(columns)
@@ -122,7 +145,8 @@ def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
             found.append(LayerCollective(collective.opcode, shape_without_layout(collective.shape),
                                          collective.replica_groups, collective.bytes_per_device,
                                          transfer_seconds(collective, target)))
-    return MeshColumn(options.mesh, options.shard, True, "", tensors, tuple(found), peak, device_memory(target))
+    return MeshColumn(options.mesh, options.shard, True, tensors=tensors, collectives=tuple(found), peak_bytes=peak,
+                      capacity=device_memory(target))
 
 
 def _whole_tensors(bundle: Bundle, target: str, path: str, record, batch: int) -> tuple[tuple[str, str, int], ...]:
@@ -164,9 +188,10 @@ def _in_layer(op_name: str, path: str) -> bool:
 MESH_ROWS = ("per_device_shapes", "layer_bytes", "collectives", "peak")  # labels `compare.mesh.<row>`
 
 
-def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en") -> tuple[list[tuple[str, str]],
-                                                                           list[tuple[str, list[str]]]]:
-    """(headers: (mesh, shard), rows: (label, one cell per column)) in the UI's language."""
+def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: bool = False
+               ) -> tuple[list[tuple[str, str]], list[tuple[str, list[str]]]]:
+    """(headers: (mesh, shard), rows: (label, one cell per column)) in the UI's language;
+    `capturing`: `M` is capturing the missing meshes now."""
     from explorer.comparison_view import MISSING, format_bytes, format_seconds
     from explorer.course.labels import label
 
@@ -178,7 +203,10 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en") -> tuple[list[
     cells = []
     for column in columns:
         if not column.captured:
-            cells.append([word("not_captured").format(note=column.note)] + [MISSING] * (len(MESH_ROWS) - 1))
+            why = word("not_captured" if column.capturable else "cannot").format(note=column.note)
+            if column.capturable and capturing:
+                why = word("capturing")
+            cells.append([why] + [MISSING] * (len(MESH_ROWS) - 1))
             continue
         talks = [f"{c.opcode} {c.shape} {word('groups')} {c.groups}: {format_bytes(c.bytes_per_device)}, "
                  f"~{format_seconds(c.seconds)}" for c in column.collectives]

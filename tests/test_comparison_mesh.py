@@ -61,9 +61,13 @@ def test_a_mesh_not_captured_names_the_command(cache):
     bundle, _fill = cache
     one, _two, four = mesh_comparison(bundle, "tpu:v5e", "dense")
     assert not one.captured and not four.captured
-    assert four.note == ("tensorweg capture mlp --targets tpu:v5e --batch 8 --mode train --optimizer sgd "
-                         "--mesh 4x4 --shard model")
-    assert one.note.endswith("--optimizer sgd")
+    assert four.capturable
+    command = "tensorweg capture mlp --targets tpu:v5e --batch 8 --mode train --optimizer sgd"
+    assert four.note == f"{command} --mesh 4x4 --shard model" and one.note == command
+    _headers, rows = mesh_table((one, _two, four))
+    assert rows[0][1][2].startswith("not captured: press M, or run: tensorweg capture mlp")
+    _headers, rows = mesh_table((one, _two, four), capturing=True)
+    assert rows[0][1][2] == "capturing (compile-only)..."
 
 
 def test_a_mesh_the_batch_cannot_fill_says_why(tmp_path, monkeypatch):
@@ -77,5 +81,7 @@ def test_a_mesh_the_batch_cannot_fill_says_why(tmp_path, monkeypatch):
     manifest["options"]["shard"] = "data"
     (copy / "manifest.json").write_text(json.dumps(manifest))
     four = mesh_comparison(Bundle.open(copy), "tpu:v5e", "dense")[2]
-    assert not four.captured and "--batch 8 is not a multiple of 16" in four.note
+    assert not four.captured and not four.capturable and "--batch 8 is not a multiple of 16" in four.note
+    _headers, rows = mesh_table(mesh_comparison(Bundle.open(copy), "tpu:v5e", "dense"), "de")
+    assert rows[0][1][2].startswith("nicht kompilierbar: --shard data on a 4x4 mesh")
     assert four.tensors == ()

@@ -63,3 +63,41 @@ def test_2x2_mesh_view_shows_dense_kernel_halves_on_the_devices(tmp_path):
     assert halves == {0: (0, 64), 1: (64, 128), 2: (0, 64), 3: (64, 128)}
     assert {s.shape for s in kernel.slices} == {"f32[64,64]"} and bias.split == (2,)
     assert (output.shape, output.split) == ("f32[8,128]", (2, 2))
+
+
+def test_m_on_the_compare_screen_captures_the_missing_meshes(tmp_path, monkeypatch):
+    """From a 2x2 bundle: M compiles the 1-chip and 4x4 steps into the cache and the table fills in."""
+    import shutil
+    from pathlib import Path
+
+    from screens.app import create_app
+    from screens.compare import CompareScreen
+
+    from tests.pilot_support import sync
+
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path / "cache"))
+    bundle = tmp_path / "mlp_mesh_2x2"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "bundles" / "mlp_mesh_2x2", bundle)
+
+    @sync
+    async def run():
+        app = create_app(bundle, level="layers", target="tpu:v5e", select="dense")
+        async with app.run_test(size=(160, 60)) as pilot:
+            for _ in range(200):
+                await pilot.pause()
+                if app.bundle is not None and app.trace.index.entries:
+                    break
+            await pilot.press("x")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, CompareScreen) and not screen.mesh_columns[0].captured
+            await pilot.press("M")
+            assert screen.capturing_meshes
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert not screen.capturing_meshes
+            assert [c.captured for c in screen.mesh_columns] == [True, True, True]
+            kernels = [dict((n, s) for n, s, _ in c.tensors)["kernel"] for c in screen.mesh_columns]
+            assert kernels == ["f32[64,128]", "f32[64,64]", "f32[64,32]"]
+
+    run()

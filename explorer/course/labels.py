@@ -225,7 +225,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.mesh.fits": ("fits in", "passt in"),
     "compare.mesh.does_not_fit": ("does NOT fit in", "passt NICHT in"),
     "compare.mesh.no_collectives": ("none: no device waits for another", "keine: kein Gerät wartet auf ein anderes"),
-    "compare.mesh.not_captured": ("not captured: {note}", "nicht erfasst: {note}"),
+    "compare.mesh.not_captured": ("not captured: press M, or run: {note}",
+                                  "nicht erfasst: M drücken oder ausführen: {note}"),
+    "compare.mesh.cannot": ("cannot be compiled: {note}", "nicht kompilierbar: {note}"),
+    "compare.mesh.capturing": ("capturing (compile-only)...", "wird erfasst (nur kompiliert) ..."),
     "compare.mesh.note": ("Collective times are ring ESTIMATES (bytes each device sends / the chip's link "
                           "bandwidth), never measurements; peaks are memory_analysis of the whole step per device. "
                           "Each mesh is its own compile-only capture.",
@@ -273,6 +276,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "binding.compare.close": ("Close", "Schließen"),
     "binding.compare.next_layer": ("Next layer", "Nächste Schicht"),
     "binding.compare.previous_layer": ("Prev layer", "Vorige Schicht"),
+    "binding.compare.capture_meshes": ("Capture meshes", "Gitter erfassen"),
     "binding.tour.next": ("Next step", "Nächster Schritt"),
     "binding.tour.previous": ("Previous step", "Voriger Schritt"),
     "binding.tour.leave": ("Leave tour", "Führung verlassen"),
@@ -342,6 +346,10 @@ LABELS: dict[str, tuple[str, str]] = {
                             "Zurück zur Ansicht, aus der die Speicherkarte geöffnet wurde"),
     "tooltip.compare.close": ("Close the comparison and return to the level screen",
                               "Den Vergleich schließen und zur Ebenenansicht zurückkehren"),
+    "tooltip.compare.capture_meshes": ("Compile the 1-chip, 2x2 and 4x4 captures this comparison lacks "
+                                       "(compile-only, into the cache)",
+                                       "Die fehlenden Erfassungen für 1 Chip, 2x2 und 4x4 kompilieren "
+                                       "(nur kompiliert, in den Cache)"),
     "tooltip.compare.next_layer": ("Compare the next layer of the model",
                                    "Die nächste Schicht des Modells vergleichen"),
     "tooltip.compare.previous_layer": ("Compare the previous layer of the model",
