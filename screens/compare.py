@@ -120,7 +120,7 @@ class CompareScreen(Screen):
         keyed("escape,x", "close", "compare.close"),
         keyed("n", "move_layer(1)", "compare.next_layer"),
         keyed("p", "move_layer(-1)", "compare.previous_layer"),
-        keyed("M", "capture_meshes", "compare.capture_meshes"),
+        keyed("M", "capture_meshes", "compare.capture_meshes", show=False),  # the mesh table names it
     ]
 
     def __init__(self, layer: str) -> None:

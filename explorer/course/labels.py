@@ -519,13 +519,15 @@ LABELS: dict[str, tuple[str, str]] = {
         "the key and command that capture them); rows are what each compiler made of the layer: fusions and "
         "instructions, kernels, library calls, output layouts, bytes with and without tile padding, FLOPs and "
         "the roofline ESTIMATE. Below: the whole model per target, then the figures every estimate used. "
-        "n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.",
+        "On a TPU or GPU-box target, also the layer per device on 1 chip, 2x2 and 4x4 (M captures the missing "
+        "meshes, compile-only). n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.",
         "Spalten sind Ziele (die des Bundles, dann die fehlenden Standardziele, die \"nicht erfasst\" sagen und "
         "Taste und Befehl nennen, die sie erfassen); Zeilen zeigen, was jeder Compiler aus der Schicht gemacht "
         "hat: Fusionen und Instruktionen, Kernel, Bibliotheksaufrufe, Ausgabe-Layouts, Bytes mit und ohne "
         "Kachel-Auffüllung, FLOPs und die Roofline-SCHÄTZUNG. Darunter: das ganze Modell je Ziel, dann die "
-        "Zahlen, die jede Schätzung verwendet. n/p wechseln die Schicht, Pfeiltasten und Bild auf/ab rollen, "
-        "Esc oder x schließt."),
+        "Zahlen, die jede Schätzung verwendet. Auf einem TPU- oder GPU-Box-Ziel auch die Schicht je Gerät auf "
+        "1 Chip, 2x2 und 4x4 (M erfasst die fehlenden Gitter, nur kompiliert). n/p wechseln die Schicht, "
+        "Pfeiltasten und Bild auf/ab rollen, Esc oder x schließt."),
     "help.memory": (
         "Memory map: XLA's buffer assignment for the optimized module. Top: each allocation as a bar "
         "as long as its size, the values placed in it at their offsets. Below: the largest values' "
