@@ -39,7 +39,7 @@ class MeshColumn:
     shard: str
     captured: bool
     note: str = ""  # not captured: the command that captures it, or why it cannot be
-    tensors: tuple[tuple[str, str, int], ...] = ()  # (kernel/bias/output, per-device shape, bytes)
+    tensors: tuple[tuple[str, str, int], ...] = ()  # (variable name, "" for the output; per-device shape; bytes)
     collectives: tuple[LayerCollective, ...] = ()
     peak_bytes: int = 0  # memory_analysis of the whole step, per device
     capacity: tuple[int, str] | None = None  # one chip's memory and its source
@@ -162,7 +162,7 @@ def _whole_tensors(bundle: Bundle, target: str, path: str, record, batch: int) -
         dims = [batch if d is None else d for d in record.output_shapes[0]]
         dtype = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}.get(_compute_dtype(record), "f32")
         text = f"{dtype}[{','.join(map(str, dims))}]"
-        tensors.append(("output", text, array_bytes(text)))
+        tensors.append(("", text, array_bytes(text)))
     return tuple(tensors)
 
 
@@ -194,6 +194,7 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
     `capturing`: `M` is capturing the missing meshes now."""
     from explorer.comparison_view import MISSING, format_bytes, format_seconds
     from explorer.course.labels import label
+    from explorer.mesh_view import tensor_name
 
     def word(key: str) -> str:
         return label(f"compare.mesh.{key}", lang)
@@ -213,7 +214,7 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
         fits = {True: word("fits"), False: word("does_not_fit"), None: ""}[column.fits]
         capacity = f" {fits} {format_bytes(column.capacity[0])}" if column.capacity and fits else ""
         cells.append([
-            "\n".join(f"{name} {shape}" for name, shape, _size in column.tensors) or MISSING,
+            "\n".join(f"{tensor_name(name, lang)} {shape}" for name, shape, _size in column.tensors) or MISSING,
             format_bytes(column.layer_bytes),
             "\n".join(talks) or word("no_collectives"),
             f"{format_bytes(column.peak_bytes)}{capacity}" if column.peak_bytes else MISSING,

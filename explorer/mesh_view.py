@@ -159,7 +159,7 @@ class DeviceSlice:
 class MeshTensor:
     """One weight or activation of the layer and what each device holds of it."""
 
-    label: str  # `dense/kernel`, or `output` for the activation
+    label: str  # the variable's name (`kernel`), "" for the layer's output (`tensor_name` words it)
     kind: str  # "weight" or "activation"
     shape: str  # the whole array, `f32[64,128]`
     sharding: str  # the HloSharding as XLA printed it
@@ -196,7 +196,7 @@ def mesh_layer(text: str, layer_path: str, weights: dict[int, str], output_dims:
               and _forward_of(v.op_name, layer_path)]
     output = output or [v for v in values if (inputs or {}).get(v.parameter) == layer_path]
     if output:
-        tensors.append(_tensor(output[-1], "output", "activation", devices))
+        tensors.append(_tensor(output[-1], "", "activation", devices))
     return MeshLayer(target, mesh, shard, grid, tuple(t for t in tensors if t is not None))
 
 
@@ -237,6 +237,13 @@ def _tensor(value: ShardedValue, label: str, kind: str, devices: int) -> MeshTen
 # --- words and cells (the screen renders these; `inspect --json` prints them) ------------------
 
 
+def tensor_name(name: str, lang: str = "en") -> str:
+    """A weight's variable name as the model has it; the layer's output ("") in the UI's language."""
+    from explorer.course.labels import label
+
+    return name or label("field.output", lang)
+
+
 def split_text(tensor: MeshTensor, lang: str = "en") -> str:
     """`dim 1 in 2 parts, each part on 2 devices` / `replicated on all 4 devices`."""
     from explorer.course.labels import label
@@ -274,7 +281,7 @@ def mesh_lines(layer: MeshLayer, lang: str = "en") -> tuple[str, ...]:
 
     lines = [label("mesh.heading", lang).format(target=layer.target, mesh=layer.mesh, shard=layer.shard)]
     for tensor in layer.tensors:
-        lines.append(f"{label(f'mesh.kind.{tensor.kind}', lang)} {tensor.label} {tensor.shape}: "
+        lines.append(f"{label(f'mesh.kind.{tensor.kind}', lang)} {tensor_name(tensor.label, lang)} {tensor.shape}: "
                      f"{split_text(tensor, lang)}  {tensor.sharding}")
         lines.extend(f"  {device_cell(piece).replace(chr(10), ' ')}" for piece in tensor.slices)
     return tuple(lines)

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
-from explorer.mesh_view import MeshLayer, grid_cells, split_text
+from explorer.mesh_view import MeshLayer, grid_cells, split_text, tensor_name
 from explorer.view import layer_mesh
 
 from screens.bindings import keyed
@@ -32,7 +32,8 @@ def mesh_renderable(layer: MeshLayer, lang: str) -> Group:
     """A heading and one device grid per tensor; names are text, never markup."""
     parts = [Text(label("mesh.heading", lang).format(target=layer.target, mesh=layer.mesh, shard=layer.shard))]
     for tensor in layer.tensors:
-        title = Text(f"\n{label(f'mesh.kind.{tensor.kind}', lang)} {tensor.label} {tensor.shape}: ", style="bold")
+        name = tensor_name(tensor.label, lang)
+        title = Text(f"\n{label(f'mesh.kind.{tensor.kind}', lang)} {name} {tensor.shape}: ", style="bold")
         title.append(split_text(tensor, lang), style="")
         table = Table(show_edge=True, show_lines=True, pad_edge=False, expand=False, header_style="bold")
         table.add_column("")

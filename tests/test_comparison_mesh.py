@@ -38,7 +38,7 @@ def test_one_chip_2x2_and_4x4_side_by_side(cache):
     # dense's 64x128 kernel: whole on one chip, its columns halved on 2x2, quartered on 4x4.
     assert [dict((n, s) for n, s, _ in c.tensors)["kernel"] for c in (one, two, four)] == [
         "f32[64,128]", "f32[64,64]", "f32[64,32]"]
-    assert [dict((n, s) for n, s, _ in c.tensors)["output"] for c in (one, two, four)] == [
+    assert [dict((n, s) for n, s, _ in c.tensors)[""] for c in (one, two, four)] == [
         "f32[8,128]", "f32[4,64]", "f32[2,32]"]
     assert one.layer_bytes > two.layer_bytes > four.layer_bytes
     assert not one.collectives  # one chip talks to no one

@@ -53,6 +53,9 @@ async def test_d_shows_the_selected_layers_halves_on_the_devices():
         await pilot.press("L")
         await pilot.pause()
         assert "Gewicht kernel f32[128,64]" in shown(app.screen)
+        from test_screens_german import english_left
+
+        assert english_left(shown(app.screen)) == []
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, MeshScreen)
