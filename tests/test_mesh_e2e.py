@@ -101,3 +101,16 @@ def test_m_on_the_compare_screen_captures_the_missing_meshes(tmp_path, monkeypat
             assert kernels == ["f32[64,128]", "f32[64,64]", "f32[64,32]"]
 
     run()
+
+
+def test_the_mesh_view_of_a_four_gpu_box_and_of_an_inference_call(tmp_path):
+    """XLA's compile-only CUDA client runs the same sharding propagation; an inference call on a
+    mesh (no --mode train) keeps its snapshot too."""
+    options = CaptureOptions(targets=("gpu:h100",), batch=8, mode="train", optimizer="sgd", mesh="2x2", shard="model")
+    gpu = Bundle.open(capture("mlp", options, out_dir=tmp_path / "gpu", use_cache=False))
+    kernel = view.layer_mesh(gpu, "gpu:h100", "dense").tensors[0]
+    assert {s.device: s.ranges[1] for s in kernel.slices} == {0: (0, 64), 1: (64, 128), 2: (0, 64), 3: (64, 128)}
+    options = CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="data")
+    call = Bundle.open(capture("mlp", options, out_dir=tmp_path / "call", use_cache=False))
+    kernel, _bias, output = view.layer_mesh(call, "tpu:v5e", "dense_1").tensors
+    assert kernel.replicas == 4 and output.split == (4, 1) and output.slices[3].ranges == ((6, 8), (0, 64))
