@@ -85,3 +85,17 @@ def test_a_mesh_the_batch_cannot_fill_says_why(tmp_path, monkeypatch):
     _headers, rows = mesh_table(mesh_comparison(Bundle.open(copy), "tpu:v5e", "dense"), "de")
     assert rows[0][1][2].startswith("nicht kompilierbar: --shard data on a 4x4 mesh")
     assert four.tensors == ()
+
+
+def test_compare_json_carries_the_mesh_columns(cache, capsys):
+    import json
+
+    from explorer.cli import main
+
+    _bundle, fill = cache
+    fill()
+    assert main(["compare", str(FIXTURES / "mlp_mesh_2x2"), "--layer", "dense_1", "--json"]) == 0
+    columns = json.loads(capsys.readouterr().out)["meshes"]["tpu:v5e"]
+    assert [c["mesh"] for c in columns] == ["", "2x2", "4x4"] and all(c["captured"] for c in columns)
+    assert [c["tensors"][0] for c in columns] == [["kernel", "f32[128,64]", 32768], ["kernel", "f32[128,32]", 16384],
+                                                  ["kernel", "f32[128,16]", 8192]]
