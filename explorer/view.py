@@ -1072,6 +1072,7 @@ class Selection:
 # --- the mesh view (`D`): which device holds which slice of the layer ---------------------
 
 
+@_per_bundle
 def layer_mesh(bundle: Bundle | None, target: str, layer: str):
     """The selected layer's weights and output over the target's mesh (explorer.mesh_view.MeshLayer);
     None when the target was not compiled for a mesh or the bundle predates the sharded snapshot."""

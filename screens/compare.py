@@ -129,6 +129,8 @@ class CompareScreen(Screen):
         self.comparison: LayerComparison | None = None
         self.mesh_columns: tuple[MeshColumn, ...] = ()
         self.capturing_meshes = False
+        self.meshes_captured = 0  # how many `M` runs finished: the sibling bundles may have changed
+        self._mesh_cache: dict[tuple, tuple[MeshColumn, ...]] = {}
         self._mesh_cancel = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -195,7 +197,10 @@ class CompareScreen(Screen):
         mesh_view.display = bool(self.layer_name) and meshable(target) and target in bundle.targets
         if not mesh_view.display:
             return
-        columns = self.mesh_columns = mesh_comparison(bundle, target, self.layer_name)
+        key = (self.layer_name, target, self.app.generation, self.meshes_captured)
+        if key not in self._mesh_cache:  # resizes and language changes redraw without reading bundles again
+            self._mesh_cache = {key: mesh_comparison(bundle, target, self.layer_name)}
+        columns = self.mesh_columns = self._mesh_cache[key]
         headers, rows = mesh_table(columns, lang, self.capturing_meshes)
         title = label("compare.mesh.title", lang).format(layer=self.layer_name, target=target)
         notes = Text(mesh_notes(columns, target, lang), style="dim")
@@ -233,6 +238,7 @@ class CompareScreen(Screen):
 
     def _meshes_captured(self) -> None:
         self.capturing_meshes = False
+        self.meshes_captured += 1
         if self.is_attached:
             self.sync()
 
