@@ -150,12 +150,13 @@ def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
 
 
 def _whole_tensors(bundle: Bundle, target: str, path: str, record, batch: int) -> tuple[tuple[str, str, int], ...]:
+    from explorer.mesh_view import own_variable
     from explorer.view import _weight_shapes
 
     tensors = []
     for variable, shape in _weight_shapes(bundle, target).items():
-        owner, _, name = variable.rpartition("/")
-        if owner == path:
+        name = own_variable(variable, path)
+        if name:
             text = shape.replace(" ", "")
             tensors.append((name, text, array_bytes(text)))
     if record is not None and record.output_shapes:
@@ -173,11 +174,12 @@ def _compute_dtype(record) -> str:
 
 def _in_layer(op_name: str, path: str) -> bool:
     """Whether a collective was made for the layer, in its forward or backward pass."""
+    from explorer.mesh_view import in_scope
     from explorer.training import op_phase
 
     phase = op_phase(op_name)
     if phase.scope:
-        return phase.scope == path or phase.scope.endswith(f"/{path}")
+        return in_scope(phase.scope, path)
     name = op_name.split(";", 1)[0]
     name = name.split("/", 1)[1] if name.startswith("jit(") and "/" in name else name
     return name.startswith(f"{path}/")

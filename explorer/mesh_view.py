@@ -189,9 +189,9 @@ def mesh_layer(text: str, layer_path: str, weights: dict[int, str], output_dims:
     values = sharded_values(text)
     tensors = []
     for value in values:
-        path = weights.get(value.parameter, "")
-        if path and _owner(path) in (layer_path, layer_path.rsplit("/", 1)[-1]):
-            tensors.append(_tensor(value, path.rsplit("/", 1)[-1], "weight", devices))
+        name = own_variable(weights.get(value.parameter, ""), layer_path)
+        if name:
+            tensors.append(_tensor(value, name, "weight", devices))
     output = [v for v in values if v.parameter < 0 and v.dtype != "pred" and _fits(v.dims, output_dims)
               and _forward_of(v.op_name, layer_path)]
     output = output or [v for v in values if (inputs or {}).get(v.parameter) == layer_path]
@@ -204,8 +204,19 @@ def _fits(dims: tuple[int, ...], wanted: tuple[int | None, ...]) -> bool:
     return bool(dims) and len(dims) == len(wanted) and all(w in (None, d) for d, w in zip(dims, wanted, strict=True))
 
 
-def _owner(variable_path: str) -> str:
-    return variable_path.rpartition("/")[0]
+def own_variable(variable_path: str, layer_path: str) -> str:
+    """`kernel` for `dense/kernel` of dense; `query/kernel` for `attention/query/kernel` of attention
+    (a layer built of sub-layers owns their weights); "" for another layer's."""
+    short = layer_path.rsplit("/", 1)[-1]
+    for owner in (layer_path, short):
+        if variable_path.startswith(f"{owner}/"):
+            return variable_path[len(owner) + 1:]
+    return ""
+
+
+def in_scope(scope: str, layer_path: str) -> bool:
+    return (scope == layer_path or scope.endswith(f"/{layer_path}") or scope.startswith(f"{layer_path}/")
+            or f"/{layer_path}/" in scope)
 
 
 def _forward_of(op_name: str, layer_path: str) -> bool:
@@ -215,7 +226,7 @@ def _forward_of(op_name: str, layer_path: str) -> bool:
 
     phase = op_phase(op_name)
     if phase.scope:
-        return phase.phase == "forward" and (phase.scope == layer_path or phase.scope.endswith(f"/{layer_path}"))
+        return phase.phase == "forward" and in_scope(phase.scope, layer_path)
     name = op_name.split(";", 1)[0]
     if name.startswith("jit(") and "/" in name:
         name = name.split("/", 1)[1]

@@ -114,3 +114,14 @@ def test_the_mesh_view_of_a_four_gpu_box_and_of_an_inference_call(tmp_path):
     call = Bundle.open(capture("mlp", options, out_dir=tmp_path / "call", use_cache=False))
     kernel, _bias, output = view.layer_mesh(call, "tpu:v5e", "dense_1").tensors
     assert kernel.replicas == 4 and output.split == (4, 1) and output.slices[3].ranges == ((6, 8), (0, 64))
+
+
+def test_attention_shows_the_weights_of_its_sub_layers(tmp_path):
+    """tiny_transformer's MultiHeadAttention owns query/key/value/output Dense layers: the mesh view
+    of `attention` lists their kernels, each split over the model axis."""
+    options = CaptureOptions(targets=("tpu:v5e",), batch=4, mode="train", optimizer="adam", mesh="2x2", shard="model")
+    bundle = Bundle.open(capture("tiny_transformer", options, out_dir=tmp_path / "tt", use_cache=False))
+    tensors = {t.label: t for t in view.layer_mesh(bundle, "tpu:v5e", "attention").tensors}
+    assert {"query/kernel", "key/kernel", "value/kernel", "attention_output/kernel", ""} <= set(tensors)
+    assert tensors["query/kernel"].shape == "f32[32,2,16]" and tensors["query/kernel"].split == (1, 1, 2)
+    assert tensors[""].shape == "f32[4,16,32]"  # the layer's output, batch over data, features over model
