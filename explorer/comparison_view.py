@@ -150,6 +150,11 @@ def compare_data(bundle: Bundle, layer: str | None) -> dict[str, Any]:
         "summaries": [to_jsonable(target_summary(bundle, t)) for t in targets],
         "layer": to_jsonable(layer_comparison(bundle, layer)) if layer else None,
     }
+    if layer:  # 1 chip vs 2x2 vs 4x4 on each target that compiles for a mesh (explorer.comparison_mesh)
+        from explorer.comparison_mesh import mesh_comparison, meshable
+
+        data["meshes"] = {target: to_jsonable(mesh_comparison(bundle, target, layer))
+                          for target in bundle.targets if meshable(target)}
     return data
 
 

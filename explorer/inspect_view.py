@@ -37,7 +37,7 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
     if level == "layers":
         layers = [
             {**to_jsonable(layer), "class": layer.class_name, "output_shape": _first(layer.output_shapes),
-             "params": layer.params}
+             "params": layer.params, **_mesh_of(bundle, target, layer.name)}
             for layer in bundle.layers
         ]
         return {**head, "layers": layers}
@@ -90,6 +90,12 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
             raise TensorwegError(f"memory for {target} was not captured")
         return {**head, **to_jsonable(memory), "step": list(view.step_lines(bundle, target))}
     raise TensorwegError(f"unknown level '{level}'")
+
+
+def _mesh_of(bundle: Bundle, target: str, layer: str) -> dict[str, Any]:
+    """`--target` compiled for a mesh: the layer's slices per device, as the mesh view (`D`) shows them."""
+    found = view.layer_mesh(bundle, target, layer)
+    return {"mesh": to_jsonable(found)} if found is not None else {}
 
 
 def as_json(bundle: Bundle, level: str, target: str) -> str:

@@ -1144,3 +1144,29 @@ def _tvm_counterpart(bundle: Bundle, level: str, name: str, target: str, other: 
     working = [c for c in candidates if _kind_of(bundle, level, other, c)[0] not in (*_plumbing_opcodes(), "parameter",
                                                                                       "constant")] or candidates
     return next((c for c in working if _work_of(bundle, level, other, c) & work), working[0] if working else "")
+
+
+# --- the mesh view (`D`): which device holds which slice of the layer ---------------------
+
+
+@_per_bundle
+def layer_mesh(bundle: Bundle | None, target: str, layer: str):
+    """The selected layer's weights and output over the target's mesh (explorer.mesh_view.MeshLayer);
+    None when the target was not compiled for a mesh or the bundle predates the sharded snapshot."""
+    from explorer.mesh_view import SHARDED_HLO, mesh_layer
+    from explorer.training import INPUTS, WEIGHTS
+
+    if bundle is None or target not in bundle.targets:
+        return None
+    layout = step_layout(bundle, target)
+    path = bundle.target_dir(target) / SHARDED_HLO
+    if layout is None or not layout.mesh or not path.is_file():
+        return None
+    record = layer_record(bundle, layer)
+    weights = {group.first + offset: name for group in layout.arguments if group.role == WEIGHTS
+               for offset, name in enumerate(group.names)}
+    inputs = {group.first + offset: name for group in layout.arguments if group.role == INPUTS
+              for offset, name in enumerate(group.names)}
+    output = tuple(record.output_shapes[0]) if record and record.output_shapes else ()
+    return mesh_layer(path.read_text(encoding="utf-8"), record.path if record else layer, weights, output,
+                      target, layout.mesh, layout.shard, inputs)

@@ -144,6 +144,7 @@ class TensorwegApp(App):
         keyed("ctrl+c", "quit", "app.interrupt", show=False, priority=True),
         keyed("z", "toggle_maximize", "app.maximize", show=False),
         keyed("x", "compare_targets", "app.compare"),
+        keyed("D", "mesh_view", "app.mesh"),
         keyed("f", "filmstrip", "app.passes"),
     ]
 
@@ -155,6 +156,13 @@ class TensorwegApp(App):
 
         if not isinstance(self.screen, PassesScreen):
             self.push_screen(PassesScreen(self.target, self.selections.get(self.current_mode, "")))
+
+    def action_mesh_view(self) -> None:
+        from screens.compare import layer_for_selection  # noqa: PLC0415
+        from screens.mesh import MeshScreen  # noqa: PLC0415
+
+        if not isinstance(self.screen, MeshScreen):
+            self.push_screen(MeshScreen(layer_for_selection(self)))
 
     def action_compare_targets(self) -> None:
         from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415

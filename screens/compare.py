@@ -11,9 +11,12 @@ Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+from rich.console import Group
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -28,6 +31,7 @@ from explorer.comparison import (
     layer_comparison,
     target_summary,
 )
+from explorer.comparison_mesh import MeshColumn, mesh_comparison, mesh_notes, mesh_table, meshable, missing_meshes
 from explorer.comparison_view import (
     MISSING,
     format_bytes,
@@ -37,6 +41,7 @@ from explorer.comparison_view import (
 )
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
+from explorer.records import CaptureOptions
 from explorer.view import compare_layer
 
 from screens.bindings import keyed
@@ -115,17 +120,24 @@ class CompareScreen(Screen):
         keyed("escape,x", "close", "compare.close"),
         keyed("n", "move_layer(1)", "compare.next_layer"),
         keyed("p", "move_layer(-1)", "compare.previous_layer"),
+        keyed("M", "capture_meshes", "compare.capture_meshes", show=False),  # the mesh table names it
     ]
 
     def __init__(self, layer: str) -> None:
         super().__init__()
         self.layer_name = layer
         self.comparison: LayerComparison | None = None
+        self.mesh_columns: tuple[MeshColumn, ...] = ()
+        self.capturing_meshes = False
+        self.meshes_captured = 0  # how many `M` runs finished: the sibling bundles may have changed
+        self._mesh_cache: dict[tuple, tuple[MeshColumn, ...]] = {}
+        self._mesh_cancel = threading.Event()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="compare-title")
         with VerticalScroll(id="compare-body"):
             yield Static("", id="compare-layer")
+            yield Static("", id="compare-mesh")
             yield TargetSummaryTable("", id="compare-summary")
             yield Static("", id="compare-figures")
         yield Footer()
@@ -174,11 +186,61 @@ class CompareScreen(Screen):
                        for c in columns]
             layer_view.update(target_table(label("compare.layer_per_target", lang).format(layer=self.layer_name),
                                            headers, rows))
+        self._show_meshes(bundle, lang)
         self.query_one("#compare-summary", TargetSummaryTable).show(summaries, lang)
         self.query_one("#compare-figures", Static).update(figure_notes(bundle, self.comparison, summaries, lang))
 
+    def _show_meshes(self, bundle: Bundle, lang: str) -> None:
+        """1 chip vs 2x2 vs 4x4 for the app's target, where it can be compiled for a mesh."""
+        mesh_view = self.query_one("#compare-mesh", Static)
+        target = self.app.target
+        mesh_view.display = bool(self.layer_name) and meshable(target) and target in bundle.targets
+        if not mesh_view.display:
+            return
+        key = (self.layer_name, target, self.app.generation, self.meshes_captured)
+        if key not in self._mesh_cache:  # resizes and language changes redraw without reading bundles again
+            self._mesh_cache = {key: mesh_comparison(bundle, target, self.layer_name)}
+        columns = self.mesh_columns = self._mesh_cache[key]
+        headers, rows = mesh_table(columns, lang, self.capturing_meshes)
+        title = label("compare.mesh.title", lang).format(layer=self.layer_name, target=target)
+        notes = Text(mesh_notes(columns, target, lang), style="dim")
+        mesh_view.update(Group(target_table(title, headers, rows), notes))
+
     def action_close(self) -> None:
         self.dismiss()
+
+    def on_unmount(self) -> None:
+        self._mesh_cancel.set()  # the captures' workers are killed; the cache keeps what finished
+
+    def action_capture_meshes(self) -> None:
+        """`M`: compile the meshes the table lacks, one after the other, into the cache."""
+        bundle = getattr(self.app, "bundle", None)
+        wanted = missing_meshes(self.mesh_columns, bundle, self.app.target) if bundle is not None else ()
+        if not wanted or self.capturing_meshes:
+            return
+        self.capturing_meshes = True
+        self.sync()
+        self._capture_meshes(self.app.model_spec or bundle.manifest.model.spec, wanted)
+
+    @work(thread=True, exclusive=True, group="mesh-capture")
+    def _capture_meshes(self, spec: str, wanted: tuple[CaptureOptions, ...]) -> None:
+        from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
+        from explorer.errors import CaptureCancelled  # noqa: PLC0415
+
+        for options in wanted:
+            try:
+                orchestrator.capture(spec, options, cancel=self._mesh_cancel)
+            except CaptureCancelled:
+                return
+            except TensorwegError as exc:
+                self.app.call_from_thread(self.notify, str(exc), severity="error")
+        self.app.call_from_thread(self._meshes_captured)
+
+    def _meshes_captured(self) -> None:
+        self.capturing_meshes = False
+        self.meshes_captured += 1
+        if self.is_attached:
+            self.sync()
 
     def action_move_layer(self, step: int) -> None:
         bundle = getattr(self.app, "bundle", None)

@@ -22,6 +22,7 @@ from explorer.capture.jax_worker import (
     lower_and_compile,
     tpu_program_steps,
 )
+from explorer.capture.mesh_shardings import keep_sharded_module
 from explorer.capture.protocol import ProtocolWriter
 from explorer.records import CaptureOptions, MemoryLevel
 from explorer.serial import dump_json, load_json, write_text_atomic
@@ -83,6 +84,8 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
             layout, without_remat_analysis=jax_compile.memory_figures(plain_compiled),
             flops=(own_cost.flops if own_cost else 0.0, plain_cost.flops if plain_cost else 0.0))
     dump_json(layout, out_dir / STEP_FILE)
+    if options.mesh:
+        keep_sharded_module(dump_dir, module_name, out_dir)
     protocol.level_done("optimized-hlo")
 
     if spec.kind == "cpu":

@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from explorer.capture.mesh_shardings import enable_sharding_dump
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
 from explorer.errors import TensorwegError
 from explorer.records import KernelRecord, MemoryLevel
@@ -165,6 +166,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
     try:
         prepare_environment(spec, dump_dir)
         _enable_pass_dump(request)
+        enable_sharding_dump(request)
         _capture(request, spec, out_dir, dump_dir, protocol)
         _collect_passes(request, dump_dir, out_dir)
     finally:

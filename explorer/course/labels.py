@@ -187,8 +187,66 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.no_peaks": ("no peak figures", "keine Spitzenwerte"),
     "compare.bound": ("{count} {kind}-bound", "{count} {kind}gebunden"),
     "compare.see_below": ("{status} (see below)", "{status} (siehe unten)"),
+    # Mesh view (`D`): explorer.mesh_view.
+    "mesh.title": ("Devices: who holds which slice", "Geräte: wer welchen Ausschnitt hält"),
+    "mesh.heading": ("{target} on a {mesh} mesh, {shard} parallel; rows: data axis, columns: model axis",
+                     "{target} auf einem {mesh}-Gitter, {shard}-parallel; Zeilen: Datenachse, Spalten: Modellachse"),
+    "mesh.none": ("No mesh here: capture with --mesh (e.g. `tensorweg capture MODEL --targets tpu:v5e "
+                  "--mesh 2x2 --shard model`) to see the layer divided over devices.",
+                  "Kein Gitter: Mit --mesh erfassen (z. B. `tensorweg capture MODELL --targets tpu:v5e "
+                  "--mesh 2x2 --shard model`), um die Schicht auf Geräte verteilt zu sehen."),
+    "mesh.empty": ("No sharded value of this layer in the module after sharding propagation.",
+                   "Kein verteilter Wert dieser Schicht im Modul nach der Sharding-Propagation."),
+    "mesh.source": ("Slices: XLA's HloSharding of each value after sharding propagation (shardy-xla), "
+                    "as `jax.debug.visualize_sharding` draws them. "
+                    "d<n>: the mesh's device n (XLA's logical device number).",
+                    "Ausschnitte: XLAs HloSharding jedes Werts nach der Sharding-Propagation (shardy-xla), "
+                    "wie `jax.debug.visualize_sharding` sie zeichnet. "
+                    "d<n>: Gerät n des Gitters (die logische Gerätenummer von XLA)."),
+    "mesh.row": ("data {index}", "Daten {index}"),
+    "mesh.column": ("model {index}", "Modell {index}"),
+    "mesh.kind.weight": ("weight", "Gewicht"),
+    "mesh.kind.activation": ("activation", "Aktivierung"),
+    "mesh.split_dim": ("dim {dim} in {parts} parts", "Dim. {dim} in {parts} Teilen"),
+    "mesh.copies": ("each part on {copies} devices", "jeder Teil auf {copies} Geräten"),
+    "mesh.replicated": ("replicated: all {devices} devices hold all of it",
+                        "repliziert: alle {devices} Geräte halten alles"),
+    "mesh.keys": ("n/p layer, Esc back", "n/p Schicht, Esc zurück"),
+    # Compare screen: "1 chip vs 2x2 vs 4x4" (explorer.comparison_mesh).
+    "compare.mesh.title": ("Layer {layer} on {target}: 1 chip vs 2x2 vs 4x4, per device",
+                           "Schicht {layer} auf {target}: 1 Chip gegen 2x2 gegen 4x4, je Gerät"),
+    "compare.mesh.one_chip": ("1 chip", "1 Chip"),
+    "compare.mesh.shard": ("{shard} parallel", "{shard}-parallel"),
+    "compare.mesh.per_device_shapes": ("shapes per device", "Formen je Gerät"),
+    "compare.mesh.layer_bytes": ("layer bytes per device", "Bytes der Schicht je Gerät"),
+    "compare.mesh.collectives": ("collectives", "Kollektive"),
+    "compare.mesh.peak": ("peak per device", "Spitze je Gerät"),
+    "compare.mesh.groups": ("groups", "Gruppen"),
+    "compare.mesh.fits": ("fits in", "passt in"),
+    "compare.mesh.does_not_fit": ("does NOT fit in", "passt NICHT in"),
+    "compare.mesh.no_collectives": ("none: no device waits for another", "keine: kein Gerät wartet auf ein anderes"),
+    "compare.mesh.not_captured": ("not captured: press M, or run: {note}",
+                                  "nicht erfasst: M drücken oder ausführen: {note}"),
+    "compare.mesh.cannot": ("cannot be compiled: {note}", "nicht kompilierbar: {note}"),
+    "compare.mesh.capturing": ("capturing (compile-only)...", "wird erfasst (nur kompiliert) ..."),
+    "compare.mesh.note": ("Collective times are ring ESTIMATES (bytes each device sends / the chip's link "
+                          "bandwidth), never measurements; peaks are memory_analysis of the whole step per device. "
+                          "Each mesh is its own compile-only capture.",
+                          "Zeiten der Kollektive sind Ring-SCHÄTZUNGEN (Bytes, die jedes Gerät sendet / "
+                          "Bandbreite der Verbindung des Chips), nie Messungen; Spitzen sind memory_analysis des "
+                          "ganzen Schritts je Gerät. Jedes Gitter ist eine eigene Erfassung nur zum Kompilieren."),
     # Footer binding descriptions (short) and their help texts (tooltips), by binding id.
     "binding.app.level1": ("Layers", "Schichten"),
+    "binding.app.mesh": ("Devices", "Geräte"),
+    "tooltip.app.mesh": ("Which device holds which slice of the selected layer's weights and output (--mesh captures)",
+                         "Welches Gerät welchen Ausschnitt der Gewichte und der Ausgabe der gewählten Schicht hält "
+                         "(Erfassungen mit --mesh)"),
+    "binding.mesh.close": ("Back", "Zurück"),
+    "tooltip.mesh.close": ("Close the mesh view", "Die Geräteansicht schließen"),
+    "binding.mesh.next_layer": ("Next layer", "Nächste Schicht"),
+    "tooltip.mesh.next_layer": ("Show the next layer's slices", "Die Ausschnitte der nächsten Schicht zeigen"),
+    "binding.mesh.previous_layer": ("Prev layer", "Vorige Schicht"),
+    "tooltip.mesh.previous_layer": ("Show the previous layer's slices", "Die Ausschnitte der vorigen Schicht zeigen"),
     "binding.app.level2": ("Graph", "Graph"),
     "binding.app.level3": ("HLO", "HLO"),
     "binding.app.level4": ("Opt HLO", "Opt. HLO"),
@@ -218,6 +276,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "binding.compare.close": ("Close", "Schließen"),
     "binding.compare.next_layer": ("Next layer", "Nächste Schicht"),
     "binding.compare.previous_layer": ("Prev layer", "Vorige Schicht"),
+    "binding.compare.capture_meshes": ("Capture meshes", "Gitter erfassen"),
     "binding.tour.next": ("Next step", "Nächster Schritt"),
     "binding.tour.previous": ("Previous step", "Voriger Schritt"),
     "binding.tour.leave": ("Leave tour", "Führung verlassen"),
@@ -287,6 +346,10 @@ LABELS: dict[str, tuple[str, str]] = {
                             "Zurück zur Ansicht, aus der die Speicherkarte geöffnet wurde"),
     "tooltip.compare.close": ("Close the comparison and return to the level screen",
                               "Den Vergleich schließen und zur Ebenenansicht zurückkehren"),
+    "tooltip.compare.capture_meshes": ("Compile the 1-chip, 2x2 and 4x4 captures this comparison lacks "
+                                       "(compile-only, into the cache)",
+                                       "Die fehlenden Erfassungen für 1 Chip, 2x2 und 4x4 kompilieren "
+                                       "(nur kompiliert, in den Cache)"),
     "tooltip.compare.next_layer": ("Compare the next layer of the model",
                                    "Die nächste Schicht des Modells vergleichen"),
     "tooltip.compare.previous_layer": ("Compare the previous layer of the model",
@@ -454,18 +517,32 @@ LABELS: dict[str, tuple[str, str]] = {
         "Ebene 5, Kernel: was das Backend des Ziels für jede Fusion oder jeden Bibliotheksaufruf erzeugt "
         "hat. v wechselt zwischen Assembler, LLVM-IR und PTX, soweit aufgezeichnet; das Feld Speicherlayout "
         "zeigt Vektorbreite und Register (CPU) oder Grid und Block des Starts (GPU)."),
+    "help.mesh": (
+        "One grid per tensor of the selected layer (its weights, then its output): rows are the mesh's data "
+        "axis, columns its model axis. Each cell is the device at that position with the slice it holds: "
+        "shape and bytes per device, then the index range of every dimension. The same range on several "
+        "devices means the slice is copied there (replicated). The slices are XLA's own shardings after "
+        "sharding propagation. n/p change the layer, arrows and PgUp/PgDn scroll, Esc or D closes.",
+        "Ein Gitter je Tensor der gewählten Schicht (ihre Gewichte, dann ihre Ausgabe): Zeilen sind die "
+        "Datenachse des Gitters, Spalten seine Modellachse. Jede Zelle ist das Gerät an dieser Stelle mit dem "
+        "Ausschnitt, den es hält: Form und Bytes je Gerät, dann der Indexbereich jeder Dimension. Derselbe "
+        "Bereich auf mehreren Geräten heißt, der Ausschnitt liegt dort in Kopie (repliziert). Die Ausschnitte "
+        "sind die Shardings von XLA selbst nach der Sharding-Propagation. n/p wechseln die Schicht, Pfeile und "
+        "Bild auf/ab scrollen, Esc oder D schließt."),
     "help.compare": (
         "Columns are targets (the bundle's, then the default ones it lacks, which say \"not captured\" and name "
         "the key and command that capture them); rows are what each compiler made of the layer: fusions and "
         "instructions, kernels, library calls, output layouts, bytes with and without tile padding, FLOPs and "
         "the roofline ESTIMATE. Below: the whole model per target, then the figures every estimate used. "
-        "n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.",
+        "On a TPU or GPU-box target, also the layer per device on 1 chip, 2x2 and 4x4 (M captures the missing "
+        "meshes, compile-only). n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.",
         "Spalten sind Ziele (die des Bundles, dann die fehlenden Standardziele, die \"nicht erfasst\" sagen und "
         "Taste und Befehl nennen, die sie erfassen); Zeilen zeigen, was jeder Compiler aus der Schicht gemacht "
         "hat: Fusionen und Instruktionen, Kernel, Bibliotheksaufrufe, Ausgabe-Layouts, Bytes mit und ohne "
         "Kachel-Auffüllung, FLOPs und die Roofline-SCHÄTZUNG. Darunter: das ganze Modell je Ziel, dann die "
-        "Zahlen, die jede Schätzung verwendet. n/p wechseln die Schicht, Pfeiltasten und Bild auf/ab rollen, "
-        "Esc oder x schließt."),
+        "Zahlen, die jede Schätzung verwendet. Auf einem TPU- oder GPU-Box-Ziel auch die Schicht je Gerät auf "
+        "1 Chip, 2x2 und 4x4 (M erfasst die fehlenden Gitter, nur kompiliert). n/p wechseln die Schicht, "
+        "Pfeiltasten und Bild auf/ab rollen, Esc oder x schließt."),
     "help.memory": (
         "Memory map: XLA's buffer assignment for the optimized module. Top: each allocation as a bar "
         "as long as its size, the values placed in it at their offsets. Below: the largest values' "

@@ -1,0 +1,105 @@
+"""The mesh view (`D`): Pilot tests of its state and keys, and a snapshot at 80x24.
+
+Fed the recorded bundle tests/fixtures/bundles/mlp_mesh_2x2 (mlp's training step compiled by
+XLA:TPU for a v5e 2x2 mesh, model parallel; see make_mesh_fixtures.py there). Update the snapshot
+with `pytest tests/test_screens_mesh.py --snapshot-update` and look at the picture before committing.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from screens.app import create_app
+from screens.mesh import MeshScreen
+
+from pilot_support import BUNDLE, sync
+
+MESH_BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mlp_mesh_2x2"
+
+
+async def open_mesh(app, pilot) -> MeshScreen:
+    """Wait until the bundle is open (the app reads it after the first frame), then press D."""
+    for _ in range(200):
+        await pilot.pause()
+        if app.bundle is not None and app.trace.index.entries:
+            break
+    await pilot.press("D")
+    await pilot.pause()
+    assert isinstance(app.screen, MeshScreen)
+    return app.screen
+
+
+def shown(screen: MeshScreen, width: int = 200) -> str:
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(screen.query_one("#mesh-grids").content)
+    return console.export_text()
+
+
+@sync
+async def test_d_shows_the_selected_layers_halves_on_the_devices():
+    app = create_app(MESH_BUNDLE, level="layers", target="tpu:v5e", select="dense")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_mesh(app, pilot)
+        assert screen.layer_name == "dense"
+        text = shown(screen)
+        assert "weight kernel f32[64,128]: dim 1 in 2 parts, each part on 2 devices" in text
+        assert "d1 f32[64,64] 16.0 KiB" in text and "[0:64, 64:128]" in text
+        assert "activation output f32[8,128]" in text and "model 1" in text and "data 1" in text
+        await pilot.press("n")
+        assert screen.layer_name == "dense_1" and "f32[128,64]" in shown(screen)
+        await pilot.press("L")
+        await pilot.pause()
+        assert "Gewicht kernel f32[128,64]" in shown(app.screen)
+        from test_screens_german import english_left
+
+        assert english_left(shown(app.screen)) == []
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MeshScreen)
+
+
+@sync
+async def test_a_bundle_without_a_mesh_says_how_to_capture_one():
+    app = create_app(BUNDLE, level="layers", target="tpu:v5e", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_mesh(app, pilot)
+        assert "--mesh 2x2 --shard model" in shown(screen)
+
+
+def test_mesh_view_snapshot(snap_compare):
+    """dense on the 2x2 mesh at 80x24: title 'Devices: who holds which slice | mlp | Layer dense';
+    the heading 'tpu:v5e on a 2x2 mesh, model parallel'; the kernel's grid with rows data 0/1 and
+    columns model 0/1, column 0 holding [0:64, 0:64] and column 1 [0:64, 64:128] (16.0 KiB each);
+    the bias grid below (scroll for the output)."""
+    app = create_app(MESH_BUNDLE, level="layers", target="tpu:v5e", select="dense")
+
+    async def press_d(pilot):
+        await open_mesh(app, pilot)
+
+    assert snap_compare(app, run_before=press_d, terminal_size=(80, 24))
+
+
+@sync
+async def test_compare_shows_one_chip_2x2_and_4x4_for_a_mesh_target(tmp_path, monkeypatch):
+    """x on a TPU target: the layer per device on each mesh; the meshes not in the cache name their command."""
+    from screens.compare import CompareScreen
+
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path / "cache"))
+    app = create_app(MESH_BUNDLE, level="layers", target="tpu:v5e", select="dense")
+    async with app.run_test(size=(160, 60)) as pilot:
+        for _ in range(200):
+            await pilot.pause()
+            if app.bundle is not None and app.trace.index.entries:
+                break
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        console = Console(width=300, file=io.StringIO(), record=True, color_system=None)
+        console.print(app.screen.query_one("#compare-mesh").content)
+        text = console.export_text()
+        assert "Layer dense on tpu:v5e: 1 chip vs 2x2 vs 4x4, per device" in text
+        assert "kernel f32[64,64]" in text and "all-gather" in text
+        assert "--mesh 4x4 --shard model" in text and "ring ESTIMATES" in text
