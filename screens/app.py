@@ -301,6 +301,8 @@ class TensorwegApp(App):
         self._reading = (self.bundle, self.reading - set(event.targets))
         if not self.reading:
             self.opened.set()
+        if not self.screen_stack:
+            return  # the app is closing
         show_panes = getattr(self.screen, "show_panes", None)
         if show_panes is not None:
             show_panes()
