@@ -10,6 +10,7 @@ can be read too: missing files read as "not captured yet".
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from explorer.errors import BundleError, DataError, ParseError
@@ -29,6 +30,7 @@ from explorer.targets import TARGETS, target_dirname
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+_MISSING = object()  # a cache slot not read yet (None is a value: "not captured")
 
 
 def is_bundle(path: Path) -> bool:
@@ -48,6 +50,10 @@ class Bundle:
         self.path = Path(path)
         self._manifest = manifest
         self._parsed: dict[tuple[str, str], object] = dict(parsed or {})
+        # One lock per file: the UI thread asking for what the open worker is reading waits for
+        # that read instead of parsing the same module a second time beside it.
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks_lock = threading.Lock()
 
     @classmethod
     def open(cls, path: Path) -> "Bundle":
@@ -208,9 +214,15 @@ class Bundle:
 
     def _cached(self, kind: str, target: str, load):
         key = (kind, target)
-        if key not in self._parsed:
-            self._parsed[key] = load()
-        return self._parsed[key]
+        found = self._parsed.get(key, _MISSING)
+        if found is not _MISSING:
+            return found
+        with self._locks_lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # a load never asks for its own key, so one lock per key cannot deadlock
+            if key not in self._parsed:
+                self._parsed[key] = load()
+            return self._parsed[key]
 
     @staticmethod
     def _target_file(target: str, name: str) -> str:

@@ -53,7 +53,7 @@ from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import LIST_LEVELS, target_key
 from explorer.records import GraphLevel, KernelRecord, LayerRecord
 
-__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "LazyIndex", "build_index"]
+__all__ = ["IndexEntry", "IndexLink", "CrossIndex", "LazyIndex", "build_index", "layer_parents"]
 
 # A Keras-on-JAX entry parameter's op_name: `trainable[3]`, `non_trainable[0]`.
 _JAX_VARIABLE = re.compile(r"^(trainable|non_trainable)\[(\d+)\]$")
@@ -233,7 +233,13 @@ class LazyIndex:
         self._module, self._kernels = module, kernels
         self._parts: dict[str, CrossIndex] = {}
         self._light: dict[str, CrossIndex] = {}
-        self._lock = threading.Lock()
+        # One lock per target: a query on a target already linked never waits for another being linked.
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+
+    def _lock(self, target: str) -> threading.Lock:
+        with self._locks_lock:
+            return self._locks.setdefault(target, threading.Lock())
 
     @cached_property
     def base(self) -> CrossIndex:
@@ -245,7 +251,7 @@ class LazyIndex:
         return self._graph_loader()
 
     def part(self, target: str) -> CrossIndex:
-        with self._lock:
+        with self._lock(target):
             found = self._parts.get(target)
             if found is None:
                 modules = {}
@@ -264,7 +270,7 @@ class LazyIndex:
         Their entries do not depend on the HLO before optimisation or the TF graph,
         so this reads neither; once the whole part is built it answers instead.
         """
-        with self._lock:
+        with self._lock(target):
             found = self._parts.get(target) or self._light.get(target)
             if found is None:
                 module = self._module(target, True) if target in self.targets else None
@@ -558,7 +564,13 @@ def _owners(sizes: list[int], counts: list[tuple[str, int]]) -> list[tuple[str, 
 
 
 def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, tuple[str, str, tuple[int, ...]]]:
-    """Entry parameter name -> (layer, "input" | "weight", (position, count))."""
+    """Entry parameter name -> (layer, "input" | "weight", (position, count)).
+
+    A container's parameter counts are its inner layers' (a Sequential block's are its Conv2D's):
+    only the layers that hold their own variables take arguments, so a weight is its Conv2D's.
+    """
+    containers = {container for _, container in layer_parents(layers)}
+    layers = [layer for layer in layers if layer.name not in containers]
     entry = module.entry
     params = sorted((i for i in entry.instructions if i.opcode == "parameter"), key=_parameter_number) if entry else []
     if not params:
@@ -717,10 +729,10 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
             entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
             links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]
 
-    return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)), _parents(layers))
+    return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)), layer_parents(layers))
 
 
-def _parents(layers: list[LayerRecord]) -> tuple[tuple[str, str], ...]:
+def layer_parents(layers: list[LayerRecord] | tuple[LayerRecord, ...]) -> tuple[tuple[str, str], ...]:
     """(layer, container) from the layers' paths: `outer/stem/stem_conv` is inside `stem`."""
     by_path = {layer.path: layer.name for layer in layers}
     found = []

@@ -76,6 +76,7 @@ class LevelItem:
     line: 1-based line in the level's code text (HLO levels), else 0.
     search_text: what the list's `/` filter matches (a plain lowercase substring).
     group: the key of the foldable `RowGroup` the item is listed under ("" for none).
+    depth: how many containers hold it (a layer inside a nested model or Sequential block: 1, ...).
     """
 
     level: str
@@ -85,6 +86,7 @@ class LevelItem:
     line: int = 0
     search_text: str = ""
     group: str = ""
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,9 @@ class RowGroup:
     folded: folded when the list opens (parameters and constants, so the list opens on the
     program's work; fused computations, whose work is their fusion's row). line: 1-based line
     of its text (a computation's header), else 0. size: its rows.
+    head: the item that is the group's header row itself ("" for a header of its own): a container
+    layer (a nested model, a Sequential block) heads its inner layers, and stays selectable.
+    within: the key of the group this one is inside ("" at the top): folding it hides this one too.
     """
 
     key: str
@@ -102,6 +107,8 @@ class RowGroup:
     folded: bool
     size: int
     line: int = 0
+    head: str = ""
+    within: str = ""
 
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -133,8 +140,9 @@ def _dims_text(dims) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + ")"
 
 
-def _item(level: str, name: str, cells: tuple[str, ...], kind: str, line: int = 0, group: str = "") -> LevelItem:
-    return LevelItem(level, name, cells, kind, line, " ".join((name, *cells)).lower(), group)
+def _item(level: str, name: str, cells: tuple[str, ...], kind: str, line: int = 0, group: str = "",
+          depth: int = 0) -> LevelItem:
+    return LevelItem(level, name, cells, kind, line, " ".join((name, *cells)).lower(), group, depth)
 
 
 def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tuple[LevelItem, ...]:
@@ -153,10 +161,11 @@ def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tu
 @_per_bundle
 def _rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
     if level == "layers":
+        container = _containers(bundle)
         return tuple(
             _item("layers", layer.name, (layer.name, layer.class_name,
                                          ", ".join(_dims_text(s) for s in layer.output_shapes), f"{layer.params:,}"),
-                  layer.class_name)
+                  layer.class_name, group=container.get(layer.name, ""), depth=layer.path.count("/"))
             for layer in bundle.layers)
     if level == "graph":
         ops = bundle.graph.ops if bundle.graph is not None else ()
@@ -175,12 +184,38 @@ _GROUP_AT_LEAST = 2
 
 
 def row_groups(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> dict[str, RowGroup]:
-    """The foldable groups of `level`'s rows by key, in list order (HLO levels only).
+    """The foldable groups of `level`'s rows by key, in list order (HLO levels; containers of layers).
 
     Keys are identities and never change with `lang`; only the header cells are worded in it."""
+    if bundle is not None and level == "layers":
+        return _layer_groups(bundle)
     if bundle is None or not is_hlo(level):
         return {}
     return _hlo_outline(bundle, level, target_key(level, target), lang)[1]
+
+
+@_per_bundle
+def _containers(bundle: Bundle) -> dict[str, str]:
+    """layer -> the container layer directly holding it (a nested model, a Sequential block)."""
+    from explorer.index import layer_parents  # noqa: PLC0415 (the data model loads with the data)
+
+    return dict(layer_parents(bundle.layers))
+
+
+@_per_bundle
+def _layer_groups(bundle: Bundle) -> dict[str, RowGroup]:
+    """One group per container layer, headed by its own row: folded when the list opens, so a model
+    built from blocks (or around a keras.applications backbone) shows its outline first."""
+    container = _containers(bundle)
+    inner: dict[str, int] = {}
+    for layer in container:
+        holder = container[layer]
+        while holder:  # a layer counts for every container above it
+            inner[holder] = inner.get(holder, 0) + 1
+            holder = container.get(holder, "")
+    return {layer.name: RowGroup(layer.name, (), True, inner[layer.name], head=layer.name,
+                                 within=container.get(layer.name, ""))
+            for layer in bundle.layers if layer.name in inner}
 
 
 @_per_bundle

@@ -156,8 +156,13 @@ class LevelScreen(Screen):
             return
         app, selection = self.tensorweg, self._shown_selection
         self.query_one("#memory", MemoryPane).show_selection(selection, app.lang)
-        self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture, app.lang)
+        self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture, app.lang,
+                                                    app.reading)
         self.query_one("#explanation", ExplanationPane).show_selection(selection, app.lang)
+
+    def show_panes(self) -> None:
+        """The side panes again for the selection shown (the open worker has read more of the bundle)."""
+        self._show_panes()
 
     def show_extra(self, item: LevelItem | None) -> None:
         """Hook: update the level-specific view for the highlighted item."""

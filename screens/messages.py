@@ -79,6 +79,16 @@ class BundleOpened(Message):
         self.trace = trace
 
 
+class TargetsRead(Message):
+    """The open worker has read what the side panes show of `targets` in `bundle` (their optimized
+    modules, kernels and index): a pane that said "reading" for them can show them now."""
+
+    def __init__(self, bundle, targets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.bundle = bundle
+        self.targets = targets
+
+
 class BundleOpenFailed(Message):
     """The bundle at `path` could not be read; `error` is one line."""
 

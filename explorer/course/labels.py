@@ -553,6 +553,12 @@ LABELS: dict[str, tuple[str, str]] = {
         "größten Werte in Programmreihenfolge (Positionen von Instruktionen, keine Zeit); ^ markiert, wo "
         "die meisten Bytes gleichzeitig leben. XLA verwendet eine Allokation wieder für Werte, deren "
         "Lebensdauern sich nicht überschneiden."),
+    # Opening large bundles and containers in the layer list (issue 12).
+    "text.reading_target": ("reading its modules ...", "liest seine Module ..."),
+    "binding.layers.open": ("Open", "Öffnen"),
+    "tooltip.layers.open": ("Open or fold a container (a nested model or Sequential block) to its inner layers",
+                            "Einen Container (ein verschachteltes Modell, einen Sequential-Block) auf seine "
+                            "inneren Schichten öffnen oder zuklappen"),
 }
 
 

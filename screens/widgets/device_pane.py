@@ -27,8 +27,10 @@ def family_of(target: str) -> str:
 
 
 def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,
-                lang: str = "en") -> str:
-    """One tab: each captured target of the family (`explorer.view.device_lines`), or how to capture one."""
+                lang: str = "en", reading: frozenset[str] = frozenset()) -> str:
+    """One tab: each captured target of the family (`explorer.view.device_lines`), or how to capture one.
+
+    A target in `reading` is being read by the open worker: said so, not read here on the UI thread."""
     targets = [t for t in captured if family_of(t) == family]
     if not targets:
         how = label("text.press_to_capture", lang).format(key=CAPTURE_KEY) if can_capture \
@@ -39,6 +41,9 @@ def family_text(selection: Selection | None, family: str, captured: tuple[str, .
         return label("state.select_item", lang)
     out: list[str] = []
     for target in targets:
+        if target in reading:
+            out.append(f"{target}: " + label("text.reading_target", lang))
+            continue
         out += device_lines(selection.bundle, selection.level, selection.name, selection.target, target, lang)
     return "\n".join(out)
 
@@ -61,7 +66,7 @@ class DevicePane(Vertical):
     _wanted_tab = ""  # the tab of the target last shown, opened once the tabs exist
 
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool,
-             lang: str = "en") -> None:
+             lang: str = "en", reading: frozenset[str] = frozenset()) -> None:
         if selection is not None:
             # Open the tab of the target being shown; the learner can still switch tabs.
             self._wanted_tab = f"device-{family_of(selection.target)}"
@@ -70,11 +75,11 @@ class DevicePane(Vertical):
         if len(texts) < len(FAMILIES):
             # The tab panes mount after the pane itself: the screen may sync in between (on its
             # mount, under load). Show this selection once they are there.
-            self.call_after_refresh(self.show, selection, captured, can_capture, lang)
+            self.call_after_refresh(self.show, selection, captured, can_capture, lang, reading)
             return
         for family, _ in FAMILIES:
             self.query_one(f"#device-{family}-text", PaneText).show(
-                family_text(selection, family, captured, can_capture, lang))
+                family_text(selection, family, captured, can_capture, lang, reading))
 
     def _open_wanted_tab(self) -> None:
         """TabbedContent mounts its tab strip after its panes: a level can arrive in between

@@ -6,7 +6,10 @@ module opens, moves and filters as fast as a small one. Filtering is a
 lowercase substring match over prebuilt `search_text`, narrowed from the last
 result while the filter text grows. A group (the entry's parameters, its
 constants, a called computation) is one header row that Enter or space folds
-and unfolds; a selection inside a folded group unfolds it.
+and unfolds; a selection inside a folded group unfolds it. A group headed by an
+item (a container layer: `RowGroup.head`) has that item as its header row, which
+stays selectable (Enter goes down from it; space folds), its members indented
+below it; groups may sit inside groups (`RowGroup.within`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from screens.bindings import keyed
 from screens.widgets.item_rows import ItemRows
 
 FOLDED, UNFOLDED = "▸ ", "▾ "  # a group header's mark: folded, unfolded
+INDENT = "  "  # per container holding a row, and the mark's place on rows heading nothing
 
 
 class _Rows(ItemRows):
@@ -85,6 +89,7 @@ class ItemTable(Vertical):
         self._items: tuple[LevelItem, ...] = ()
         self._groups: dict[str, RowGroup] = {}
         self._folded: set[str] = set()
+        self._heads: dict[str, str] = {}  # item name -> the group it heads
         self._listing: list[LevelItem | RowGroup] = []  # what the rows show, headers included
         self._shown: list[LevelItem] = []
         self._matches: tuple[str, list[LevelItem]] = ("", [])  # the last filter and what it kept
@@ -137,6 +142,7 @@ class ItemTable(Vertical):
         self._items = items
         self._created = frozenset(created_by_compiler)
         self._groups = dict(groups or {})
+        self._heads = {group.head: key for key, group in self._groups.items() if group.head}
         if keep_folds:
             self._folded &= set(self._groups)
         else:
@@ -149,8 +155,8 @@ class ItemTable(Vertical):
         """Columns as wide as their widest cell, over every item (stable while filtering and folding)."""
         widths = [cell_len(title) for title in self._columns]
         last = len(widths) - 1
-        rows = [item.cells for item in self._items] + [
-            (FOLDED + group.cells[0], *group.cells[1:]) for group in self._groups.values()]
+        rows = [(self._first_cell(item), *item.cells[1:]) for item in self._items] + [
+            (FOLDED + group.cells[0], *group.cells[1:]) for group in self._groups.values() if not group.head]
         if self._created:
             rows.append(("",) * last + (self._created_text,))
         for cells in rows:
@@ -171,11 +177,37 @@ class ItemTable(Vertical):
             key = item.group if item.group in groups else ""  # groups not given: a flat list
             if key != group:
                 group = key
-                if group:
+                if group and not groups[group].head and self._open(groups[group].within):
                     listing.append(groups[group])
-            if not group or group not in self._folded:
+            if self._open(group):
                 listing.append(item)
         return listing
+
+    def _open(self, key: str) -> bool:
+        """Neither the group `key` nor any group it is inside is folded ("" is the top: open)."""
+        for _ in range(len(self._groups) + 1):  # bounded: `within` never loops, but data is data
+            if not key:
+                return True
+            if key in self._folded:
+                return False
+            key = self._groups[key].within if key in self._groups else ""
+        return True
+
+    def _enclosing(self, key: str) -> list[str]:
+        """`key` and every group it is inside, innermost first."""
+        found: list[str] = []
+        while key in self._groups and key not in found:
+            found.append(key)
+            key = self._groups[key].within
+        return found
+
+    def _first_cell(self, item: LevelItem) -> str:
+        """The name cell: indented by its containers, marked open or folded where it heads a group."""
+        if not self._heads:
+            return item.cells[0]
+        key = self._heads.get(item.name)
+        mark = (FOLDED if key in self._folded else UNFOLDED) if key else INDENT
+        return INDENT * item.depth + mark + item.cells[0]
 
     def _filtered(self) -> list[LevelItem]:
         """The items matching the filter, narrowed from the last match while the text grows."""
@@ -193,7 +225,8 @@ class ItemTable(Vertical):
             first, *rest = entry.cells
             return (Text(mark + first, style="bold"), *(Text(cell, style="italic") for cell in rest))
         # Names from the model are text, never markup.
-        cells = tuple(Text(cell) for cell in entry.cells)
+        cells = (Text(self._first_cell(entry), style="bold" if entry.name in self._heads else ""),
+                 *(Text(cell) for cell in entry.cells[1:]))
         if entry.name in self._created:
             return (*cells[:-1], Text(self._created_text, style="italic"))
         return cells
@@ -239,8 +272,7 @@ class ItemTable(Vertical):
         if self.filter_text and item not in self._shown:
             self.filter_text = ""
             self.query_one("#filter", Input).value = ""
-        if item.group in self._folded:
-            self._folded.discard(item.group)
+        self._folded.difference_update(self._enclosing(item.group))
         self._fill(item)
         row = self._row_of(item)
         self._jumped_to = row
@@ -262,7 +294,10 @@ class ItemTable(Vertical):
     def action_toggle_group(self) -> None:
         """Fold or unfold the group at the cursor (on its header or one of its rows)."""
         entry = self._at_cursor()
-        key = entry.key if isinstance(entry, RowGroup) else (entry.group if entry is not None else "")
+        if isinstance(entry, RowGroup):
+            key = entry.key
+        else:  # an item heading a group folds its own; any other item its enclosing group
+            key = self._heads.get(entry.name) or entry.group if entry is not None else ""
         if key and not self.filter_text:
             self.toggle_group(key)
 
@@ -270,7 +305,8 @@ class ItemTable(Vertical):
         """Fold or unfold `key`; the cursor stays on the group's header."""
         self._folded.symmetric_difference_update({key})
         self._jumped_to = -1
-        self._fill(self._groups[key])
+        head = self._groups[key].head
+        self._fill(next((item for item in self._items if item.name == head), None) if head else self._groups[key])
         self.table.scroll_to_row(self.table.cursor_row)
 
     # --- filter ---------------------------------------------------------------
