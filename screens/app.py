@@ -4,8 +4,9 @@ The app owns all state (bundle, target, selections per level, the trail of
 descents); screens read it and call `descend` / `go_back` / `goto_level`.
 Captures run in a thread worker that only posts `screens.messages` events,
 so the first frame never waits for a compiler; opening a bundle (reading its
-JSON, building the cross-level index) runs in a thread worker too, started
-after the first frame, so the screen paints before any data is read.
+JSON, building the cross-level index) runs in a thread worker too, started as
+the app loads, while Textual builds the first screen; the rows go on screen
+first, their selection's panes the frame after.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
     from explorer.view import Trace
 
 CSS_DIR = Path(__file__).parent
+# How long the open worker waits for the first screen to show the rows and their selection.
+FIRST_SELECTION_WAIT_S = 2.0
 
 
 # mode -> (module, class) of its screen; a screen's module is imported when it is first shown.
@@ -162,6 +165,9 @@ class TensorwegApp(App):
     def __init__(self, bundle_path: Path | None = None, model_spec: str | None = None,
                  options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
                  select: str | None = None, lang: str = "en", plain: bool = False) -> None:
+        # The first level's screen is the app's default mode: Textual builds it with the app.
+        # (Switching to it from on_mount held every frame back 50 ms and parsed the CSS again.)
+        self.DEFAULT_MODE = level
         super().__init__(ansi_color=True if plain else None)
         for mode in SCREENS:  # lazily: only the first screen's module is imported before the first frame
             self.add_mode(mode, partial(_make_screen, mode))
@@ -184,8 +190,11 @@ class TensorwegApp(App):
         self.followed_layers: dict[str, tuple[str, str]] = {}  # level -> (selection `t` made, its layer)
         self.progress: dict[tuple[str, str], str] = {}  # (level, target) -> running/ok/failed: msg
         self.load_error = ""
-        self.opening: Path | None = None  # a bundle being read in the background
+        self.opening: Path | None = self.bundle_path  # a bundle being read in the background
         self.opened = asyncio.Event()  # set whenever no bundle is being read (tests wait on it)
+        self._selection_shown: threading.Event | None = None  # the open worker waits on it (`selection_shown`)
+        if self.bundle_path is None:
+            self.opened.set()
         self._cancel = threading.Event()
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
         self.status = ""  # the last notification, shown in the screens' status line
@@ -195,16 +204,15 @@ class TensorwegApp(App):
 
     # --- start and data -------------------------------------------------------
 
+    def on_load(self) -> None:
+        # The bundle is read while Textual builds the first screen and paints it empty.
+        if self.bundle_path is not None:
+            self.open_bundle(self.bundle_path)
+
     def on_mount(self) -> None:
         # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
         self.screen_change_signal.subscribe(self, lambda screen: localise(screen, self.lang))
-        if self.bundle_path is None:
-            self.opened.set()
-        else:
-            self.opening = self.bundle_path
-            # Paint first: the bundle is read once the first frame is on screen.
-            self.call_after_refresh(self.open_bundle, self.bundle_path)
-        self.switch_mode(self.start_level)
+        localise(self.screen, self.lang)  # the first one, built with the app
         if self.bundle_path is None:
             self._start_tour_once()
         if self.bundle_path is None and self.model_spec:
@@ -246,9 +254,13 @@ class TensorwegApp(App):
         # A large module is millions of objects that live as long as the bundle is open: out of
         # the cyclic collector's sight, whose full passes over them paused key presses for 0.8 s.
         gc.freeze()
-        self.post_message(BundleOpened(path, bundle, trace))
-        # The rows go on screen now; meanwhile the side panes' tables and renderers get ready here,
-        # then what later key presses show for each layer.
+        shown = threading.Event()
+        self.post_message(BundleOpened(path, bundle, trace, shown))
+        # The rows go on screen now, then the selection's panes: this thread waits for them, as its
+        # turns on the interpreter would slow the UI thread down (bounded: a screen without a list
+        # never says). Then the side panes' tables and renderers get ready here, then what later
+        # key presses show for each layer.
+        shown.wait(FIRST_SELECTION_WAIT_S)
         try:
             _prepare(bundle, level, target, self.lang)
         except TensorwegError:
@@ -269,8 +281,15 @@ class TensorwegApp(App):
             self.target = event.bundle.targets[0]
         self.trace = event.trace
         self.generation += 1
+        self._selection_shown = event.shown
         self._sync_screen()
         self._start_tour_once()
+
+    def selection_shown(self) -> None:
+        """The screen shows the new rows and their selection: the open worker may go on."""
+        if self._selection_shown is not None:
+            self._selection_shown.set()
+            self._selection_shown = None
 
     @on(BundleOpenFailed)
     def _bundle_open_failed(self, event: BundleOpenFailed) -> None:
