@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from explorer.course.labels import label
 from explorer.view import COLUMNS, LevelItem, Selection, created_by_compiler, row_groups, rows
@@ -25,6 +25,7 @@ from screens.bindings import keyed
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.memory_pane import MemoryPane
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class LevelScreen(Screen):
                         yield pane
         yield self._status_line()
         yield Static("", id="progress")
-        yield Lazy(Footer())
+        yield Lazy(KeysFooter())
 
     def _status_line(self) -> Static:
         """The app's notifications (never over the content); hidden while there is none, from the
