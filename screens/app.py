@@ -149,6 +149,10 @@ class TensorwegApp(App):
 
     lang = reactive("en", init=False)
     """"en" or "de": every word on screen (labels, bindings, explanations) follows it (`watch_lang`)."""
+    bundle: reactive[Bundle | None] = reactive(None, init=False, always_update=True, repaint=False)
+    """The bundle on screen (a staging reader while capturing): a new one rebuilds the rows (`watch_bundle`)."""
+    target = reactive("cpu", init=False, repaint=False)
+    """The target on screen: another one rebuilds the rows (`watch_target`)."""
 
     def action_filmstrip(self) -> None:
         from screens.passes import PassesScreen  # noqa: PLC0415
@@ -180,9 +184,8 @@ class TensorwegApp(App):
         self._options = options  # None: capture just `target` (built when first asked for)
         self._requested_target = target
         self.start_level = level
-        self.target = target
-        self.set_reactive(TensorwegApp.lang, lang)  # no watcher before there is a screen
-        self.bundle: Bundle | None = None
+        self.set_reactive(TensorwegApp.target, target)  # no watchers before there is a screen
+        self.set_reactive(TensorwegApp.lang, lang)
         self._trace: Trace | None = None
         self.generation = 0
         self.selections: dict[str, str] = {}
@@ -280,7 +283,6 @@ class TensorwegApp(App):
         if self.target not in event.bundle.targets and event.bundle.targets:
             self.target = event.bundle.targets[0]
         self.trace = event.trace
-        self.generation += 1
         self._selection_shown = event.shown
         self._sync_screen()
         self._start_tour_once()
@@ -371,7 +373,6 @@ class TensorwegApp(App):
         if event.bundle is not None:  # read and indexed on the capture's thread
             self.bundle = event.bundle
             self.trace = event.trace
-            self.generation += 1
         elif event.staging_dir is not None and event.staging_dir.is_dir():
             # A message without a reader (tests inject levels so): read the directory here.
             from explorer.bundle import Bundle  # noqa: PLC0415
@@ -380,7 +381,6 @@ class TensorwegApp(App):
             staging = Bundle(event.staging_dir)
             self.bundle = staging
             self.trace = build_trace(staging)
-            self.generation += 1
         self._sync_screen()
 
     @on(CaptureFailed)
@@ -597,7 +597,6 @@ class TensorwegApp(App):
                 self.selections[level] = found
                 self.followed_layers[level] = (found, layer)
         self.target = new
-        self.generation += 1
         self._sync_screen()
 
     def action_capture_missing(self) -> None:
@@ -624,6 +623,12 @@ class TensorwegApp(App):
 
     def action_toggle_language(self) -> None:
         self.lang = "de" if self.lang == "en" else "en"
+
+    def watch_bundle(self) -> None:
+        self.generation += 1  # screens rebuild their rows when they next sync
+
+    def watch_target(self) -> None:
+        self.generation += 1
 
     def watch_lang(self, lang: str) -> None:
         """Every screen labels itself from explorer.course.labels when it syncs; bindings are swapped."""
