@@ -4,9 +4,10 @@ Each app starts in a fresh interpreter (imports count: they are what a user
 waits for) and reports the seconds from interpreter start to its first
 rendered frame (headless, fixed 120x40), to the end of the first
 `pilot.pause()` (settled), and (tensorweg) to the first frame that shows the
-bundle's rows: the bundle is read in a worker after the first frame, so this
-is what a learner waits for. Prints the medians and the ratios; ratios, not
-absolutes, are comparable across machines.
+bundle's rows: the bundle is read in a worker while the first screen is built,
+and this is what a learner waits for (often the first frame itself). Prints
+the medians and the ratios; ratios, not absolutes, are comparable across
+machines.
 
     .venv/bin/python bench/bench_first_frame.py [--runs 5] [--bundle PATH]
 """
@@ -71,7 +72,7 @@ async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         settled = time.perf_counter() - start
-        await app.opened.wait()  # the bundle is read in a worker after the first frame
+        await app.opened.wait()  # the bundle is read in a worker
         while not _rows:
             await pilot.pause()
         print(_first[0], settled, _rows[0])

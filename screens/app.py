@@ -4,8 +4,9 @@ The app owns all state (bundle, target, selections per level, the trail of
 descents); screens read it and call `descend` / `go_back` / `goto_level`.
 Captures run in a thread worker that only posts `screens.messages` events,
 so the first frame never waits for a compiler; opening a bundle (reading its
-JSON, building the cross-level index) runs in a thread worker too, started
-after the first frame, so the screen paints before any data is read.
+JSON, building the cross-level index) runs in a thread worker too, started as
+the app loads, while Textual builds the first screen; the rows go on screen
+first, their selection's panes the frame after.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from explorer.view import Trace
 
 CSS_DIR = Path(__file__).parent
+# How long the open worker waits for the first screen to show the rows and their selection.
+FIRST_SELECTION_WAIT_S = 2.0
 
 
 # mode -> (module, class) of its screen; a screen's module is imported when it is first shown.
@@ -159,6 +162,10 @@ class TensorwegApp(App):
 
     lang = reactive("en", init=False)
     """"en" or "de": every word on screen (labels, bindings, explanations) follows it (`watch_lang`)."""
+    bundle: reactive[Bundle | None] = reactive(None, init=False, always_update=True, repaint=False)
+    """The bundle on screen (a staging reader while capturing): a new one rebuilds the rows (`watch_bundle`)."""
+    target = reactive("cpu", init=False, repaint=False)
+    """The target on screen: another one rebuilds the rows (`watch_target`)."""
 
     def action_filmstrip(self) -> None:
         from screens.passes import PassesScreen  # noqa: PLC0415
@@ -182,6 +189,9 @@ class TensorwegApp(App):
     def __init__(self, bundle_path: Path | None = None, model_spec: str | None = None,
                  options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
                  select: str | None = None, lang: str = "en", plain: bool = False) -> None:
+        # The first level's screen is the app's default mode: Textual builds it with the app.
+        # (Switching to it from on_mount held every frame back 50 ms and parsed the CSS again.)
+        self.DEFAULT_MODE = level
         super().__init__(ansi_color=True if plain else None)
         for mode in SCREENS:  # lazily: only the first screen's module is imported before the first frame
             self.add_mode(mode, partial(_make_screen, mode))
@@ -194,9 +204,8 @@ class TensorwegApp(App):
         self._options = options  # None: capture just `target` (built when first asked for)
         self._requested_target = target
         self.start_level = level
-        self.target = target
-        self.set_reactive(TensorwegApp.lang, lang)  # no watcher before there is a screen
-        self.bundle: Bundle | None = None
+        self.set_reactive(TensorwegApp.target, target)  # no watchers before there is a screen
+        self.set_reactive(TensorwegApp.lang, lang)
         self._trace: Trace | None = None
         self.generation = 0
         self.selections: dict[str, str] = {}
@@ -204,10 +213,12 @@ class TensorwegApp(App):
         self.followed_layers: dict[str, tuple[str, str]] = {}  # level -> (selection `t` made, its layer)
         self.progress: dict[tuple[str, str], str] = {}  # (level, target) -> running/ok/failed: msg
         self.load_error = ""
-        self.opening: Path | None = None  # a bundle being read in the background
+        self.opening: Path | None = self.bundle_path  # a bundle being read in the background
         self.opened = asyncio.Event()  # set whenever no bundle is being read (tests wait on it)
         self._reading: tuple[Bundle | None, frozenset[str]] = (None, frozenset())  # see `reading`
-        self._rows_painted = threading.Event()  # the open worker reads on once the rows are drawn
+        self._selection_shown: threading.Event | None = None  # the open worker waits on it (`selection_shown`)
+        if self.bundle_path is None:
+            self.opened.set()
         self._cancel = threading.Event()
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
         self.status = ""  # the last notification, shown in the screens' status line
@@ -220,16 +231,15 @@ class TensorwegApp(App):
 
     # --- start and data -------------------------------------------------------
 
+    def on_load(self) -> None:
+        # The bundle is read while Textual builds the first screen and paints it empty.
+        if self.bundle_path is not None:
+            self.open_bundle(self.bundle_path)
+
     def on_mount(self) -> None:
         # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
         self.screen_change_signal.subscribe(self, lambda screen: localise(screen, self.lang))
-        if self.bundle_path is None:
-            self.opened.set()
-        else:
-            self.opening = self.bundle_path
-            # Paint first: the bundle is read once the first frame is on screen.
-            self.call_after_refresh(self.open_bundle, self.bundle_path)
-        self.switch_mode(self.start_level)
+        localise(self.screen, self.lang)  # the first one, built with the app
         if self.bundle_path is None:
             self._start_tour_once()
         if self.bundle_path is None and self.model_spec:
@@ -237,7 +247,7 @@ class TensorwegApp(App):
 
     def on_unmount(self) -> None:
         self._cancel.set()
-        self._rows_painted.set()  # an open worker waiting for the rows goes on (and ends)
+        self.selection_shown()  # an open worker waiting for the rows goes on (and ends)
 
     def _handle_exception(self, error: Exception) -> None:
         """A TensorwegError inside the app ends it with one line from the CLI, not a traceback."""
@@ -272,12 +282,13 @@ class TensorwegApp(App):
         # A large module is millions of objects that live as long as the bundle is open: out of
         # the cyclic collector's sight, whose full passes over them paused key presses for 0.8 s.
         gc.freeze()
-        self._rows_painted.clear()
-        self.post_message(BundleOpened(path, bundle, trace))
-        # Paint first: the modules below would hold the interpreter while the rows are drawn.
-        self._rows_painted.wait(timeout=1.0)
-        # The rows go on screen now; meanwhile the side panes' tables and renderers get ready here,
-        # then what later key presses show for each layer.
+        shown = threading.Event()
+        self.post_message(BundleOpened(path, bundle, trace, shown))
+        # The rows go on screen now, then the selection's panes: this thread waits for them, as its
+        # turns on the interpreter would slow the UI thread down (bounded: a screen without a list
+        # never says). Then the side panes' tables and renderers get ready here, then what later
+        # key presses show for each layer.
+        shown.wait(FIRST_SELECTION_WAIT_S)
         unread = list(bundle.targets)
 
         def read(done: str) -> None:
@@ -309,9 +320,8 @@ class TensorwegApp(App):
         if self.target not in event.bundle.targets and event.bundle.targets:
             self.target = event.bundle.targets[0]
         self.trace = event.trace
-        self.generation += 1
+        self._selection_shown = event.shown
         self._sync_screen()
-        self.screen.call_after_refresh(self._rows_painted.set)
         self._start_tour_once()
 
     @on(TargetsRead)
@@ -326,6 +336,12 @@ class TensorwegApp(App):
         show_panes = getattr(self.screen, "show_panes", None)
         if show_panes is not None:
             show_panes()
+
+    def selection_shown(self) -> None:
+        """The screen shows the new rows and their selection: the open worker may go on."""
+        if self._selection_shown is not None:
+            self._selection_shown.set()
+            self._selection_shown = None
 
     @on(BundleOpenFailed)
     def _bundle_open_failed(self, event: BundleOpenFailed) -> None:
@@ -427,7 +443,6 @@ class TensorwegApp(App):
         if event.bundle is not None:  # read and indexed on the capture's thread
             self.bundle = event.bundle
             self.trace = event.trace
-            self.generation += 1
         elif event.staging_dir is not None and event.staging_dir.is_dir():
             # A message without a reader (tests inject levels so): read the directory here.
             from explorer.bundle import Bundle  # noqa: PLC0415
@@ -436,7 +451,6 @@ class TensorwegApp(App):
             staging = Bundle(event.staging_dir)
             self.bundle = staging
             self.trace = build_trace(staging)
-            self.generation += 1
         self._sync_screen()
 
     @on(CaptureFailed)
@@ -665,7 +679,6 @@ class TensorwegApp(App):
                 self.selections[level] = found
                 self.followed_layers[level] = (found, layer)
         self.target = new
-        self.generation += 1
         self._sync_screen()
 
     def action_capture_missing(self) -> None:
@@ -695,6 +708,12 @@ class TensorwegApp(App):
 
     def action_toggle_language(self) -> None:
         self.lang = "de" if self.lang == "en" else "en"
+
+    def watch_bundle(self) -> None:
+        self.generation += 1  # screens rebuild their rows when they next sync
+
+    def watch_target(self) -> None:
+        self.generation += 1
 
     def watch_lang(self, lang: str) -> None:
         """Every screen labels itself from explorer.course.labels when it syncs; bindings are swapped."""

@@ -25,7 +25,7 @@ class HloCodeScreen(LevelScreen):
     def compose_extra(self) -> ComposeResult:
         yield CodeView(id="code")
 
-    def on_items_loaded(self) -> None:
+    def load_extra(self) -> None:
         app = self.tensorweg
         code = app.bundle.hlo_text(app.target, self.OPTIMIZED) if app.bundle is not None else ""
         placeholder = label("text.no_hlo_text", app.lang)

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from explorer.course.labels import label
 from explorer.view import LevelItem, Selection, column_titles, created_by_compiler, row_groups, rows
@@ -25,10 +25,15 @@ from screens.bindings import keyed
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.memory_pane import MemoryPane
 
 if TYPE_CHECKING:
     from screens.app import TensorwegApp
+
+
+# Refreshes the selection of new rows waits for one that paints them (`LevelScreen._show_after_rows`).
+ROWS_FIRST_TRIES = 10
 
 
 class LevelScreen(Screen):
@@ -48,6 +53,8 @@ class LevelScreen(Screen):
         self._generation = -1
         self._lang = ""  # the language the rows were built in
         self._shown_selection: Selection | None = None
+        self._shown_item: LevelItem | None = None
+        self._rows_painted = True  # False from new rows until they are on screen (the selection waits)
 
     @property
     def tensorweg(self) -> TensorwegApp:
@@ -74,7 +81,7 @@ class LevelScreen(Screen):
                         yield pane
         yield self._status_line()
         yield Static("", id="progress")
-        yield Lazy(Footer())
+        yield Lazy(KeysFooter())
 
     def _status_line(self) -> Static:
         """The app's notifications (never over the content); hidden while there is none, from the
@@ -123,14 +130,30 @@ class LevelScreen(Screen):
             items = rows(app.bundle, self.LEVEL, app.target, app.lang) if app.level_ready(self.LEVEL) else ()
             created = created_by_compiler(app.bundle, self.LEVEL, app.target) if items else frozenset()
             groups = row_groups(app.bundle, self.LEVEL, app.target, app.lang) if items else {}
+            # Paint first: the new rows go on screen alone, their selection's panes and code the
+            # frame after (what they show takes a side pane's tables, Markdown and a lexer).
+            self._rows_painted = False
+            self.call_after_refresh(self._show_after_rows, ROWS_FIRST_TRIES)
+            self.load_extra()
             self.items_table.set_items(items, created, groups, keep_folds=reworded)
-            self.on_items_loaded()
         if wanted:
             self.items_table.select(wanted)
         self.items_table.table.focus()
 
-    def on_items_loaded(self) -> None:
-        """Hook: rebuild level-specific views after the rows changed."""
+    def _show_after_rows(self, tries: int) -> None:
+        # A refresh can pass without a paint (Textual holds frames back while it starts up):
+        # wait for one that drew the rows, a bounded number of refreshes.
+        if not self.items_table.table.drawn and tries > 1:
+            self.call_after_refresh(self._show_after_rows, tries - 1)
+            return
+        self._rows_painted = True
+        self._show_panes()
+        self.show_extra(self._shown_item)
+        self.tensorweg.selection_shown()
+
+    def load_extra(self) -> None:
+        """Hook: the level-specific view's content for new rows (the module text), set before the
+        rows announce their first item, which `show_extra` then marks there."""
 
     # --- selection ------------------------------------------------------------
 
@@ -145,9 +168,10 @@ class LevelScreen(Screen):
         app = self.tensorweg
         if item is not None:
             app.selections[self.LEVEL] = item.name
-        self._shown_selection = self.selection(item)
-        self._show_panes()
-        self.show_extra(item)
+        self._shown_selection, self._shown_item = self.selection(item), item
+        if self._rows_painted:
+            self._show_panes()
+            self.show_extra(item)
 
     def _show_panes(self) -> None:
         """The side panes for the last highlighted item (again once the lazy panes are mounted)."""

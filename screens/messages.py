@@ -70,13 +70,18 @@ class BundleLoaded(Message):
 
 
 class BundleOpened(Message):
-    """The bundle at `path` was read and indexed off the UI thread; `trace` links its levels."""
+    """The bundle at `path` was read and indexed off the UI thread; `trace` links its levels.
 
-    def __init__(self, path: Path, bundle, trace) -> None:
+    `shown` (a `threading.Event`) is set once the screen shows its rows and selection: the worker
+    waits for it before warming what later key presses need.
+    """
+
+    def __init__(self, path: Path, bundle, trace, shown=None) -> None:
         super().__init__()
         self.path = path
         self.bundle = bundle
         self.trace = trace
+        self.shown = shown
 
 
 class TargetsRead(Message):

@@ -95,6 +95,8 @@ class ItemRows(ScrollView, can_focus=True):
         # (row, cursor, width, scroll x, focused, version) -> strip; bounded, a screen's worth many times over
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self.lines_rendered = 0  # rows drawn afresh (not from the cache): what the scale tests count
+        self._pinned = -1  # the row a jump put a third down the view, kept there until the reader moves
+        self._drawn = True  # the rows last set have been drawn (Textual renders lines only to paint them)
 
     # --- content ---------------------------------------------------------------
 
@@ -104,6 +106,7 @@ class ItemRows(ScrollView, can_focus=True):
         self._titles, self._widths, self._count, self._cells = titles, widths, count, cells
         self._version += 1
         self._strips.clear()
+        self._drawn = False
         table_width = sum(widths) + (PAD_LEFT + PAD_RIGHT) * len(widths)
         self.virtual_size = Size(table_width, count + 1)  # + the header
         self.set_reactive(ItemRows.cursor_row, self._clamp(cursor))
@@ -114,6 +117,11 @@ class ItemRows(ScrollView, can_focus=True):
     @property
     def row_count(self) -> int:
         return self._count
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the rows last set have been drawn for a frame."""
+        return self._drawn
 
     def _clamp(self, row: int) -> int:
         return max(0, min(row, self._count - 1))
@@ -126,6 +134,7 @@ class ItemRows(ScrollView, can_focus=True):
     # --- cursor ---------------------------------------------------------------
 
     def move_cursor(self, row: int, scroll: bool = True) -> None:
+        self._pinned = -1  # the reader moves: the view follows the cursor from here
         self.cursor_row = self._clamp(row)
         if scroll:
             self._scroll_cursor_visible()
@@ -141,7 +150,14 @@ class ItemRows(ScrollView, can_focus=True):
             self.refresh_lines(y)
 
     def scroll_to_row(self, row: int, third: bool = False) -> None:
-        """Scroll so `row` shows: a third down the view (`third`), else just into view."""
+        """Scroll so `row` shows: a third down the view (`third`), else just into view.
+
+        A jump a third down holds through later layouts (the first one, the lazy side panes
+        mounting, the narrow layout): each resize puts the row there again until the reader
+        moves the cursor or scrolls. A jump asked for before the list has a height lands
+        once it has one.
+        """
+        self._pinned = row if third else -1
         if third:
             y = max(0, row - self.visible_rows // 3)
         else:
@@ -149,6 +165,22 @@ class ItemRows(ScrollView, can_focus=True):
             y = row if row < top else (row - self.visible_rows + 1 if row >= top + self.visible_rows else top)
         # Forced: whether a scrollbar shows is settled by the next layout, the new height is known now.
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    def on_resize(self) -> None:
+        if 0 <= self._pinned == self.cursor_row:
+            self.scroll_to_row(self._pinned, third=True)
+
+    def on_mouse_scroll_down(self) -> None:
+        self._pinned = -1
+
+    def on_mouse_scroll_up(self) -> None:
+        self._pinned = -1
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # Textual moves the scrollbar's thumb only while the bar shows: a jump made before
+        # the first layout showed it would leave the thumb at the top.
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _scroll_cursor_visible(self) -> None:
         if self._count and self.size.height:
@@ -190,6 +222,7 @@ class ItemRows(ScrollView, can_focus=True):
         self._strips.clear()  # theme or focus change: the cached rows carry the old colours
 
     def render_line(self, y: int) -> Strip:
+        self._drawn = True
         width = self.size.width
         scroll_x, scroll_y = int(self.scroll_x), int(self.scroll_y)
         row = -1 if y == 0 else y - 1 + scroll_y  # the header stays on top

@@ -94,7 +94,6 @@ class ItemTable(Vertical):
         self._shown: list[LevelItem] = []
         self._matches: tuple[str, list[LevelItem]] = ("", [])  # the last filter and what it kept
         self._created: frozenset[str] = frozenset()
-        self._jumped_to = -1  # the row `select` put a third down the view
         self.scrolls_pending = 0  # kept for the tests' waits: a jump now scrolls at once
         self.filter_text = ""
 
@@ -274,20 +273,8 @@ class ItemTable(Vertical):
             self.query_one("#filter", Input).value = ""
         self._folded.difference_update(self._enclosing(item.group))
         self._fill(item)
-        row = self._row_of(item)
-        self._jumped_to = row
-        self.table.scroll_to_row(row, third=True)
+        self.table.scroll_to_row(self._row_of(item), third=True)  # held there through later layouts
         return True
-
-    def on_resize(self) -> None:
-        # The lazy side panes and the narrow layout change the height after a jump:
-        # keep the jumped-to row a third down until the reader moves the cursor.
-        if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
-            self.call_after_refresh(self._keep_jump)
-
-    def _keep_jump(self) -> None:
-        if self._jumped_to >= 0 and self._jumped_to == self.table.cursor_row:
-            self.table.scroll_to_row(self._jumped_to, third=True)
 
     # --- folding ---------------------------------------------------------------
 
@@ -304,7 +291,6 @@ class ItemTable(Vertical):
     def toggle_group(self, key: str) -> None:
         """Fold or unfold `key`; the cursor stays on the group's header."""
         self._folded.symmetric_difference_update({key})
-        self._jumped_to = -1
         head = self._groups[key].head
         self._fill(next((item for item in self._items if item.name == head), None) if head else self._groups[key])
         self.table.scroll_to_row(self.table.cursor_row)
@@ -348,7 +334,6 @@ class ItemTable(Vertical):
     def _cursor_moved(self, row: int) -> None:
         if self._filling:
             return
-        self._jumped_to = -1
         self._announce(self.current)
 
     @on(ItemRows.Selected, "#rows")

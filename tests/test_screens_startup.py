@@ -1,0 +1,93 @@
+"""The start-up path: the jump to the selection holds through later layouts, the rows paint
+before their selection's panes, the footer rebuilds only when its keys change."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from explorer.course.labels import label
+
+from screens.app import create_app
+from screens.widgets.code_view import CodeView
+from screens.widgets.item_rows import ItemRows
+from screens.widgets.item_table import ItemTable
+from screens.widgets.pane_text import PaneText
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+
+
+def third_down(rows: ItemRows) -> int:
+    return max(0, min(rows.cursor_row - rows.visible_rows // 3, int(rows.max_scroll_y)))
+
+
+@sync
+async def test_the_jump_holds_through_a_resize_and_the_scrollbar_follows():
+    app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e", select="fusion.11")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        rows = app.screen.query_one("#items", ItemTable).table
+        assert rows.scroll_y == third_down(rows) > 0
+        assert rows.vertical_scrollbar.position == rows.scroll_y  # the thumb is where the rows are
+        await pilot.resize_terminal(80, 34)
+        await pilot.pause()
+        assert rows.scroll_y == third_down(rows)
+        assert rows.vertical_scrollbar.position == rows.scroll_y
+
+
+@sync
+async def test_after_the_reader_moves_a_resize_keeps_the_view():
+    app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e", select="fusion.11")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        rows = app.screen.query_one("#items", ItemTable).table
+        await pilot.press("down")
+        top = rows.scroll_y
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        assert rows.scroll_y == top
+
+
+@sync
+async def test_the_module_text_marks_the_first_row_when_nothing_was_selected():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        item = app.screen.query_one("#items", ItemTable).current
+        code = app.screen.query_one("#code", CodeView)
+        assert item is not None and item.line
+        assert code._marked == {item.line}
+        assert code.top <= item.line - 1 < code.top + code.size.height
+
+
+@sync
+async def test_the_selection_panes_follow_the_rows():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        for _ in range(3):  # the lazy side panes mount after the first frames
+            await pilot.pause()
+        rows = app.screen.query_one("#items", ItemTable).table
+        assert rows.row_count and rows.drawn
+        item = app.screen.query_one("#items", ItemTable).current
+        # The panes show the first row's facts once the rows are on screen, not "select an item".
+        assert item.name in app.screen.query_one("#device-cpu-text", PaneText).plain
+        assert label("state.select_item", "en") not in app.screen.query_one("#explanation", PaneText).plain
+
+
+@sync
+async def test_the_footer_is_not_rebuilt_for_the_same_keys():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        for _ in range(3):
+            await pilot.pause()
+        keys = list(app.screen.query(FooterKey))
+        assert keys
+        app.screen.refresh_bindings()  # nothing changed
+        await pilot.pause()
+        assert list(app.screen.query(FooterKey)) == keys
+        await pilot.press("L")  # the words change: rebuilt in German
+        await pilot.pause()
+        assert list(app.screen.query(FooterKey)) != keys
