@@ -466,7 +466,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "handout.targets": ("Targets", "Ziele"),
     "handout.hint": ("Hint", "Tipp"),
     "handout.command": ("To see this screen:", "So erscheint diese Ansicht:"),
-    "handout.selects_nothing": ("(selects nothing in this capture)", "(wählt in dieser Aufnahme nichts aus)"),
+    "handout.selects_nothing": ("(selects nothing in this capture)", "(wählt in dieser Erfassung nichts aus)"),
     # tensorweg serve --allow-capture: a tab's capture waiting for one of the server's slots.
     "text.capture_waiting": ("capture waiting for a slot: {ahead} ahead ({running} of {slots} running); C cancels",
                              "Erfassung wartet auf einen Platz: {ahead} davor ({running} von {slots} laufen); "
