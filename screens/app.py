@@ -331,11 +331,10 @@ class TensorwegApp(App):
         self._reading = (self.bundle, self.reading - set(event.targets))
         if not self.reading:
             self.opened.set()
-        if not self.screen_stack:
-            return  # the app is closing
-        show_panes = getattr(self.screen, "show_panes", None)
-        if show_panes is not None:
-            show_panes()
+        for screen in self.screen_stack:  # also a level screen under a tour's panel
+            show_panes = getattr(screen, "show_panes", None)
+            if show_panes is not None:
+                show_panes()
 
     def selection_shown(self) -> None:
         """The screen shows the new rows and their selection: the open worker may go on."""
