@@ -148,10 +148,14 @@ class TensorwegApp(App):
     """"en" or "de": every word on screen (labels, bindings, explanations) follows it (`watch_lang`)."""
 
     def action_filmstrip(self) -> None:
+        from explorer.passes_grappler import GRAPPLER  # noqa: PLC0415
+
         from screens.passes import PassesScreen  # noqa: PLC0415
 
         if not isinstance(self.screen, PassesScreen):
-            self.push_screen(PassesScreen(self.target, self.selections.get(self.current_mode, "")))
+            # From the TensorFlow graph level: Grappler's film; from the others: the target's XLA passes.
+            film = GRAPPLER if self.current_mode == "graph" else self.target
+            self.push_screen(PassesScreen(film, self.selections.get(self.current_mode, "")))
 
     def action_compare_targets(self) -> None:
         from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415
