@@ -270,8 +270,9 @@ class FollowStep:
     """What happened to the followed instruction in one frame.
 
     kind: "created", "fused", "moved", "rewritten", "feeds" (its result goes into a new fusion),
-    "layout", "changed", "renamed", "removed".
-    into: the fusion instruction it went into ("fused", "moved"), with its kind.
+    "layout", "changed", "renamed", "removed", "rematerialised" (a jax.checkpoint recomputation).
+    into: the fusion instruction it went into ("fused", "moved"), with its kind; for
+    "rematerialised" the other copy (the forward instruction, or its recomputation).
     """
 
     frame: int
@@ -299,7 +300,7 @@ def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
         raise TensorwegError(f"no instruction {name!r} in any frame of this filmstrip")
     _computation, first = strip.frame(start).find(name)
     opcode, op_name = first.opcode, first.op_name
-    steps = []
+    steps = rematerialised(strip, start, first)
     if start > 0:
         steps.append(FollowStep(start, "created", name, f"{name} ({opcode}) created by {strip.describe(start)}"))
     previous: tuple[str, Line] | None = strip.frame(start).find(name)
@@ -323,6 +324,38 @@ def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
             break
         current, previous = now[1].name, now
     return steps
+
+
+# JAX's jax.checkpoint (`--remat`) puts the recomputation into the module before any XLA pass: the
+# backward pass's copy of forward work `<p>/<scope>/<op>` is named `<p>/transpose(<scope>)/<scope>/
+# checkpoint/rematted_computation/<op>` and reaches it through an opt-barrier that keeps CSE from
+# merging the two (seen on cpu, gpu:h100 and tpu:v5e captures of mnist_cnn --mode train --remat).
+_RECOMPUTED = re.compile(r"^(?P<prefix>.*?)transpose\((?P<scope>[^/]+)\)/(?P=scope)/checkpoint/rematted_computation/"
+                         r"(?P<op>.+)$")
+
+
+def _forward_op_name(op_name: str) -> str:
+    """The forward op_name a recomputation repeats, or "" when `op_name` is no recomputation."""
+    match = _RECOMPUTED.match(op_name)
+    return f"{match['prefix']}{match['scope']}/{match['op']}" if match else ""
+
+
+def rematerialised(strip: Filmstrip, number: int, line: Line) -> list[FollowStep]:
+    """The step saying that `line` (in frame `number`) is, or has, a recomputation made by jax.checkpoint."""
+    frame = strip.frame(number)
+    forward = _forward_op_name(line.op_name)
+    if forward:
+        twin = next((other for lines in frame.computations.values() for other in lines
+                     if other.opcode == line.opcode and other.op_name == forward), None)
+        of = f" of {twin.name}" if twin else ""
+        return [FollowStep(number, "rematerialised", line.name,
+                           f"{line.name} ({line.opcode}) is the backward pass's recomputation{of} ({forward}): "
+                           f"jax.checkpoint rematerialised it before any XLA pass", twin.name if twin else "")]
+    copies = [other for lines in frame.computations.values() for other in lines
+              if other.opcode == line.opcode and line.op_name and _forward_op_name(other.op_name) == line.op_name]
+    return [FollowStep(number, "rematerialised", line.name,
+                       f"{line.name} ({line.opcode}) is recomputed in the backward pass as {copy.name}: "
+                       f"jax.checkpoint rematerialised it before any XLA pass", copy.name) for copy in copies]
 
 
 def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: str, opcode: str) -> FollowStep | None:
