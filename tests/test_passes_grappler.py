@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_passes import assert_one_line_error, run_cli
 
 from explorer import pass_view
 from explorer.bundle import Bundle
@@ -23,7 +24,6 @@ from explorer.passes_grappler import (
 )
 
 from pilot_support import BUNDLE
-from test_passes import assert_one_line_error, run_cli
 
 TINY_TRANSFORMER = Path(__file__).parent / "fixtures" / "grappler" / "tiny_transformer"
 
@@ -144,7 +144,8 @@ def test_passes_grappler_bad_input_is_one_line_and_exit_2(tmp_path):
     shutil.rmtree(copy / GRAPPLER_DIR)
     assert_one_line_error(run_cli("passes", str(copy), "--grappler"), "no Grappler frames in this bundle")
     assert_one_line_error(run_cli("passes", str(BUNDLE), "--grappler", "--frame", "5"), "frames 0 to 4")
-    assert_one_line_error(run_cli("passes", str(BUNDLE), "--grappler", "--follow", "nothing"), "no instruction 'nothing'")
+    assert_one_line_error(run_cli("passes", str(BUNDLE), "--grappler", "--follow", "nothing"),
+                          "no instruction 'nothing'")
     shutil.copytree(BUNDLE / GRAPPLER_DIR, copy / GRAPPLER_DIR)
     (copy / GRAPPLER_DIR / "frames.json.gz").write_bytes(b"not gzip")
     assert_one_line_error(run_cli("passes", str(copy), "--grappler", "--frame", "1"), "frames.json.gz: unreadable")
