@@ -48,25 +48,54 @@ GrapplerFilm = tuple[str, list[tuple[str, str, str]]]  # (before, [(iteration, o
 
 
 def each_optimizer(meta_graph: Any) -> GrapplerFilm:
-    """The frozen graph's text and, per optimizer run, (iteration, optimizer, the graph after it)."""
-    from tensorflow.core.protobuf import meta_graph_pb2
-    from tensorflow.python.grappler import tf_optimizer
+    """The frozen graph's text and, per optimizer run, (iteration, optimizer, the graph after it).
 
-    current = meta_graph.graph_def
-    order = {node.name: float(n) for n, node in enumerate(current.node)}
-    before = graph_text(current, order)
+    The graph travels between runs as serialized bytes, spliced into the MetaGraphDef's bytes
+    (its fetches and signature), and is parsed only when a run changed it: on ResNet50 (100 MB
+    of frozen weights) copying and re-serializing it for every run cost more than the runs.
+    """
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.python.grappler import _pywrap_tf_optimizer, cluster, tf_optimizer
+
+    rest = type(meta_graph)()
+    rest.CopyFrom(meta_graph)
+    rest.ClearField("graph_def")
+    rest_bytes = rest.SerializeToString()
+    current = meta_graph.graph_def.SerializeToString()
+    order = {node.name: float(n) for n, node in enumerate(meta_graph.graph_def.node)}
+    before = text = graph_text(meta_graph.graph_def, order)
     runs = []
-    for iteration in range(ITERATIONS):
-        for name, switch in STEPS:
-            if iteration and name in RUN_ONCE:
-                continue
-            item = meta_graph_pb2.MetaGraphDef()
-            item.CopyFrom(meta_graph)  # its fetches (the train_op collection) and signature
-            item.graph_def.CopyFrom(current)
-            current = tf_optimizer.OptimizeGraph(_alone(name, switch), item)
-            order = stable_order(current, order)
-            runs.append((f"iteration {iteration + 1}", name, graph_text(current, order)))
+    with tf_optimizer._OPTIMIZE_GRAPH_CLUSTER_LOCK:  # noqa: SLF001 - as tf_optimizer.OptimizeGraph does
+        machine = cluster.Cluster()
+    try:
+        for iteration in range(ITERATIONS):
+            for name, switch in STEPS:
+                if iteration and name in RUN_ONCE:
+                    continue
+                item = rest_bytes + _GRAPH_DEF_FIELD + _varint(len(current)) + current
+                after = _pywrap_tf_optimizer.TF_OptimizeGraphSerialized(
+                    machine.tf_cluster, _alone(name, switch).SerializeToString(), item, False,
+                    b"graph_to_optimize", False)
+                if after != current:
+                    graph = graph_pb2.GraphDef.FromString(after)
+                    order = stable_order(graph, order)
+                    text, current = graph_text(graph, order), after
+                runs.append((f"iteration {iteration + 1}", name, text))
+    finally:
+        machine.Shutdown()
     return before, runs
+
+
+_GRAPH_DEF_FIELD = bytes([2 << 3 | 2])  # MetaGraphDef.graph_def: field 2, length-delimited
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
 
 
 def _alone(name: str, switch: str) -> Any:
