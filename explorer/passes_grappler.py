@@ -24,7 +24,7 @@ from explorer.passes_dump import BEFORE, PassIndex, keep_changed, read_pass_inde
 GRAPPLER = "grappler"  # the film's name where a target's name would go (`Bundle.passes`, the screen)
 GRAPPLER_DIR = "grappler"  # <bundle>/grappler/: index.json, frames.json.gz
 GRAPH = "graph"  # the one "computation" of a graph frame
-FUSED_PREFIXES = ("_Fused", "Fused", "_MklFused")
+FUSED_PREFIXES = ("_Fused", "Fused", "_MklFused")  # ops Grappler's remapper fuses into (also the graph level's summary)
 
 _NODE = re.compile(r"^(?P<name>[^\s=]+) = (?P<op>[\w>]+)\((?P<inputs>[^()]*)\)(?P<attributes>.*)$")
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from explorer.capture.tf_grappler_film import GrapplerFilm, each_optimizer
 from explorer.capture.tf_layers import LayerCall, call_model, recording_layer_calls
+from explorer.passes_grappler import FUSED_PREFIXES  # Grappler's fused ops: one definition
 from explorer.records import GraphLevel, GraphOp, GrapplerSummary, TensorSpecRecord
 
 # Attributes worth showing a learner; the rest (T, _class, value tensors...) is noise.
@@ -27,7 +28,6 @@ KEY_ATTRIBUTES = (
     "is_training", "fused_ops", "num_args", "dtype", "DstT", "SrcT", "T", "N", "f",
     "equation", "batch_dims", "shrink_axis_mask", "begin_mask", "end_mask",
 )
-FUSED_PREFIXES = ("_Fused", "Fused", "_MklFused")
 
 
 @dataclass(frozen=True)
