@@ -62,3 +62,16 @@ def test_passes_captures_grapplers_film_of_mnist_cnn(tmp_path):
     assert plain.returncode == 0, plain.stderr
     assert not (tmp_path / "plain" / "grappler").exists()
     assert Bundle.open(tmp_path / "plain").graph.optimized_ops == bundle.graph.optimized_ops
+
+
+def test_train_remat_film_is_the_step_with_its_recomputation(tmp_path):
+    """Real JAX/XLA:CPU: with --mode train --remat the film is the remat step (not the copy compiled
+    without remat for the comparison), and following its recomputed convolution says so."""
+    env = {**os.environ, "TENSORWEG_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-m", "explorer.cli", "passes", "mnist_cnn", "--mode", "train", "--remat",
+                             "--target", "cpu", "--follow", "conv_general_dilated.4", "--json"],
+                            capture_output=True, text=True, env=env, timeout=900)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["follow"][0]["kind"] == "rematerialised" and data["follow"][0]["into"] == "conv_general_dilated.3"
+    assert not any("remat" in frame["pass"] for frame in data["frames"])  # XLA's own remat pass changed nothing
