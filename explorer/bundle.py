@@ -192,10 +192,14 @@ class Bundle:
         return self._cached("cost", target, lambda: self._load(CostAnalysis, self._target_file(target, "cost.json")))
 
     def passes(self, target: str):
-        """The target's filmstrip (`explorer.passes.Filmstrip`), or None without `--passes`."""
+        """The target's filmstrip (`explorer.passes.Filmstrip`), or None without `--passes`;
+        target "grappler": the TensorFlow graph after each Grappler optimizer."""
         def load():
             from explorer.passes import read_filmstrip  # only the filmstrip needs it
+            from explorer.passes_grappler import GRAPPLER, read_grappler_filmstrip
 
+            if target == GRAPPLER:  # the TensorFlow graph's film: one per bundle, not per target
+                return read_grappler_filmstrip(self.path)
             memory = self.memory(target)
             temp = sum(a.size for a in memory.allocations if "temp" in a.kind) if memory else None
             return read_filmstrip(self.target_dir(target), temp)

@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     passes.add_argument("--follow", default=None, metavar="NAME",
                         help="an instruction or layer: where it was created, rewritten, fused or removed")
     passes.add_argument("--json", action="store_true", help="JSON")
+    passes.add_argument("--grappler", action="store_true",
+                        help="Grappler's film: the TensorFlow graph after each Grappler optimizer (not --target's XLA)")
     _common_capture_options(passes, None)
 
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")

@@ -9,41 +9,61 @@ import json
 
 from explorer.errors import TensorwegError
 from explorer.passes import Filmstrip, FollowStep, PassDiff, PassRow, diff, follow, main_instruction_of_layer
+from explorer.passes_grappler import GRAPPLER
 
 # The pipeline goes last: its names are long, and at 80 columns the counts must stay visible.
 COLUMNS = ("#", "pass", "instr. before", "after", "fusions", "temp bytes", "pipeline")
+# Grappler's film counts graph nodes and fused ops (`_FusedConv2D`...); no buffers are assigned,
+# so it has no temporaries column.
+GRAPPLER_COLUMNS = ("#", "optimizer", "nodes before", "after", "fused", "iteration")
 _UNKNOWN = {
     "en": "No narration for this pass yet: the course does not explain {name}. The diff shows what it changed.",
     "de": ("Zu diesem Pass gibt es noch keinen Text: der Kurs erklärt {name} nicht. "
            "Der Diff zeigt, was er geändert hat."),
 }
 NO_PASSES = "no per-pass snapshots for {target} in this bundle: capture it with --passes"
+NO_GRAPPLER = "no Grappler frames in this bundle: capture it with --passes"
 COMPILE_TIME_NOTE = "per-pass compile time: not reported (XLA's dump carries none)"
+GRAPPLER_TIME_NOTE = "per-optimizer time: not recorded (each optimizer is run on its own to see its graph)"
+GRAPPLER_TITLE = "Grappler (TensorFlow graph)"
+
+
+def columns(strip: Filmstrip) -> tuple[str, ...]:
+    return GRAPPLER_COLUMNS if strip.index.film == GRAPPLER else COLUMNS
 
 
 def filmstrip(bundle, target: str) -> Filmstrip:
-    """The target's filmstrip; TensorwegError (one line) when the bundle has none."""
-    if target not in bundle.targets:
+    """The target's filmstrip, or with target "grappler" the graph's; TensorwegError (one line)
+    when the bundle has none."""
+    if target != GRAPPLER and target not in bundle.targets:
         raise TensorwegError(f"target {target!r} is not in this bundle (it has {', '.join(bundle.targets)})")
     strip = bundle.passes(target)
     if strip is None or len(strip) == 0:
-        raise TensorwegError(NO_PASSES.format(target=target))
+        raise TensorwegError(NO_GRAPPLER if target == GRAPPLER else NO_PASSES.format(target=target))
     return strip
 
 
-def cells(row: PassRow) -> tuple[str, ...]:
-    """One row of the list as the table and the text output print it."""
+def shown_name(target: str) -> str:
+    """What the film is of: a target's XLA pipeline, or Grappler's."""
+    return GRAPPLER_TITLE if target == GRAPPLER else target
+
+
+def cells(row: PassRow, film: str = "xla") -> tuple[str, ...]:
+    """One row of the list as the table and the text output print it, one cell per `columns()`."""
+    counts = (str(row.number), row.pass_name, str(row.instructions_before), str(row.instructions_after),
+              str(row.fusions))
+    if film == GRAPPLER:
+        return (*counts, row.pipeline or "-")
     temp = "-" if row.temp_bytes is None else f"{row.temp_bytes:,}"
-    return (str(row.number), row.pass_name, str(row.instructions_before),
-            str(row.instructions_after), str(row.fusions), temp, row.pipeline or "-")
+    return (*counts, temp, row.pipeline or "-")
 
 
-def narration(pass_name: str, lang: str = "en") -> tuple[str, str, str]:
-    """(title, body, source) of a pass's course text; unknown passes say so (source "")."""
+def narration(pass_name: str, lang: str = "en", film: str = "xla") -> tuple[str, str, str]:
+    """(title, body, source) of a pass's (or Grappler optimizer's) course text; unknown passes say so (source "")."""
     from explorer.course.lookup import explain_topic, has_topic
     from explorer.passes import narration_key
 
-    key = narration_key(pass_name)
+    key = narration_key(pass_name, film)
     if not has_topic(key, lang):
         return pass_name, _UNKNOWN.get(lang, _UNKNOWN["en"]).format(name=pass_name), ""
     text = explain_topic(key, lang)
@@ -82,11 +102,14 @@ def fusion_frame(steps: list[FollowStep]) -> FollowStep | None:
 
 def as_text(bundle, target: str, frame: int | None = None, thing: str | None = None) -> str:
     strip = filmstrip(bundle, target)
-    out = [f"{bundle.model_name} on {target}: {len(strip)} frames "
-           f"({strip.index.snapshots_dumped} snapshots dumped; unchanged ones dropped)", COMPILE_TIME_NOTE, ""]
-    rows = [cells(row) for row in strip.rows()]
-    widths = [max(len(c[i]) for c in rows + [COLUMNS]) for i in range(len(COLUMNS))]
-    for line in [COLUMNS] + rows:
+    header = columns(strip)
+    what = "optimizer runs" if target == GRAPPLER else "snapshots dumped"
+    out = [f"{bundle.model_name} on {shown_name(target)}: {len(strip)} frames "
+           f"({strip.index.snapshots_dumped} {what}; unchanged ones dropped)",
+           GRAPPLER_TIME_NOTE if target == GRAPPLER else COMPILE_TIME_NOTE, ""]
+    rows = [cells(row, strip.index.film) for row in strip.rows()]
+    widths = [max(len(c[i]) for c in rows + [header]) for i in range(len(header))]
+    for line in [header] + rows:
         # cells() gives one cell per column, as many as the header and the widths.
         out.append("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
     if frame is not None:
@@ -103,9 +126,9 @@ def as_text(bundle, target: str, frame: int | None = None, thing: str | None = N
 def as_json(bundle, target: str, frame: int | None = None, thing: str | None = None) -> str:
     strip = filmstrip(bundle, target)
     data: dict = {
-        "model": bundle.model_name, "target": target,
+        "model": bundle.model_name, "target": target, "film": strip.index.film,
         "snapshots_dumped": strip.index.snapshots_dumped,
-        "compile_seconds": None,  # XLA's dump reports no per-pass time
+        "compile_seconds": None,  # XLA's dump reports no per-pass time; Grappler's is not recorded
         "frames": [{"number": r.number, "pipeline": r.pipeline, "pass": r.pass_name,
                     "instructions_before": r.instructions_before, "instructions_after": r.instructions_after,
                     "fusions": r.fusions, "temp_bytes": r.temp_bytes, "narration": r.narration_key}

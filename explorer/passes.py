@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,18 +122,21 @@ class PassRow:
     narration_key: str
 
 
-def narration_key(pass_name: str) -> str:
-    """The course key of a pass's text (`pass:priority-fusion`)."""
-    return f"pass:{pass_name}"
+def narration_key(pass_name: str, film: str = "xla") -> str:
+    """The course key of a pass's text (`pass:priority-fusion`, `grappler:constant_folding`:
+    XLA and Grappler both have a `constant_folding`)."""
+    return f"{'grappler' if film == 'grappler' else 'pass'}:{pass_name}"
 
 
 class Filmstrip:
     """One target's frames. Texts are decompressed on the first diff; frames parsed on demand."""
 
-    def __init__(self, passes_dir: Path, index: PassIndex, temp_bytes: int | None = None) -> None:
+    def __init__(self, passes_dir: Path, index: PassIndex, temp_bytes: int | None = None,
+                 reader: Callable[[str], Frame] = read_frame) -> None:
         self.passes_dir = passes_dir
         self.index = index
         self.temp_bytes = temp_bytes
+        self.reader = reader  # HLO modules; Grappler's graphs: explorer.passes_grappler.read_graph_frame
         self._texts: list[str] | None = None
         self._frames: dict[int, Frame] = {}
 
@@ -150,7 +154,7 @@ class Filmstrip:
             before = self.frames[number - 1].instructions if number else frame.instructions
             rows.append(PassRow(number, frame.pipeline, frame.pass_name, before, frame.instructions,
                                 frame.fusions, self.temp_bytes if number == last else None,
-                                narration_key(frame.pass_name)))
+                                narration_key(frame.pass_name, self.index.film)))
         return rows
 
     def text(self, number: int) -> str:
@@ -164,7 +168,7 @@ class Filmstrip:
 
     def frame(self, number: int) -> Frame:
         if number not in self._frames:
-            self._frames[number] = read_frame(self.text(number))
+            self._frames[number] = self.reader(self.text(number))
         return self._frames[number]
 
     def describe(self, number: int) -> str:
@@ -266,8 +270,9 @@ class FollowStep:
     """What happened to the followed instruction in one frame.
 
     kind: "created", "fused", "moved", "rewritten", "feeds" (its result goes into a new fusion),
-    "layout", "changed", "renamed", "removed".
-    into: the fusion instruction it went into ("fused", "moved"), with its kind.
+    "layout", "changed", "renamed", "removed", "rematerialised" (a jax.checkpoint recomputation).
+    into: the fusion instruction it went into ("fused", "moved"), with its kind; for
+    "rematerialised" the other copy (the forward instruction, or its recomputation).
     """
 
     frame: int
@@ -295,7 +300,7 @@ def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
         raise TensorwegError(f"no instruction {name!r} in any frame of this filmstrip")
     _computation, first = strip.frame(start).find(name)
     opcode, op_name = first.opcode, first.op_name
-    steps = []
+    steps = rematerialised(strip, start, first)
     if start > 0:
         steps.append(FollowStep(start, "created", name, f"{name} ({opcode}) created by {strip.describe(start)}"))
     previous: tuple[str, Line] | None = strip.frame(start).find(name)
@@ -319,6 +324,38 @@ def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
             break
         current, previous = now[1].name, now
     return steps
+
+
+# JAX's jax.checkpoint (`--remat`) puts the recomputation into the module before any XLA pass: the
+# backward pass's copy of forward work `<p>/<scope>/<op>` is named `<p>/transpose(<scope>)/<scope>/
+# checkpoint/rematted_computation/<op>` and reaches it through an opt-barrier that keeps CSE from
+# merging the two (seen on cpu, gpu:h100 and tpu:v5e captures of mnist_cnn --mode train --remat).
+_RECOMPUTED = re.compile(r"^(?P<prefix>.*?)transpose\((?P<scope>[^/]+)\)/(?P=scope)/checkpoint/rematted_computation/"
+                         r"(?P<op>.+)$")
+
+
+def _forward_op_name(op_name: str) -> str:
+    """The forward op_name a recomputation repeats, or "" when `op_name` is no recomputation."""
+    match = _RECOMPUTED.match(op_name)
+    return f"{match['prefix']}{match['scope']}/{match['op']}" if match else ""
+
+
+def rematerialised(strip: Filmstrip, number: int, line: Line) -> list[FollowStep]:
+    """The step saying that `line` (in frame `number`) is, or has, a recomputation made by jax.checkpoint."""
+    frame = strip.frame(number)
+    forward = _forward_op_name(line.op_name)
+    if forward:
+        twin = next((other for lines in frame.computations.values() for other in lines
+                     if other.opcode == line.opcode and other.op_name == forward), None)
+        of = f" of {twin.name}" if twin else ""
+        return [FollowStep(number, "rematerialised", line.name,
+                           f"{line.name} ({line.opcode}) is the backward pass's recomputation{of} ({forward}): "
+                           f"jax.checkpoint rematerialised it before any XLA pass", twin.name if twin else "")]
+    copies = [other for lines in frame.computations.values() for other in lines
+              if other.opcode == line.opcode and line.op_name and _forward_op_name(other.op_name) == line.op_name]
+    return [FollowStep(number, "rematerialised", line.name,
+                       f"{line.name} ({line.opcode}) is recomputed in the backward pass as {copy.name}: "
+                       f"jax.checkpoint rematerialised it before any XLA pass", copy.name) for copy in copies]
 
 
 def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: str, opcode: str) -> FollowStep | None:
@@ -350,6 +387,9 @@ def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: s
     if _layout(line.shape) != _layout(old_line.shape):
         return FollowStep(number, "layout", line.name,
                           f"{line.name} layout {_layout(old_line.shape) or '{}'} -> {_layout(line.shape)} by {at}")
+    if line.opcode != old_line.opcode:  # Grappler's constant folding turns a BiasAdd of zeros into an Identity
+        return FollowStep(number, "rewritten", line.name,
+                          f"{line.name} ({old_line.opcode}) became {line.opcode} by {at}")
     if line.text != old_line.text:
         return FollowStep(number, "changed", line.name, f"{line.name} changed by {at}")
     return None
@@ -393,7 +433,8 @@ def main_instruction_of_layer(strip: Filmstrip, scopes: dict[str, str], layer: s
         if any(line.op_name == p or line.op_name.startswith(p + "/") for p in prefixes)
         and line.opcode not in ("parameter", "constant")
     ]
-    for preferred in (("convolution", "dot"), None):
+    # XLA's opcodes, and TensorFlow's ops for Grappler's film.
+    for preferred in (("convolution", "dot", "Conv2D", "DepthwiseConv2dNative", "MatMul", "BatchMatMulV2"), None):
         for line in candidates:
             if preferred is None or line.opcode in preferred:
                 return line.name

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,7 @@ class PassIndex:
     frames: tuple[PassFrame, ...]
     snapshots_dumped: int
     compile_seconds_known: bool = False
+    film: str = "xla"  # "grappler": TensorFlow graphs after each Grappler optimizer (explorer.passes_grappler)
 
 
 def _split_name(rest: str) -> tuple[str, str]:
@@ -119,31 +121,47 @@ def write_pass_frames(dump_dir: Path, before: Path | None, after: Path | None, o
     snapshots = snapshot_files(dump_dir, module_number(reference))
     if not snapshots:
         return None
+
+    def texts():
+        if before is not None:
+            yield -1, "", BEFORE, before.read_text(encoding="utf-8", errors="replace")
+        for sequence, pipeline, pass_name, path in snapshots:
+            yield sequence, pipeline, pass_name, path.read_text(encoding="utf-8", errors="replace")
+        if after is not None:
+            yield -1, "", AFTER, after.read_text(encoding="utf-8", errors="replace")
+
+    frames, kept = keep_changed(texts(), count_instructions)
+    index = PassIndex(frames=tuple(frames), snapshots_dumped=len(snapshots))
+    store_frames(out_dir / PASSES_DIR, index, kept)
+    return index
+
+
+def keep_changed(snapshots: Iterable[tuple[int, str, str, str]],
+                 count: Callable[[str], tuple[int, int]]) -> tuple[list[PassFrame], list[str]]:
+    """(frames, normalised texts) of the snapshots that differ from the one kept before them.
+
+    snapshots: (sequence, pipeline, pass, text) in the order they were taken; count: the
+    (instructions, fusions) of a text (HLO instructions, or graph nodes and fused ops).
+    """
     frames: list[PassFrame] = []
     texts: list[str] = []
-
-    def add(sequence: int, pipeline: str, pass_name: str, text: str) -> None:
-        text = normalise_text(text)
+    for sequence, pipeline, pass_name, raw in snapshots:
+        text = normalise_text(raw)
         if texts and texts[-1] == text:
-            return
-        instructions, fusions = count_instructions(text)
+            continue
+        instructions, fusions = count(text)
         frames.append(PassFrame(sequence, pipeline, pass_name, instructions, fusions))
         texts.append(text)
+    return frames, texts
 
-    if before is not None:
-        add(-1, "", BEFORE, before.read_text(encoding="utf-8", errors="replace"))
-    for sequence, pipeline, pass_name, path in snapshots:
-        add(sequence, pipeline, pass_name, path.read_text(encoding="utf-8", errors="replace"))
-    if after is not None:
-        add(-1, "", AFTER, after.read_text(encoding="utf-8", errors="replace"))
-    index = PassIndex(frames=tuple(frames), snapshots_dumped=len(snapshots))
-    target = out_dir / PASSES_DIR
+
+def store_frames(target: Path, index: PassIndex, texts: list[str]) -> None:
+    """`target/frames.json.gz`, then `target/index.json` (an index means the frames are there)."""
     target.mkdir(parents=True, exist_ok=True)
     partial = target / f".{FRAMES_FILE}.partial"
     partial.write_bytes(gzip.compress(json.dumps(texts).encode("utf-8"), compresslevel=6, mtime=0))
     partial.replace(target / FRAMES_FILE)
-    dump_json(index, target / INDEX_FILE)  # written last: an index means the frames are there
-    return index
+    dump_json(index, target / INDEX_FILE)
 
 
 def read_pass_index(passes_dir: Path) -> PassIndex | None:

@@ -168,10 +168,14 @@ class TensorwegApp(App):
     """The target on screen: another one rebuilds the rows (`watch_target`)."""
 
     def action_filmstrip(self) -> None:
+        from explorer.passes_grappler import GRAPPLER  # noqa: PLC0415
+
         from screens.passes import PassesScreen  # noqa: PLC0415
 
         if not isinstance(self.screen, PassesScreen):
-            self.push_screen(PassesScreen(self.target, self.selections.get(self.current_mode, "")))
+            # From the TensorFlow graph level: Grappler's film; from the others: the target's XLA passes.
+            film = GRAPPLER if self.current_mode == "graph" else self.target
+            self.push_screen(PassesScreen(film, self.selections.get(self.current_mode, "")))
 
     def action_mesh_view(self) -> None:
         from screens.compare import layer_for_selection  # noqa: PLC0415

@@ -3,9 +3,10 @@
 Top: the passes in order (pipeline, pass, instructions before and after, fusions, temporary
 bytes where known). Below: the selected pass's narration and its diff (changed computations
 only; added lines green, removed red, changed as a red/green pair; side by side from 160
-columns). `n`/`p` step, `w` follows
-the HLO level's selected instruction (or its layer) to the frame where it was fused or
-rewritten. Everything shown comes from `explorer.pass_view`; names are shown as text.
+columns). `n`/`p` step, `w` follows the HLO level's selected instruction (or its layer) to
+the frame where it was fused or rewritten. `g` switches to Grappler's film (the TensorFlow
+graph after each Grappler optimizer that changed it; `f` from the graph level opens it) and
+back. Everything shown comes from `explorer.pass_view`; names are shown as text.
 """
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ from textual.widgets import DataTable, Footer, Static
 from explorer import pass_view
 from explorer.errors import TensorwegError
 from explorer.passes import Filmstrip
+from explorer.passes_grappler import GRAPPLER
+
+from screens.bindings import keyed
 
 _STYLES = {"computation": "bold", "added": "green", "removed": "red",
            "changed-from": "red", "changed-to": "green"}
 # Long pass names are cut at 28 columns so the counts stay on an 80-column screen.
 _WIDTHS = (3, 28, 13, 5, 7, 10, None)
+_GRAPPLER_WIDTHS = (3, 28, 13, 5, 7, None)
 _MARKS = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
 
 
@@ -63,6 +68,7 @@ class PassesScreen(Screen):
         Binding("p", "step(-1)", "Prev pass", id="passes.previous", tooltip="Show the previous pass and its diff"),
         Binding("w", "follow", "Follow", id="passes.follow",
                 tooltip="Follow the HLO level's selected instruction (or layer) to where it was fused or rewritten"),
+        keyed("g", "switch_film", "passes.film"),
     ]
 
     def __init__(self, target: str, thing: str = "") -> None:
@@ -74,11 +80,7 @@ class PassesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-title")
-        table = DataTable(id="passes-list", cursor_type="row", zebra_stripes=True)
-        # One width per column (None: the pipeline takes the rest of the line).
-        for column, width in zip(pass_view.COLUMNS, _WIDTHS, strict=True):
-            table.add_column(column, width=width)
-        yield table
+        yield DataTable(id="passes-list", cursor_type="row", zebra_stripes=True)
         yield Static("", id="passes-narration")
         yield Static("", id="passes-follow")
         with VerticalScroll(id="passes-diff"):
@@ -86,20 +88,35 @@ class PassesScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.load_film(self.target)
+
+    def load_film(self, target: str) -> None:
+        """Show `target`'s film: an XLA target's passes, or Grappler's optimizers ("grappler")."""
         bundle = getattr(self.app, "bundle", None)
         title = self.query_one("#passes-title", Static)
+        table = self.query_one("#passes-list", DataTable)
+        self.target, self.strip, self.frame = target, None, 0
+        table.clear(columns=True)
+        for pane in ("#passes-narration", "#passes-follow", "#passes-diff-text"):
+            self.query_one(pane, Static).update("")
+        shown = pass_view.shown_name(target)
         try:
             if bundle is None:
                 raise TensorwegError("no bundle is open yet")
-            self.strip = pass_view.filmstrip(bundle, self.target)
+            self.strip = pass_view.filmstrip(bundle, target)
         except TensorwegError as error:
-            title.update(Text(f"Filmstrip {self.target}: {error}"))
+            title.update(Text(f"Filmstrip {shown}: {error}"))
             return
-        title.update(Text(f"Filmstrip: {bundle.model_name} on {self.target}, {len(self.strip)} frames "
-                          f"(XLA reports no time per pass)"))
-        table = self.query_one("#passes-list", DataTable)
+        note = ("one frame per optimizer run that changed the graph" if target == GRAPPLER
+                else "XLA reports no time per pass")
+        title.update(Text(f"Filmstrip: {bundle.model_name} on {shown}, {len(self.strip)} frames ({note})"))
+        # One width per column (None: the pipeline or iteration takes the rest of the line).
+        widths = _GRAPPLER_WIDTHS if target == GRAPPLER else _WIDTHS
+        for column, width in zip(pass_view.columns(self.strip), widths, strict=True):
+            table.add_column(column, width=width)
         for row in self.strip.rows():
-            table.add_row(*(Text(cell) for cell in pass_view.cells(row)), key=str(row.number))
+            table.add_row(*(Text(cell) for cell in pass_view.cells(row, self.strip.index.film)),
+                          key=str(row.number))
         table.focus()
         self.show(0)
 
@@ -112,7 +129,7 @@ class PassesScreen(Screen):
         if table.cursor_row != self.frame:
             table.move_cursor(row=self.frame)
         lang = getattr(self.app, "lang", "en")
-        title, body, source = pass_view.narration(self.strip.frames[self.frame].pass_name, lang)
+        title, body, source = pass_view.narration(self.strip.frames[self.frame].pass_name, lang, self.strip.index.film)
         narration = Text(f"{title}: ", style="bold")
         narration.append(body)
         self.query_one("#passes-narration", Static).update(narration)
@@ -148,6 +165,11 @@ class PassesScreen(Screen):
             return
         follow_pane.update(Text(landing.sentence))
         self.show(landing.frame)
+
+    def action_switch_film(self) -> None:
+        """Grappler's film (the TensorFlow graph) <-> the XLA pipeline of the app's target."""
+        xla_target = getattr(self.app, "target", "cpu")
+        self.load_film(xla_target if self.target == GRAPPLER else GRAPPLER)
 
     def action_close(self) -> None:
         self.dismiss()

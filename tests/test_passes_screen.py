@@ -115,3 +115,82 @@ async def test_a_wide_terminal_shows_the_diff_side_by_side():
         assert any(" | " in line and "fused_computation.4 (new)" in line for line in lines)
         added = next(line for line in lines if "maximum(" in line)
         assert added.split(" | ")[0].strip() == ""  # new lines stand on the right only
+
+
+# --- Grappler's film (`f` from the graph level) ------------------------------------------------------
+
+@sync
+async def test_f_from_the_graph_level_steps_through_grapplers_film_and_g_switches_to_xla():
+    app = create_app(BUNDLE, level="graph", target="cpu", select="mnist_cnn_1/conv2d_1/BiasAdd")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PassesScreen) and screen.target == "grappler" and screen.frame == 0
+        assert "Grappler (TensorFlow graph), 5 frames" in _text(screen, "#passes-title")
+        table = screen.query_one("#passes-list", DataTable)
+        assert [str(column.label) for column in table.columns.values()][1:3] == ["optimizer", "nodes before"]
+        await pilot.press("n", "n")
+        await pilot.pause()
+        assert screen.frame == 2 and table.cursor_row == 2
+        diff = _text(screen, "#passes-diff-text")
+        assert diff.startswith("constant_folding in iteration 1 (frame 2 of 4): +0 -6 ~7")
+        assert "+ mnist_cnn_1/conv2d_1/BiasAdd = Identity(" in diff
+        assert _text(screen, "#passes-narration").startswith("Constant folding (Grappler):")
+        await pilot.press("n", "n", "n")  # stepping stops at the last frame
+        assert screen.frame == 4 and "dependency_optimizer" in _text(screen, "#passes-diff-text")
+        await pilot.press("w")  # the graph level's selected node: where Grappler first changed it
+        await pilot.pause()
+        assert screen.frame == 2 and "BiasAdd (BiasAdd) became Identity" in _text(screen, "#passes-follow")
+        await pilot.press("g")
+        await pilot.pause()
+        assert screen.target == "cpu" and len(screen.strip) == 9 and table.row_count == 9
+        assert "on cpu, 9 frames" in _text(screen, "#passes-title") and screen.frame == 0
+        await pilot.press("g")
+        await pilot.pause()
+        assert screen.target == "grappler" and table.row_count == 5
+
+
+@sync
+async def test_f_from_the_hlo_level_still_opens_the_xla_film():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.screen.target == "cpu"
+
+
+@sync
+async def test_a_bundle_without_grappler_frames_says_how_to_get_them(tmp_path):
+    import shutil
+
+    copy = tmp_path / "bundle"
+    shutil.copytree(BUNDLE, copy)
+    shutil.rmtree(copy / "grappler")
+    app = create_app(copy, level="graph", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        assert "no Grappler frames in this bundle: capture it with --passes" in _text(app.screen, "#passes-title")
+        await pilot.press("n", "w", "g")  # nothing to step or follow; g still reaches the XLA film
+        await pilot.pause()
+        assert app.screen.target == "cpu" and len(app.screen.strip) == 9
+
+
+def test_grappler_film_at_80x24(snap_compare):
+    """Grappler's film of mnist_cnn after `f` from the graph level and `n n`: the list (optimizer,
+    nodes before/after, iteration) with the cursor on constant_folding, its narration, and the diff:
+    weight reads turned into Const (red/green pairs), the zero bias add now an Identity."""
+    app = create_app(BUNDLE, level="graph", target="cpu")
+
+    async def run(pilot):
+        await opened(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press("n", "n")
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=run, terminal_size=(80, 24))

@@ -45,3 +45,27 @@ def test_the_jax_worker_collects_the_model_module_only(tmp_path):
 def test_the_tf_worker_collects_the_inference_module(tmp_path):
     tf_worker._cpu_passes({"passes": True}, DUMP, tmp_path / "cpu")
     assert len(read_pass_index(tmp_path / "cpu" / "passes").frames) == 9
+
+
+def test_in_train_mode_the_jax_worker_films_the_training_step(monkeypatch):
+    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=d")
+    jax_worker._enable_pass_dump({"passes": True, "mode": "train"})
+    assert os.environ["XLA_FLAGS"].split()[-1] == "--xla_dump_hlo_module_re=jit_train_step"
+
+
+def test_with_remat_the_film_is_the_step_compiled_first(tmp_path):
+    """--remat compiles the same step again without it (for the comparison) after the levels'
+    step: the film must show the first one, as the optimized level does."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    for number in ("0003", "0009"):
+        for path in DUMP.iterdir():
+            rest = path.name.split("_.5.", 1)[1].replace("cpu_after", "sm_9.0a_gpu_after")
+            shutil.copy(path, dump / f"module_{number}.jit_train_step.12.{rest}")
+    train = {"passes": True, "mode": "train", "target": "gpu:h100"}
+    assert jax_worker._filmed_dump(dump, "jit_train_step", train).name.startswith("module_0003.")
+    assert jax_worker._filmed_dump(dump, "jit_train_step", {"passes": True}).name.startswith("module_0009.")
+    for path in dump.iterdir():  # XLA:CPU names its optimized module `cpu_after_optimizations`
+        path.rename(dump / path.name.replace("sm_9.0a_gpu_after", "cpu_after"))
+    cpu = jax_worker._filmed_dump(dump, "jit_train_step", {**train, "target": "cpu"})
+    assert cpu.name.startswith("module_0003.") and cpu.name.endswith("cpu_after_optimizations.txt")

@@ -176,23 +176,30 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 def _enable_pass_dump(request: dict) -> None:
     """`--passes`: XLA also dumps the model's module after every pass (before jax is imported)."""
     if request.get("passes"):
-        from explorer.capture.jax_compile import MODULE_NAME
         from explorer.passes_dump import pass_dump_flags
 
-        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(MODULE_NAME)}"
+        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(_filmed_module(request))}"
+
+
+def _filmed_module(request: dict) -> str:
+    """The module the filmstrip shows: the training step in train mode, else the inference call."""
+    from explorer.capture.jax_compile import MODULE_NAME
+    from explorer.capture.jax_train import TRAIN_MODULE
+
+    return TRAIN_MODULE if request.get("mode", "inference") == "train" else MODULE_NAME
 
 
 def _collect_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
     """out_dir/passes/ from the model module's snapshots; a failure is logged, never fatal."""
     if not request.get("passes"):
         return
-    from explorer.capture.jax_compile import MODULE_NAME
     from explorer.passes_dump import module_number, write_pass_frames
 
+    module = _filmed_module(request)
     try:
-        after = find_optimized_dump(dump_dir, MODULE_NAME)
+        after = _filmed_dump(dump_dir, module, request)
         number = module_number(after) if after else ""
-        before = next(iter(sorted(dump_dir.glob(f"module_{number}.{MODULE_NAME}.*before_optimizations.txt"))), None)
+        before = next(iter(sorted(dump_dir.glob(f"module_{number}.{module}.*before_optimizations.txt"))), None)
         if write_pass_frames(dump_dir, before, after, out_dir) is None:
             print("tensorweg: XLA wrote no per-pass snapshots for the model's module", file=sys.stderr)
     except Exception:  # noqa: BLE001 - the levels are captured; only the filmstrip is missing
@@ -200,6 +207,18 @@ def _collect_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
 
         print("tensorweg: the per-pass snapshots could not be read:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
+
+
+def _filmed_dump(dump_dir: Path, module: str, request: dict) -> Path | None:
+    """The optimized dump of the step the levels show. With --remat the same step is compiled
+    again without it afterwards (jax_step_capture, for the comparison): that later module is
+    not the one to film, so in train mode the first one is."""
+    if request.get("mode", "inference") != "train":
+        return find_optimized_dump(dump_dir, module)
+    on_cpu = TARGETS[request["target"]].kind == "cpu"  # XLA:CPU names its file `cpu_after_optimizations`
+    candidates = sorted(p for p in dump_dir.glob(f"module_*.{module}.*after_optimizations.txt")
+                        if on_cpu or "cpu_after_optimizations" not in p.name)
+    return candidates[0] if candidates else None
 
 
 def _write(path: Path, text: str) -> None:

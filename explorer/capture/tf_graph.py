@@ -9,12 +9,16 @@ layers exactly, including the `_1` suffixes Keras adds when re-tracing.
 
 from __future__ import annotations
 
+import sys
+import traceback
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from explorer.capture.tf_grappler_film import GrapplerFilm, each_optimizer
 from explorer.capture.tf_layers import LayerCall, call_model, recording_layer_calls
+from explorer.passes_grappler import FUSED_PREFIXES  # Grappler's fused ops: one definition
 from explorer.records import GraphLevel, GraphOp, GrapplerSummary, TensorSpecRecord
 
 # Attributes worth showing a learner; the rest (T, _class, value tensors...) is noise.
@@ -24,7 +28,6 @@ KEY_ATTRIBUTES = (
     "is_training", "fused_ops", "num_args", "dtype", "DstT", "SrcT", "T", "N", "f",
     "equation", "batch_dims", "shrink_axis_mask", "begin_mask", "end_mask",
 )
-FUSED_PREFIXES = ("_Fused", "Fused", "_MklFused")
 
 
 @dataclass(frozen=True)
@@ -66,14 +69,23 @@ def layer_for_op(op_name: str, scope_map: dict[str, str]) -> str:
 
 def graph_level(concrete_fn: Any, scope_map: dict[str, str]) -> GraphLevel:
     """Every traced op, the Grappler-optimised ops and a summary of what Grappler changed."""
+    return graph_level_and_film(concrete_fn, scope_map, per_optimizer=False)[0]
+
+
+def graph_level_and_film(concrete_fn: Any, scope_map: dict[str, str],
+                         per_optimizer: bool) -> tuple[GraphLevel, GrapplerFilm | None]:
+    """The graph level and, with `per_optimizer` (`--passes`), Grappler's film: the frozen
+    graph's text and one (iteration, optimizer, graph text) per optimizer run
+    (`explorer.passes_grappler.write_grappler_frames` keeps the runs that changed it)."""
     ops = tuple(_graph_op(op, scope_map) for op in concrete_fn.graph.get_operations())
     try:
-        frozen_ops, optimized_ops = _grappler_graphs(concrete_fn, scope_map)
+        frozen_ops, optimized_ops, film = _grappler_graphs(concrete_fn, scope_map, per_optimizer)
     except Exception as error:  # Grappler is a view on the side: the traced graph still stands
         message = (str(error).strip() or type(error).__name__).splitlines()[0]
         summary = GrapplerSummary(ops_before=len(ops), ops_after=0, notes=(f"Grappler failed: {message}",))
-        return GraphLevel(ops=ops, optimized_ops=(), grappler=summary)
-    return GraphLevel(ops=ops, optimized_ops=optimized_ops, grappler=grappler_summary(frozen_ops, optimized_ops))
+        return GraphLevel(ops=ops, optimized_ops=(), grappler=summary), None
+    level = GraphLevel(ops=ops, optimized_ops=optimized_ops, grappler=grappler_summary(frozen_ops, optimized_ops))
+    return level, film
 
 
 def _graph_op(op: Any, scope_map: dict[str, str]) -> GraphOp:
@@ -124,8 +136,10 @@ def kernel_devices(op_type: str) -> tuple[str, ...]:
 # --- Grappler ------------------------------------------------------------------------
 
 
-def _grappler_graphs(concrete_fn: Any, scope_map: dict[str, str]) -> tuple[tuple[GraphOp, ...], tuple[GraphOp, ...]]:
-    """(frozen graph ops, Grappler-optimised ops), by the recipe in the shared compiler reference (compilers.md).
+def _grappler_graphs(concrete_fn: Any, scope_map: dict[str, str], per_optimizer: bool,
+                     ) -> tuple[tuple[GraphOp, ...], tuple[GraphOp, ...], GrapplerFilm | None]:
+    """(frozen graph ops, Grappler-optimised ops, the film or None), by the recipe in the shared
+    compiler reference (compilers.md).
 
     Variables are frozen to constants first, so Grappler can fold them; both
     graphs are imported into fresh tf.Graphs so their ops get inferred shapes.
@@ -148,7 +162,18 @@ def _grappler_graphs(concrete_fn: Any, scope_map: dict[str, str]) -> tuple[tuple
         fetches.append(tensor.name)
     optimized_def = tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(), meta_graph)
     frozen_ops = tuple(_graph_op(op, scope_map) for op in frozen_graph.get_operations())
-    return frozen_ops, _imported_ops(optimized_def, scope_map)
+    return frozen_ops, _imported_ops(optimized_def, scope_map), _film(meta_graph) if per_optimizer else None
+
+
+def _film(meta_graph: Any) -> GrapplerFilm | None:
+    """Grappler's film, or None (logged) when running its optimizers one by one failed:
+    the graph level stands without it."""
+    try:
+        return each_optimizer(meta_graph)
+    except Exception:
+        print("tensorweg: Grappler's optimizers could not be run one by one:", file=sys.stderr)
+        traceback.print_exc()
+        return None
 
 
 def _imported_graph(graph_def: Any) -> Any:

@@ -78,7 +78,8 @@ def run(request: dict, protocol: Protocol) -> int:
     traced = _layers(model, signature, staging, protocol)
     # Grappler and XLA:CPU both spend their time in C++ without the GIL: on two
     # cores the graph level runs beside the cpu target instead of before it.
-    graph = threading.Thread(target=_graph, args=(traced, staging, protocol), name="graph-level")
+    graph = threading.Thread(target=_graph, args=(traced, staging, protocol, bool(request.get("passes"))),
+                             name="graph-level")
     graph.start()
     if "cpu" in targets:
         _cpu_target(traced, staging, dump_dir, protocol)
@@ -160,16 +161,22 @@ def _non_ascii_layer_name(model: Any) -> str:
     return next((name for name in names if not str(name).isascii()), "")
 
 
-def _graph(traced: Any, staging: Path, protocol: Protocol) -> None:
-    """graph.json (traced and Grappler-optimised ops) and scopes.json."""
-    from explorer.capture.tf_graph import graph_level
+def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) -> None:
+    """graph.json (traced and Grappler-optimised ops) and scopes.json; with `--passes` also
+    grappler/, the graph after each Grappler optimizer that changed it."""
+    from explorer.capture.tf_graph import graph_level_and_film
 
     protocol.level_started("graph")
     if traced is None:
         protocol.level_failed("graph", f"tracing the model failed: {one_line(protocol.trace_error or 'unknown error')}")
         return
     try:
-        dump_json(graph_level(traced.concrete, traced.scope_map), staging / "graph.json")
+        level, film = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer)
+        if film is not None:  # before graph.json: the level's "ok" means its film is there too
+            from explorer.passes_grappler import write_grappler_frames
+
+            write_grappler_frames(*film, staging)
+        dump_json(level, staging / "graph.json")
         # TF's HLO op_name metadata is the graph op name, so one map serves both.
         dump_json({"graph": traced.scope_map, "cpu": traced.scope_map}, staging / "scopes.json")
         protocol.level_done("graph")

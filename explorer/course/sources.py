@@ -107,3 +107,9 @@ SOURCES += (
     ("XLA:CPU passes", "https://github.com/openxla/xla/blob/main/xla/service/cpu/"),
     ("XLA service passes", "https://github.com/openxla/xla/blob/main/xla/service/"),
 )
+
+# Grappler, the TensorFlow graph's film (explorer/course/content/*/grappler/): the guide, and the
+# optimizers' sources (meta_optimizer.cc gives their order).
+SOURCES += (
+    ("TensorFlow Grappler optimizers", "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/grappler/optimizers/"),
+)
