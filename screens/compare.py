@@ -51,7 +51,8 @@ from screens.widgets.target_summary import TargetSummaryTable, target_table
 
 WIDE = 100  # columns from which the target headers also name the board
 # The rows' label keys (`compare.row.<name>`), in order.
-LAYER_ROWS = ("decided", "fusions_ops", "kernels", "vector_code", "library_calls", "layouts", "bytes_padded", "flops", "est_time")
+LAYER_ROWS = ("decided", "fusions_ops", "kernels", "vector_code", "library_calls", "layouts", "bytes_padded",
+              "flops", "est_time")
 
 
 def layer_for_selection(app) -> str:

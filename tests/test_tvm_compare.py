@@ -14,6 +14,7 @@ from explorer import view
 from explorer.bundle import Bundle
 
 from screens.app import create_app
+
 from pilot_support import sync
 
 TVM_BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn_tvm"
