@@ -107,7 +107,7 @@ def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) 
     text = _level_text(bundle, level, target, data)
     if select is None:
         return text
-    return text + "\n\n" + _selection_text(selection_data(bundle, level, target, select))
+    return text + "\n\n" + _selection_text(selection_data(bundle, level, target, select), target)
 
 
 def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
@@ -183,9 +183,10 @@ def _selectable(bundle: Bundle, level: str, target: str) -> tuple[str, ...]:
     return tuple(str(allocation.index) for allocation in memory.allocations) if memory is not None else ()
 
 
-def _selection_text(selection: dict[str, Any]) -> str:
+def _selection_text(selection: dict[str, Any], target: str) -> str:
     up, down = selection["up"], selection["down"]
-    lines = [f"selected: {selection['name']}", f"  layer: {selection['layer'] or view.CREATED_BY_XLA}"]
+    no_layer = "created by TVM" if is_tvm(target) else view.CREATED_BY_XLA
+    lines = [f"selected: {selection['name']}", f"  layer: {selection['layer'] or no_layer}"]
     if up["level"]:
         lines.append(f"  up ({up['level']}): {', '.join(up['items']) or '-'}")
     if down["level"]:

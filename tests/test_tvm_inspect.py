@@ -86,3 +86,10 @@ def test_a_bad_select_is_one_line_error(args, fragment):
     result = run_cli("inspect", TVM_BUNDLE, "--target", "tvm:cpu", *args)
     assert_one_line_error(result, fragment)
     assert result.stdout == ""  # nothing half-written
+
+
+def test_a_storage_of_tvms_memory_plan_is_selected_by_its_index():
+    text = inspect("--level", "memory", "--select", "0")
+    tail = text.split("\n\nselected: 0\n", 1)[1].splitlines()
+    assert tail[0] == "  layer: created by TVM"  # not XLA's words on TVM's plan
+    assert "  explanations: compiler:tvm-storage; compiler:tvm-memory-plan" in tail
