@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--level", required=True, choices=LEVELS)
     inspect.add_argument("--target", default="cpu")
     inspect.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
+    inspect.add_argument("--select", default=None, metavar="NAME",
+                         help="also one item's trace, explanation keys and device mapping, as the side panes show them")
     _common_capture_options(inspect, None)
 
     compare = sub.add_parser("compare", help="one layer (or the whole model) side by side on every target")

@@ -152,10 +152,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from explorer import inspect_view
 
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
-    if args.json:
-        print(inspect_view.as_json(bundle, args.level, args.target))
-    else:
-        print(inspect_view.as_text(bundle, args.level, args.target))
+    render = inspect_view.as_json if args.json else inspect_view.as_text
+    print(render(bundle, args.level, args.target, args.select))
     return 0
 
 

@@ -21,6 +21,7 @@ from explorer.comparison import (
 )
 from explorer.course.labels import label
 from explorer.serial import to_jsonable
+from explorer.targets import TARGETS
 
 JSON_SCHEMA_VERSION = 1
 MISSING = "-"
@@ -102,11 +103,23 @@ def library_text(column: TargetLayer, lang: str = "en") -> str:
     return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items()) or label("compare.none", lang)
 
 
-def vector_text(column: TargetLayer) -> str:
+def vector_text(column: TargetLayer, lang: str = "en") -> str:
     """Each kernel's widest SIMD register and how many vector registers it uses ("" when none recorded)."""
-    return "; ".join(f"{k.name} {k.vector_width_bits}-bit" + (f" ({len(k.vector_registers)} vector registers)"
+    registers = label("compare.vector_registers", lang)
+    return "; ".join(f"{k.name} {k.vector_width_bits}-bit" + (f" ({registers.format(count=len(k.vector_registers))})"
                                                               if k.vector_registers else "")
                      for k in column.kernels if k.vector_width_bits)
+
+
+def decision_text(column: TargetLayer, lang: str = "en") -> str:
+    """What the target's compiler made of the layer, in one line: `TVM made 2: reshape (reshape),
+    fused_conv2d_relu (fusion conv2d+relu)` beside `XLA made 2: ...` ("" when nothing was captured)."""
+    if not column.captured or not column.working:
+        return ""
+    spec = TARGETS.get(column.target)
+    compiler = spec.compiler.upper() if spec is not None else column.target
+    items = ", ".join(f"{i.name} ({instruction_kind(i)})" for i in column.working)
+    return label("compare.decided", lang).format(compiler=compiler, count=len(column.working), items=items)
 
 
 def instruction_kind(instruction: InstructionComparison) -> str:
@@ -153,6 +166,10 @@ def compare_data(bundle: Bundle, layer: str | None) -> dict[str, Any]:
     if layer:  # 1 chip vs 2x2 vs 4x4 on each target that compiles for a mesh (explorer.comparison_mesh)
         from explorer.comparison_mesh import mesh_comparison, meshable
 
+        columns = layer_comparison(bundle, layer).targets  # the compare screen's "decided" and "vector code"
+        data["decisions"] = [{"target": c.target, "decided": decision_text(c), "vector_code": vector_text(c)}
+                             for c in columns]
+
         data["meshes"] = {target: to_jsonable(mesh_comparison(bundle, target, layer))
                           for target in bundle.targets if meshable(target)}
     return data
@@ -182,7 +199,8 @@ def as_text(bundle: Bundle, layer: str | None) -> str:
                 lines += ["  no optimized-HLO instruction carries this layer's ops", ""]
                 continue
             lines.append(_indent(_table(LAYER_HEADER, layer_rows(column))))
-            lines += [f"  library calls: {library_text(column)}",
+            lines += [f"  decided: {decision_text(column)}",
+                      f"  library calls: {library_text(column)}",
                       *([f"  vector code: {vector_text(column)}"] if vector_text(column) else []),
                       f"  bytes {format_bytes(column.bytes)}, with tile padding {format_bytes(column.padded_bytes)};"
                       f" est. time {format_seconds(column.estimated_seconds)}", ""]

@@ -13,9 +13,9 @@ from explorer import view
 from explorer.bundle import Bundle
 from explorer.errors import TensorwegError
 from explorer.hlo.text import shape_text
-from explorer.levels import is_hlo, target_key
+from explorer.levels import LIST_LEVELS, NEXT_UP, is_hlo, target_key
 from explorer.serial import to_jsonable
-from explorer.targets import target_dirname
+from explorer.tvm_view import is_tvm
 
 JSON_SCHEMA_VERSION = 1
 
@@ -47,16 +47,11 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
                 "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
                 "grappler": to_jsonable(graph.grappler)}
     head["target"] = target
+    if is_hlo(level) and is_tvm(target):  # Relax, not HLO: the rows the screen lists
+        return {**head, **_relax_data(bundle, level, target)}
     if is_hlo(level):
         module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
         if module is None:
-            from explorer.tvm_view import is_tvm
-
-            if is_tvm(target):  # Relax, not HLO: the text is in the bundle, the layer view in compare
-                stem = "optimized_hlo" if level == "optimized-hlo" else "hlo"
-                raise TensorwegError(f"{level} for {target} is TVM's Relax (TVMScript), not HLO: read "
-                                     f"targets/{target_dirname(target)}/{stem}.txt in the bundle, or run "
-                                     f"tensorweg compare BUNDLE --layer NAME")
             raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
         instructions = []
         for computation, instruction in module.all_instructions():
@@ -98,13 +93,25 @@ def _mesh_of(bundle: Bundle, target: str, layer: str) -> dict[str, Any]:
     return {"mesh": to_jsonable(found)} if found is not None else {}
 
 
-def as_json(bundle: Bundle, level: str, target: str) -> str:
-    return json.dumps(level_data(bundle, level, target), indent=1)
-
-
-def as_text(bundle: Bundle, level: str, target: str) -> str:
-    """A readable table for people; the raw module text for the HLO levels."""
+def as_json(bundle: Bundle, level: str, target: str, select: str | None = None) -> str:
+    """The level's document; with `select`, also `selection`: that item as the side panes show it."""
     data = level_data(bundle, level, target)
+    if select is not None:
+        data["selection"] = selection_data(bundle, level, target, select)
+    return json.dumps(data, indent=1)
+
+
+def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) -> str:
+    """The level as text; with `select`, that item's trace, explanation keys and device mapping below."""
+    data = level_data(bundle, level, target)
+    text = _level_text(bundle, level, target, data)
+    if select is None:
+        return text
+    return text + "\n\n" + _selection_text(selection_data(bundle, level, target, select), target)
+
+
+def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
+    """A readable table for people; the raw module text for XLA's HLO levels, TVM's Relax as rows."""
     if level == "layers":
         rows = [(l["name"], l["class"], str(l["output_shape"]), str(l["params"]), str(l["weight_bytes"]),
                  "" if l["flops"] is None else str(l["flops"])) for l in data["layers"]]
@@ -112,6 +119,8 @@ def as_text(bundle: Bundle, level: str, target: str) -> str:
     if level == "graph":
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
         return _table(("op", "type", "layer"), rows)
+    if is_hlo(level) and is_tvm(target):
+        return _table(view.COLUMNS[level], [item.cells for item in view.rows(bundle, level, target)])
     if is_hlo(level):
         return bundle.hlo_text(target, optimized=level == "optimized-hlo")
     if level == "kernels":
@@ -122,6 +131,72 @@ def as_text(bundle: Bundle, level: str, target: str) -> str:
              + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
     step = "".join(f"\n{line}" for line in data["step"])  # train mode or a mesh: buffers by role
     return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
+
+
+# --- TVM's Relax at the HLO levels (explorer.tvm_levels): the rows `explorer.view.rows` lists ---
+
+
+def _relax_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
+    """`hlo`: Relax `main`'s bindings as imported; `optimized-hlo`: the TIR functions after fusion."""
+    from explorer import tvm_levels  # noqa: PLC0415
+
+    items = tvm_levels.relax_items(bundle, target, level == "optimized-hlo")
+    if not items:
+        raise TensorwegError(f"{level} for {target}: the Relax text was captured but lists no bindings")
+    return {"compiler": "tvm", "relax": [
+        {"name": item.name, "kind": item.kind, "ops": list(item.ops), "shape": item.shape,
+         "function": item.function, "layers": list(item.layers),
+         "layer": view.layer_of(bundle, level, item.name, target), "line": item.line}
+        for item in items]}
+
+
+# --- `--select NAME`: one item as the side panes show it (explorer.view) ---------------------------
+
+_SHOWN = 8  # names an unknown --select lists
+
+
+def selection_data(bundle: Bundle, level: str, target: str, name: str) -> dict[str, Any]:
+    """The item `name` of `level`: its layer, the trace one level up and down, its course keys
+    (`explorer.view.explanation_keys`) and what each captured target made of its layer (the
+    device pane's `explorer.view.device_lines`)."""
+    names = _selectable(bundle, level, target)
+    if name not in names:
+        shown = ", ".join(list(names)[:_SHOWN]) + (" ..." if len(names) > _SHOWN else "")
+        where = level + (f" for {target}" if target_key(level, target) else "")
+        raise TensorwegError(f"--select {name}: no such item at {where} (items: {shown or 'none'})")
+    descent = view.descend(bundle, level, name, target)
+    return {
+        "name": name, "layer": view.layer_of(bundle, level, name, target),
+        "up": {"level": NEXT_UP.get(level, ""), "items": list(view.up(bundle, level, name, target))
+               if level in NEXT_UP else []},
+        "down": {"level": descent.level, "items": list(descent.found), "enter": descent.select}
+        if descent is not None else {"level": "", "items": [], "enter": ""},
+        "explanation_keys": [list(group) for group in view.explanation_keys(bundle, level, target, name)],
+        "device": {other: list(view.device_lines(bundle, level, name, target, other)) for other in bundle.targets},
+    }
+
+
+def _selectable(bundle: Bundle, level: str, target: str) -> tuple[str, ...]:
+    if level in LIST_LEVELS:
+        return tuple(item.name for item in view.rows(bundle, level, target))
+    memory = bundle.memory(target)
+    return tuple(str(allocation.index) for allocation in memory.allocations) if memory is not None else ()
+
+
+def _selection_text(selection: dict[str, Any], target: str) -> str:
+    up, down = selection["up"], selection["down"]
+    no_layer = "created by TVM" if is_tvm(target) else view.CREATED_BY_XLA
+    lines = [f"selected: {selection['name']}", f"  layer: {selection['layer'] or no_layer}"]
+    if up["level"]:
+        lines.append(f"  up ({up['level']}): {', '.join(up['items']) or '-'}")
+    if down["level"]:
+        lines.append(f"  down ({down['level']}): {', '.join(down['items']) or '-'}"
+                     + (f"; Enter selects {down['enter']}" if down["enter"] else ""))
+    lines.append("  explanations: " + ("; ".join(" > ".join(group) for group in selection["explanation_keys"])
+                                       or "-"))
+    lines.append("  device:")
+    lines += [f"    {line}" for target_lines in selection["device"].values() for line in target_lines]
+    return "\n".join(lines)
 
 
 def _first(shapes) -> list | None:

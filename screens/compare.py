@@ -34,10 +34,12 @@ from explorer.comparison import (
 from explorer.comparison_mesh import MeshColumn, mesh_comparison, mesh_notes, mesh_table, meshable, missing_meshes
 from explorer.comparison_view import (
     MISSING,
+    decision_text,
     format_bytes,
     format_count,
     format_seconds,
     library_text,
+    vector_text,
 )
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
@@ -49,7 +51,8 @@ from screens.widgets.target_summary import TargetSummaryTable, target_table
 
 WIDE = 100  # columns from which the target headers also name the board
 # The rows' label keys (`compare.row.<name>`), in order.
-LAYER_ROWS = ("fusions_ops", "kernels", "library_calls", "layouts", "bytes_padded", "flops", "est_time")
+LAYER_ROWS = ("decided", "fusions_ops", "kernels", "vector_code", "library_calls", "layouts", "bytes_padded",
+              "flops", "est_time")
 
 
 def layer_for_selection(app) -> str:
@@ -87,8 +90,10 @@ def column_cells(column: TargetLayer, lang: str = "en") -> list[str]:
     bound_text = ", ".join(word("bound").format(count=bound.count(b), kind=word(b))
                            for b in ("memory", "compute") if b in bound)
     return [
+        decision_text(column, lang),
         "\n".join(instructions),
         "\n".join(kernels) or word("none"),
+        vector_text(column, lang).replace("; ", "\n") or MISSING,
         library_text(column, lang),
         "\n".join(layouts),
         f"{format_bytes(column.bytes)} / {format_bytes(column.padded_bytes)}",

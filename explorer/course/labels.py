@@ -162,6 +162,10 @@ LABELS: dict[str, tuple[str, str]] = {
                               "Gesch. Zeit ist eine Roofline-SCHÄTZUNG aus veröffentlichten Spitzenwerten, nie eine "
                               "Messung. S(n) in einem Layout ist der Speicherraum von XLA (auf der TPU "
                               "ist S(1) VMEM)."),
+    "compare.row.decided": ("decided", "entschieden"),
+    "compare.row.vector_code": ("vector code", "Vektorcode"),
+    "compare.decided": ("{compiler} made {count}: {items}", "{compiler} erzeugte {count}: {items}"),
+    "compare.vector_registers": ("{count} vector registers", "{count} Vektorregister"),
     "compare.row.fusions_ops": ("fusions/ops", "Fusionen/Ops"),
     "compare.row.kernels": ("kernels", "Kernel"),
     "compare.row.library_calls": ("library calls", "Bibliotheksaufrufe"),
