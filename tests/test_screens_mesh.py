@@ -48,7 +48,8 @@ async def test_d_shows_the_selected_layers_halves_on_the_devices():
         assert screen.layer_name == "dense"
         text = shown(screen)
         assert "weight kernel f32[64,128]: dim 1 in 2 parts, each part on 2 devices" in text
-        assert "d1 f32[64,64] 16.0 KiB" in text and "[0:64, 64:128]" in text
+        assert "d1 = chip (1,0), id 1" in text and "f32[64,64] 16.0 KiB" in text and "[0:64, 64:128]" in text
+        assert "chip (x,y): where that chip sits in the slice" in text and "x=0" in text and "y=1" in text
         assert "activation output f32[8,128]" in text and "model 1" in text and "data 1" in text
         await pilot.press("n")
         assert screen.layer_name == "dense_1" and "f32[128,64]" in shown(screen)
@@ -73,9 +74,10 @@ async def test_a_bundle_without_a_mesh_says_how_to_capture_one():
 
 def test_mesh_view_snapshot(snap_compare):
     """dense on the 2x2 mesh at 80x24: title 'Devices: who holds which slice | mlp | Layer dense';
-    the heading 'tpu:v5e on a 2x2 mesh, model parallel'; the kernel's grid with rows data 0/1 and
-    columns model 0/1, column 0 holding [0:64, 0:64] and column 1 [0:64, 64:128] (16.0 KiB each);
-    the bias grid below (scroll for the output)."""
+    the heading 'tpu:v5e on a 2x2 mesh, model parallel' and what d<n> and chip (x,y) mean; the kernel's
+    grid with rows data 0/1 and columns model 0/1, each cell naming its chip (`d1 = chip (1,0), id 1`),
+    column 0 holding [0:64, 0:64] and column 1 [0:64, 64:128] (16.0 KiB each); the bias grid below
+    (scroll for the output and the slice map)."""
     app = create_app(MESH_BUNDLE, level="layers", target="tpu:v5e", select="dense")
 
     async def press_d(pilot):
