@@ -193,18 +193,19 @@ class MeshLayer:
     devices: tuple[MeshDevice, ...] = ()  # in logical order; empty for captures that did not record them
 
 
-def mesh_layer(text: str, layer_path: str, weights: dict[int, str], output_dims: tuple[int | None, ...],
+def mesh_layer(values: tuple[ShardedValue, ...], layer_path: str, weights: dict[int, str],
+               output_dims: tuple[int | None, ...],
                target: str, mesh: str, shard: str, inputs: dict[int, str] | None = None,
                devices: tuple[MeshDevice, ...] = ()) -> MeshLayer:
     """The layer's weights (parameters named by `weights`, number -> variable path) and its output
-    from the sharded module `text`: the last value of its forward pass shaped like the layer's output
-    (`output_dims`, None for the batch). A training step's forward pass also keeps masks and other
+    from the sharded module's values (`sharded_values`, read once per module): the last value of its
+    forward pass shaped like the layer's output (`output_dims`, None for the batch). A training
+    step's forward pass also keeps masks and other
     values for the backward pass; their shapes or types differ. An input layer's output is the
     model's input parameter of that name (`inputs`, number -> name). `devices`: the recorded
     MeshDevice of each logical number (read_devices)."""
     grid = axis_sizes(mesh_shape(mesh))
     count = grid[0] * grid[1]
-    values = sharded_values(text)
     tensors = []
     for value in values:
         name = own_variable(weights.get(value.parameter, ""), layer_path)
