@@ -137,12 +137,17 @@ def _braced(line: str, key: str) -> str:
     if start < 0:
         return ""
     start += len(key)
-    depth = 0
-    for position in range(start, len(line)):
-        depth += {"{": 1, "}": -1}.get(line[position], 0)
-        if depth == 0:
-            return line[start:position + 1]
-    return ""
+    depth, position = 0, start
+    while True:  # jump from brace to brace: a ResNet50 step's module has thousands of long lines
+        opening, closing = line.find("{", position), line.find("}", position)
+        if closing < 0:
+            return ""
+        if 0 <= opening < closing:
+            depth, position = depth + 1, opening + 1
+            continue
+        depth, position = depth - 1, closing + 1
+        if depth <= 0:
+            return line[start:position] if line.startswith("{", start) else ""
 
 
 # --- what the view shows ---------------------------------------------------------------------
