@@ -2,12 +2,12 @@
 
 For each bundle, in a fresh UI process (headless, 120x40, the layers level on the mesh target):
 open from cache to rows on screen; once the open's workers are done, `D` to the mesh view's first
-frame (the selected layer's device grids drawn); `n` (next layer) in the mesh view to its frame, median and p95; Esc and `D` again (the
-screen's imports and stylesheet loaded, the layer's model cached); the mesh
-model alone: reading the sharded module (once per bundle and target) and one layer's MeshLayer
-from it. The small
-bundle is the recorded mlp step on v5e 2x2 (tests/fixtures/bundles/mlp_mesh_2x2). Goals, as
-for any module (issue 11): open < 1.5 s, a key press (D and n included) <= 50 ms.
+frame (the selected layer's device grids drawn); `n` (next layer) in the mesh view to its frame,
+median and p95; Esc and `D` again (the screen's imports and stylesheet loaded, the layer's model
+cached); the mesh model alone: reading the sharded module (once per bundle and target) and one
+layer's MeshLayer from it. The small bundle is the recorded mlp step on v5e 2x2
+(tests/fixtures/bundles/mlp_mesh_2x2). Goals, as for any module (issue 11): open < 1.5 s, a key
+press (D and n included) <= 50 ms.
 
     .venv/bin/python bench/bench_mesh.py --bundle PATH [--target tpu:v5e] [--layer NAME] [--presses 20]
 
