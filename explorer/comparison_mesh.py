@@ -11,6 +11,7 @@ interconnect, and memory_analysis's peak against the chip's memory.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def missing_meshes(columns: tuple[MeshColumn, ...], bundle: Bundle, target: str)
 
     wanted = []
     for column in columns:
-        if not column.captured:
+        if not column.captured and column.capturable:
             try:
                 wanted.append(sibling_options(bundle, target, column.mesh))
             except TensorwegError:
@@ -104,8 +105,28 @@ def missing_meshes(columns: tuple[MeshColumn, ...], bundle: Bundle, target: str)
     return tuple(wanted)
 
 
-def mesh_comparison(bundle: Bundle, target: str, layer: str) -> tuple[MeshColumn, ...]:
-    """One column per entry of MESHES: the bundle itself where it is that mesh, else its sibling."""
+def capture_meshes(spec: str, wanted: tuple[CaptureOptions, ...], cancel=None) -> dict[str, str]:
+    """`M`: capture each wanted mesh into the cache, one after the other; return mesh -> the one-line
+    reason for each the capture refused or could not make (the compare table shows it in that column).
+    CaptureCancelled passes through: nothing more is captured."""
+    from explorer.capture.orchestrator import capture
+    from explorer.errors import CaptureCancelled, TensorwegError
+
+    refused = {}
+    for options in wanted:
+        try:
+            capture(spec, options, cancel=cancel)
+        except CaptureCancelled:
+            raise
+        except TensorwegError as exc:
+            refused[options.mesh] = str(exc)
+    return refused
+
+
+def mesh_comparison(bundle: Bundle, target: str, layer: str,
+                    refused: Mapping[str, str] | None = None) -> tuple[MeshColumn, ...]:
+    """One column per entry of MESHES: the bundle itself where it is that mesh, else its sibling.
+    `refused`: mesh -> why its capture was refused or failed (capture_meshes); such a column says so."""
     from explorer.bundle import is_bundle
 
     columns = []
@@ -117,7 +138,8 @@ def mesh_comparison(bundle: Bundle, target: str, layer: str) -> tuple[MeshColumn
         other = Bundle.open(path) if path is not None and is_bundle(path) else None
         if other is None or target not in other.targets:
             shard = (bundle.manifest.options.shard or DEFAULT_SHARD) if mesh else ""
-            columns.append(MeshColumn(mesh, shard, False, note, capturable=path is not None))
+            reason = (refused or {}).get(mesh)
+            columns.append(MeshColumn(mesh, shard, False, reason or note, capturable=path is not None and not reason))
         else:
             columns.append(mesh_column(other, target, layer))
     return tuple(columns)

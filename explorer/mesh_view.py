@@ -19,6 +19,7 @@ from itertools import product
 from explorer.sharding import array_bytes, axis_sizes, mesh_shape
 
 SHARDED_HLO = "sharded_hlo.txt"
+MESH_DEVICES = "mesh_devices.json"  # each logical device's id and chip coordinates (capture/mesh_shardings.py)
 SHARDING_PASS = "shardy-xla"  # the pass after which XLA's dump holds the propagated shardings
 
 
@@ -136,12 +137,17 @@ def _braced(line: str, key: str) -> str:
     if start < 0:
         return ""
     start += len(key)
-    depth = 0
-    for position in range(start, len(line)):
-        depth += {"{": 1, "}": -1}.get(line[position], 0)
-        if depth == 0:
-            return line[start:position + 1]
-    return ""
+    depth, position = 0, start
+    while True:  # jump from brace to brace: a ResNet50 step's module has thousands of long lines
+        opening, closing = line.find("{", position), line.find("}", position)
+        if closing < 0:
+            return ""
+        if 0 <= opening < closing:
+            depth, position = depth + 1, opening + 1
+            continue
+        depth, position = depth - 1, closing + 1
+        if depth <= 0:
+            return line[start:position] if line.startswith("{", start) else ""
 
 
 # --- what the view shows ---------------------------------------------------------------------
@@ -169,35 +175,61 @@ class MeshTensor:
 
 
 @dataclass(frozen=True)
+class MeshDevice:
+    """One device of a mesh capture, recorded from the compile-only topology the step was compiled for.
+
+    logical: XLA's logical device number, the `d<n>` of the shardings (the device's place in the
+    mesh, row by row); id: the runtime's device id; coords: as jax gives them: on a TPU slice the
+    chip's place (x, y, z); on a GPU box (slice, host, GPU), an index and no place on a board."""
+
+    logical: int
+    id: int
+    coords: tuple[int, ...] = ()
+    kind: str = ""  # jax's device_kind, `TPU v5 lite`
+
+
+@dataclass(frozen=True)
 class MeshLayer:
     target: str
     mesh: str
     shard: str
     grid: tuple[int, int]  # (data, model) axis sizes: device d sits at row d // model, column d % model
     tensors: tuple[MeshTensor, ...]
+    devices: tuple[MeshDevice, ...] = ()  # in logical order; empty for captures that did not record them
 
 
-def mesh_layer(text: str, layer_path: str, weights: dict[int, str], output_dims: tuple[int | None, ...],
-               target: str, mesh: str, shard: str, inputs: dict[int, str] | None = None) -> MeshLayer:
+def mesh_layer(values: tuple[ShardedValue, ...], layer_path: str, weights: dict[int, str],
+               output_dims: tuple[int | None, ...],
+               target: str, mesh: str, shard: str, inputs: dict[int, str] | None = None,
+               devices: tuple[MeshDevice, ...] = ()) -> MeshLayer:
     """The layer's weights (parameters named by `weights`, number -> variable path) and its output
-    from the sharded module `text`: the last value of its forward pass shaped like the layer's output
-    (`output_dims`, None for the batch). A training step's forward pass also keeps masks and other
+    from the sharded module's values (`sharded_values`, read once per module): the last value of its
+    forward pass shaped like the layer's output (`output_dims`, None for the batch). A training
+    step's forward pass also keeps masks and other
     values for the backward pass; their shapes or types differ. An input layer's output is the
-    model's input parameter of that name (`inputs`, number -> name)."""
+    model's input parameter of that name (`inputs`, number -> name). `devices`: the recorded
+    MeshDevice of each logical number (read_devices)."""
     grid = axis_sizes(mesh_shape(mesh))
-    devices = grid[0] * grid[1]
-    values = sharded_values(text)
+    count = grid[0] * grid[1]
     tensors = []
     for value in values:
         name = own_variable(weights.get(value.parameter, ""), layer_path)
         if name:
-            tensors.append(_tensor(value, name, "weight", devices))
+            tensors.append(_tensor(value, name, "weight", count))
     output = [v for v in values if v.parameter < 0 and v.dtype != "pred" and _fits(v.dims, output_dims)
               and _forward_of(v.op_name, layer_path)]
     output = output or [v for v in values if (inputs or {}).get(v.parameter) == layer_path]
     if output:
-        tensors.append(_tensor(output[-1], "", "activation", devices))
-    return MeshLayer(target, mesh, shard, grid, tuple(t for t in tensors if t is not None))
+        tensors.append(_tensor(output[-1], "", "activation", count))
+    return MeshLayer(target, mesh, shard, grid, tuple(t for t in tensors if t is not None), devices)
+
+
+def read_devices(target_dir) -> tuple[MeshDevice, ...]:
+    """The devices a mesh capture recorded (target_dir/mesh_devices.json); () for one that did not."""
+    from explorer.serial import load_json
+
+    path = target_dir / MESH_DEVICES
+    return tuple(load_json(list[MeshDevice], path)) if path.is_file() else ()
 
 
 def _fits(dims: tuple[int, ...], wanted: tuple[int | None, ...]) -> bool:
@@ -269,20 +301,74 @@ def split_text(tensor: MeshTensor, lang: str = "en") -> str:
     return text
 
 
-def device_cell(piece: DeviceSlice) -> str:
-    """`d1 f32[64,64] 16.0 KiB` over `[0:64, 64:128]`: who, the per-device shape and bytes, the slice."""
+def chip_coords(layer: MeshLayer) -> dict[int, tuple[int, ...]]:
+    """logical number -> the chip's coordinates without the dimensions every chip of the slice has
+    at 0 (a v5e slice is flat: jax gives (x, y, 0)); {} off TPU (a GPU box's coordinates are
+    (slice, host, GPU) indices, not places) or when the capture recorded none."""
+    if not layer.target.startswith("tpu:") or not layer.devices or not all(d.coords for d in layer.devices):
+        return {}
+    keep = len(layer.devices[0].coords)
+    while keep > 2 and not any(device.coords[keep - 1] for device in layer.devices):
+        keep -= 1
+    return {device.logical: tuple(device.coords[:keep]) for device in layer.devices}
+
+
+def device_name(layer: MeshLayer, logical: int, lang: str = "en") -> str:
+    """`d5 = chip (1,0), id 9` on TPU; `d1 = device id 1` where there are no chip coordinates (GPU boxes);
+    `d5` when the capture did not record its devices."""
+    from explorer.course.labels import label
+
+    by_logical = {device.logical: device for device in layer.devices}
+    if logical not in by_logical:
+        return f"d{logical}"
+    coords = chip_coords(layer)
+    if logical in coords:
+        return label("mesh.chip", lang).format(logical=logical, coords=",".join(map(str, coords[logical])),
+                                               id=by_logical[logical].id)
+    return label("mesh.device_id", lang).format(logical=logical, id=by_logical[logical].id)
+
+
+def device_cell(layer: MeshLayer, piece: DeviceSlice, lang: str = "en") -> str:
+    """Who (`d1 = chip (1,0), id 1`), the per-device shape and bytes, then the slice `[0:64, 64:128]`."""
     from explorer.training import _size
 
     ranges = ", ".join(f"{start}:{stop}" for start, stop in piece.ranges)
-    return f"d{piece.device} {piece.shape} {_size(piece.bytes)}\n[{ranges}]"
+    return f"{device_name(layer, piece.device, lang)}\n{piece.shape} {_size(piece.bytes)}\n[{ranges}]"
 
 
-def grid_cells(layer: MeshLayer, tensor: MeshTensor) -> tuple[tuple[str, ...], ...]:
+def grid_cells(layer: MeshLayer, tensor: MeshTensor, lang: str = "en") -> tuple[tuple[str, ...], ...]:
     """One row per data index, one cell per model index: the device at that mesh position and its slice."""
     rows, columns = layer.grid
     by_device = {piece.device: piece for piece in tensor.slices}
-    return tuple(tuple(device_cell(by_device[row * columns + column]) if row * columns + column in by_device
-                       else "-" for column in range(columns)) for row in range(rows))
+    return tuple(tuple(device_cell(layer, by_device[row * columns + column], lang)
+                       if row * columns + column in by_device else "-" for column in range(columns))
+                 for row in range(rows))
+
+
+def slice_cells(layer: MeshLayer) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The slice as its chips lie: (column headers `x=0`..., rows (`y=0`, one cell per x: the `d<n>` of
+    the chip there, "-" where the mesh has none)). Empty without coordinates (GPU boxes, old captures)."""
+    coords = chip_coords(layer)
+    if not coords:
+        return (), ()
+    where = {place: logical for logical, place in coords.items()}
+    xs = sorted({place[0] for place in where})
+    rows = []
+    for rest in sorted({place[1:] for place in where}):
+        name = ", ".join(f"{axis}={value}" for axis, value in zip("yz", rest, strict=False))
+        rows.append((name, tuple(f"d{where[(x, *rest)]}" if (x, *rest) in where else "-" for x in xs)))
+    return tuple(f"x={x}" for x in xs), tuple(rows)
+
+
+def devices_note(layer: MeshLayer, lang: str = "en") -> str:
+    """What d<n> and the chip coordinates are, or plainly that the coordinates are not known."""
+    from explorer.course.labels import label
+
+    if not layer.devices:
+        return label("mesh.devices_unknown", lang)
+    if not chip_coords(layer):
+        return label("mesh.no_coords", lang).format(target=layer.target)
+    return label("mesh.devices_note", lang)
 
 
 def mesh_lines(layer: MeshLayer, lang: str = "en") -> tuple[str, ...]:
@@ -294,5 +380,6 @@ def mesh_lines(layer: MeshLayer, lang: str = "en") -> tuple[str, ...]:
     for tensor in layer.tensors:
         lines.append(f"{label(f'mesh.kind.{tensor.kind}', lang)} {tensor_name(tensor.label, lang)} {tensor.shape}: "
                      f"{split_text(tensor, lang)}  {tensor.sharding}")
-        lines.extend(f"  {device_cell(piece).replace(chr(10), ' ')}" for piece in tensor.slices)
+        lines.extend(f"  {device_cell(layer, piece, lang).replace(chr(10), ' ')}" for piece in tensor.slices)
+    lines.append(devices_note(layer, lang))
     return tuple(lines)

@@ -1188,7 +1188,7 @@ def _tvm_counterpart(bundle: Bundle, level: str, name: str, target: str, other: 
 def layer_mesh(bundle: Bundle | None, target: str, layer: str):
     """The selected layer's weights and output over the target's mesh (explorer.mesh_view.MeshLayer);
     None when the target was not compiled for a mesh or the bundle predates the sharded snapshot."""
-    from explorer.mesh_view import SHARDED_HLO, mesh_layer
+    from explorer.mesh_view import SHARDED_HLO, mesh_layer, read_devices
     from explorer.training import INPUTS, WEIGHTS
 
     if bundle is None or target not in bundle.targets:
@@ -1203,5 +1203,14 @@ def layer_mesh(bundle: Bundle | None, target: str, layer: str):
     inputs = {group.first + offset: name for group in layout.arguments if group.role == INPUTS
               for offset, name in enumerate(group.names)}
     output = tuple(record.output_shapes[0]) if record and record.output_shapes else ()
-    return mesh_layer(path.read_text(encoding="utf-8"), record.path if record else layer, weights, output,
-                      target, layout.mesh, layout.shard, inputs)
+    return mesh_layer(_sharded_module(bundle, target), record.path if record else layer, weights, output,
+                      target, layout.mesh, layout.shard, inputs, read_devices(bundle.target_dir(target)))
+
+
+@_per_bundle
+def _sharded_module(bundle: Bundle, target: str):
+    """The sharded module's values, read once per bundle and target: each layer of the mesh view
+    (`n`) picks its own from them instead of reading the whole module again."""
+    from explorer.mesh_view import SHARDED_HLO, sharded_values
+
+    return sharded_values((bundle.target_dir(target) / SHARDED_HLO).read_text(encoding="utf-8"))

@@ -31,7 +31,15 @@ from explorer.comparison import (
     layer_comparison,
     target_summary,
 )
-from explorer.comparison_mesh import MeshColumn, mesh_comparison, mesh_notes, mesh_table, meshable, missing_meshes
+from explorer.comparison_mesh import (
+    MeshColumn,
+    capture_meshes,
+    mesh_comparison,
+    mesh_notes,
+    mesh_table,
+    meshable,
+    missing_meshes,
+)
 from explorer.comparison_view import (
     MISSING,
     decision_text,
@@ -137,6 +145,7 @@ class CompareScreen(Screen):
         self.meshes_captured = 0  # how many `M` runs finished: the sibling bundles may have changed
         self._mesh_cache: dict[tuple, tuple[MeshColumn, ...]] = {}
         self._mesh_cancel = threading.Event()
+        self._mesh_refused: dict[str, dict[str, str]] = {}  # target -> mesh -> why `M` could not capture it
 
     def compose(self) -> ComposeResult:
         yield Static("", id="compare-title")
@@ -204,7 +213,7 @@ class CompareScreen(Screen):
             return
         key = (self.layer_name, target, self.app.generation, self.meshes_captured)
         if key not in self._mesh_cache:  # resizes and language changes redraw without reading bundles again
-            self._mesh_cache = {key: mesh_comparison(bundle, target, self.layer_name)}
+            self._mesh_cache = {key: mesh_comparison(bundle, target, self.layer_name, self._mesh_refused.get(target))}
         columns = self.mesh_columns = self._mesh_cache[key]
         headers, rows = mesh_table(columns, lang, self.capturing_meshes)
         title = label("compare.mesh.title", lang).format(layer=self.layer_name, target=target)
@@ -229,19 +238,17 @@ class CompareScreen(Screen):
 
     @work(thread=True, exclusive=True, group="mesh-capture")
     def _capture_meshes(self, spec: str, wanted: tuple[CaptureOptions, ...]) -> None:
-        from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
         from explorer.errors import CaptureCancelled  # noqa: PLC0415
 
-        for options in wanted:
-            try:
-                orchestrator.capture(spec, options, cancel=self._mesh_cancel)
-            except CaptureCancelled:
-                return
-            except TensorwegError as exc:
-                self.app.call_from_thread(self.notify, str(exc), severity="error")
-        self.app.call_from_thread(self._meshes_captured)
+        target = wanted[0].targets[0]
+        try:
+            refused = capture_meshes(spec, wanted, cancel=self._mesh_cancel)
+        except CaptureCancelled:
+            return
+        self.app.call_from_thread(self._meshes_captured, target, refused)
 
-    def _meshes_captured(self) -> None:
+    def _meshes_captured(self, target: str, refused: dict[str, str]) -> None:
+        self._mesh_refused.setdefault(target, {}).update(refused)  # each such column says why
         self.capturing_meshes = False
         self.meshes_captured += 1
         if self.is_attached:

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
-from explorer.mesh_view import MeshLayer, grid_cells, split_text, tensor_name
+from explorer.mesh_view import MeshLayer, devices_note, grid_cells, slice_cells, split_text, tensor_name
 from explorer.view import layer_mesh
 
 from screens.bindings import keyed
@@ -31,6 +31,7 @@ from screens.bindings import keyed
 def mesh_renderable(layer: MeshLayer, lang: str) -> Group:
     """A heading and one device grid per tensor; names are text, never markup."""
     parts = [Text(label("mesh.heading", lang).format(target=layer.target, mesh=layer.mesh, shard=layer.shard))]
+    parts.append(Text(devices_note(layer, lang), style="dim"))
     for tensor in layer.tensors:
         name = tensor_name(tensor.label, lang)
         title = Text(f"\n{label(f'mesh.kind.{tensor.kind}', lang)} {name} {tensor.shape}: ", style="bold")
@@ -39,13 +40,28 @@ def mesh_renderable(layer: MeshLayer, lang: str) -> Group:
         table.add_column("")
         for column in range(layer.grid[1]):
             table.add_column(label("mesh.column", lang).format(index=column))
-        for row, cells in enumerate(grid_cells(layer, tensor)):
+        for row, cells in enumerate(grid_cells(layer, tensor, lang)):
             table.add_row(label("mesh.row", lang).format(index=row), *(Text(cell) for cell in cells))
         parts.extend((title, Text(tensor.sharding, style="dim"), table))
     if not layer.tensors:
         parts.append(Text(label("mesh.empty", lang)))
+    parts.extend(_slice_map(layer, lang))
     parts.append(Text("\n" + label("mesh.source", lang), style="dim"))
     return Group(*parts)
+
+
+def _slice_map(layer: MeshLayer, lang: str) -> list:
+    """Where each d<n> sits among the slice's chips (TPU), so the mesh grids above can be read against it."""
+    columns, rows = slice_cells(layer)
+    if not rows:
+        return []
+    table = Table(show_edge=True, show_lines=False, pad_edge=False, expand=False, header_style="bold")
+    table.add_column("")
+    for column in columns:
+        table.add_column(column)
+    for name, cells in rows:
+        table.add_row(name, *(Text(cell) for cell in cells))
+    return [Text("\n" + label("mesh.slice", lang), style="bold"), table]
 
 
 class MeshScreen(Screen):

@@ -101,6 +101,32 @@ def test_a_cached_bundle_is_reused_without_a_worker(fake):
     assert cached_bundle("mlp", CPU) == first
 
 
+# --- options no worker could compile ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("options", "reason"), [
+    (CaptureOptions(targets=("tpu:v5e",), batch=8, mode="train", optimizer="sgd", mesh="4x4", shard="data"),
+     "--shard data on a 4x4 mesh splits the batch in 16: --batch 8 is not a multiple of 16"),
+    (CaptureOptions(targets=("tpu:v5e",), batch=6, mesh="4x4", shard="model"), "--batch 6 is not a multiple of 4"),
+    (CaptureOptions(targets=("tpu:v5e",), mesh="2x2"), "--mesh needs --shard data or --shard model"),
+    (CaptureOptions(targets=("tpu:v5e",), shard="data"), "--shard data needs --mesh"),
+    (CaptureOptions(targets=("cpu",), batch=4, mesh="2x2", shard="data"), "cpu is one device"),
+    (CaptureOptions(targets=("tpu:v5e",), mesh="2by2", shard="data"), "bad --mesh '2by2'"),
+], ids=["batch-vs-16-devices", "batch-vs-data-axis", "mesh-without-shard", "shard-without-mesh", "cpu-on-a-mesh",
+        "bad-mesh-text"])
+def test_mesh_options_no_worker_could_compile_are_one_line_before_any_worker(fake, options, reason):
+    """capture() itself checks (the CLI, the compare screen's M and API callers alike): one line,
+    no worker started, no bundle and no staging folder left."""
+    pids = fake("ok")
+    events = []
+    with pytest.raises(TensorwegError) as refused:
+        capture("mlp", options, on_event=events.append)
+    assert reason in str(refused.value) and "\n" not in str(refused.value)
+    assert not isinstance(refused.value, CaptureFailed)
+    assert worker_pids(pids) == [] and events == []
+    assert not bundles_dir().is_dir() or not list(bundles_dir().iterdir())
+
+
 # --- half-captured data is never trusted ---------------------------------------------------
 
 

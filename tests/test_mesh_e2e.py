@@ -9,7 +9,7 @@ from test_train_e2e import _parameter_shapes
 from explorer import view
 from explorer.bundle import Bundle
 from explorer.capture.orchestrator import capture
-from explorer.mesh_view import grid_cells
+from explorer.mesh_view import grid_cells, mesh_lines, slice_cells
 from explorer.records import CaptureOptions
 from explorer.sharding import collectives
 
@@ -51,7 +51,7 @@ def test_4x4_model_parallel_splits_kernels_in_four_and_gathers_over_groups_of_fo
     assert layer.grid == (4, 4) and kernel.split == (1, 4) and kernel.replicas == 4
     # Column j of the mesh holds columns 32j..32j+32 of the kernel, in every row.
     for row in grid_cells(layer, kernel):
-        assert [cell.split("\n")[1] for cell in row] == [f"[0:64, {32 * j}:{32 * j + 32}]" for j in range(4)]
+        assert [cell.split("\n")[-1] for cell in row] == [f"[0:64, {32 * j}:{32 * j + 32}]" for j in range(4)]
 
 
 def test_2x2_mesh_view_shows_dense_kernel_halves_on_the_devices(tmp_path):
@@ -63,6 +63,11 @@ def test_2x2_mesh_view_shows_dense_kernel_halves_on_the_devices(tmp_path):
     assert halves == {0: (0, 64), 1: (64, 128), 2: (0, 64), 3: (64, 128)}
     assert {s.shape for s in kernel.slices} == {"f32[64,64]"} and bias.split == (2,)
     assert (output.shape, output.split) == ("f32[8,128]", (2, 2))
+    # The capture recorded which chip each d<n> is, from the compile-only v5e:2x2 topology.
+    assert [(d.logical, d.id, d.coords) for d in layer.devices] == [
+        (0, 0, (0, 0, 0)), (1, 1, (1, 0, 0)), (2, 2, (0, 1, 0)), (3, 3, (1, 1, 0))]
+    assert grid_cells(layer, kernel)[1][1].startswith("d3 = chip (1,1), id 3\nf32[64,64]")
+    assert slice_cells(layer)[1] == (("y=0", ("d0", "d1")), ("y=1", ("d2", "d3")))
 
 
 def test_m_on_the_compare_screen_captures_the_missing_meshes(tmp_path, monkeypatch):
@@ -108,8 +113,13 @@ def test_the_mesh_view_of_a_four_gpu_box_and_of_an_inference_call(tmp_path):
     mesh (no --mode train) keeps its snapshot too."""
     options = CaptureOptions(targets=("gpu:h100",), batch=8, mode="train", optimizer="sgd", mesh="2x2", shard="model")
     gpu = Bundle.open(capture("mlp", options, out_dir=tmp_path / "gpu", use_cache=False))
-    kernel = view.layer_mesh(gpu, "gpu:h100", "dense").tensors[0]
+    layer = view.layer_mesh(gpu, "gpu:h100", "dense")
+    kernel = layer.tensors[0]
     assert {s.device: s.ranges[1] for s in kernel.slices} == {0: (0, 64), 1: (64, 128), 2: (0, 64), 3: (64, 128)}
+    # Ids, and a (slice, host, GPU) index that is no place on a board: the view says so plainly.
+    assert [(d.id, d.coords) for d in layer.devices] == [(n, (0, 0, n)) for n in range(4)]
+    assert grid_cells(layer, kernel)[0][1].startswith("d1 = device id 1\n") and slice_cells(layer) == ((), ())
+    assert "where each GPU sits is NOT known" in mesh_lines(layer)[-1]
     options = CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="data")
     call = Bundle.open(capture("mlp", options, out_dir=tmp_path / "call", use_cache=False))
     kernel, _bias, output = view.layer_mesh(call, "tpu:v5e", "dense_1").tensors

@@ -14,7 +14,16 @@ import pytest
 
 from explorer import view
 from explorer.bundle import Bundle
-from explorer.mesh_view import device_ranges, grid_cells, mesh_lines, parse_sharding, split_text
+from explorer.mesh_view import (
+    MESH_DEVICES,
+    device_name,
+    device_ranges,
+    grid_cells,
+    mesh_lines,
+    parse_sharding,
+    slice_cells,
+    split_text,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 SLICES = json.loads((FIXTURES / "mesh_slices.json").read_text())
@@ -47,13 +56,13 @@ def test_dense_kernel_columns_are_split_over_the_model_axis(bundle):
     assert (kernel.label, kernel.kind, kernel.shape) == ("kernel", "weight", "f32[64,128]")
     assert kernel.split == (1, 2) and kernel.replicas == 2
     # Row = data index, column = model index: each column holds one half of the 128 columns.
-    assert [[cell.split("\n")[1] for cell in row] for row in grid_cells(layer, kernel)] == [
+    assert [[cell.split("\n")[-1] for cell in row] for row in grid_cells(layer, kernel)] == [
         ["[0:64, 0:64]", "[0:64, 64:128]"], ["[0:64, 0:64]", "[0:64, 64:128]"]]
     assert {s.shape for s in kernel.slices} == {"f32[64,64]"} and kernel.slices[0].bytes == 64 * 64 * 4
     assert bias.label == "bias" and [s.ranges for s in bias.slices][:2] == [((0, 64),), ((64, 128),)]
     # The activation: batch rows over the data axis, features over the model axis.
     assert (output.kind, output.shape, output.split, output.replicas) == ("activation", "f32[8,128]", (2, 2), 1)
-    assert grid_cells(layer, output)[1][0].startswith("d2 f32[4,64] 1.0 KiB\n[4:8, 0:64]")
+    assert grid_cells(layer, output)[1][0] == "d2 = chip (0,1), id 2\nf32[4,64] 1.0 KiB\n[4:8, 0:64]"
 
 
 def test_words_in_both_languages(bundle):
@@ -90,3 +99,40 @@ def test_inspect_json_gives_each_layer_its_slices(capsys):
     # No mesh on a target the bundle lacks: the key is left out, not empty.
     assert main(["inspect", str(FIXTURES / "mnist_cnn"), "--level", "layers", "--target", "tpu:v5e", "--json"]) == 0
     assert all("mesh" not in layer for layer in json.loads(capsys.readouterr().out)["layers"])
+
+
+# --- which chip each d<n> is (mesh_devices.json, recorded by the capture) --------------------
+
+
+def test_on_a_4x4_slice_each_d_names_its_chip_and_the_slice_map_shows_where_it_sits():
+    """v5e:4x4's compile-only devices come in 2x2 blocks (ids 0,1,4,5 first): the mesh's first row
+    d0..d3 is the chips (0,0) (1,0) (0,1) (1,1), not a row of the slice."""
+    layer = view.layer_mesh(Bundle.open(FIXTURES / "mlp_mesh_4x4"), "tpu:v5e", "dense")
+    assert len(layer.devices) == 16 and {d.kind for d in layer.devices} == {"TPU v5 lite"}
+    assert [device_name(layer, n) for n in range(4)] == [
+        "d0 = chip (0,0), id 0", "d1 = chip (1,0), id 1", "d2 = chip (0,1), id 4", "d3 = chip (1,1), id 5"]
+    assert device_name(layer, 4, "de") == "d4 = Chip (2,0), ID 2"
+    assert grid_cells(layer, layer.tensors[0])[0][2].startswith("d2 = chip (0,1), id 4\nf32[64,32]")
+    columns, rows = slice_cells(layer)
+    assert columns == ("x=0", "x=1", "x=2", "x=3")
+    assert rows == (("y=0", ("d0", "d1", "d4", "d5")), ("y=1", ("d2", "d3", "d6", "d7")),
+                    ("y=2", ("d8", "d9", "d12", "d13")), ("y=3", ("d10", "d11", "d14", "d15")))
+    assert mesh_lines(layer)[-1].startswith("d<n>: XLA's logical device number")
+
+
+def test_on_a_2x2_slice_the_mesh_grid_is_the_slice(bundle):
+    layer = view.layer_mesh(bundle, "tpu:v5e", "dense")
+    assert slice_cells(layer) == (("x=0", "x=1"), (("y=0", ("d0", "d1")), ("y=1", ("d2", "d3"))))
+
+
+def test_a_capture_that_did_not_record_its_devices_says_so(tmp_path):
+    import shutil
+
+    copy = tmp_path / "old"
+    shutil.copytree(FIXTURES / "mlp_mesh_2x2", copy)
+    (copy / "targets" / "tpu-v5e" / MESH_DEVICES).unlink()
+    layer = view.layer_mesh(Bundle.open(copy), "tpu:v5e", "dense")
+    assert layer.devices == () and slice_cells(layer) == ((), ())
+    assert grid_cells(layer, layer.tensors[0])[0][1].startswith("d1\nf32[64,64]")
+    assert "did not record its devices" in mesh_lines(layer)[-1]
+    assert "nicht festgehalten" in mesh_lines(layer, "de")[-1]

@@ -22,7 +22,7 @@ from explorer.capture.jax_worker import (
     lower_and_compile,
     tpu_program_steps,
 )
-from explorer.capture.mesh_shardings import keep_sharded_module
+from explorer.capture.mesh_shardings import keep_mesh_devices, keep_sharded_module
 from explorer.capture.protocol import ProtocolWriter
 from explorer.records import CaptureOptions, MemoryLevel
 from explorer.serial import dump_json, load_json, write_text_atomic
@@ -86,6 +86,7 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     dump_json(layout, out_dir / STEP_FILE)
     if options.mesh:
         keep_sharded_module(dump_dir, module_name, out_dir)
+        keep_mesh_devices(compiled, out_dir)
     protocol.level_done("optimized-hlo")
 
     if spec.kind == "cpu":

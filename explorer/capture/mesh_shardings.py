@@ -1,4 +1,5 @@
-"""`--mesh` captures keep the module as XLA's sharding propagation left it (for the mesh view).
+"""`--mesh` captures keep the module as XLA's sharding propagation left it, and which device and
+chip each logical device number is (for the mesh view).
 
 Runs only inside the JAX worker. See explorer.mesh_view for why this snapshot, and
 not the optimized module or JAX's input/output shardings, is the exact source.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.mesh_view import SHARDED_HLO, SHARDING_PASS
+from explorer.mesh_view import MESH_DEVICES, SHARDED_HLO, SHARDING_PASS, MeshDevice
 
 
 def enable_sharding_dump(request: dict) -> None:
@@ -26,3 +27,24 @@ def keep_sharded_module(dump_dir: Path, module_name: str, out_dir: Path) -> None
     found = sorted(dump_dir.glob(f"*.{module_name}.*.after_{SHARDING_PASS}.*txt"))
     if found:
         _write(out_dir / SHARDED_HLO, found[0].read_text(encoding="utf-8"))
+
+
+def mesh_devices(compiled) -> list[MeshDevice]:
+    """Each logical device of the compiled step, from the mesh its arguments were placed on.
+
+    XLA's logical number n (the `d<n>` of the shardings) is the n-th device of the mesh, row by
+    row: JAX hands XLA the mesh's devices flattened as the device assignment. On a TPU slice the
+    compile-only devices carry their chip coordinates; a GPU box's carry ids only."""
+    import jax
+
+    sharding = next(s for s in jax.tree.leaves(compiled.input_shardings) if hasattr(s, "mesh"))
+    return [MeshDevice(logical, int(device.id), tuple(int(c) for c in getattr(device, "coords", None) or ()),
+                       str(device.device_kind))
+            for logical, device in enumerate(sharding.mesh.devices.flat)]
+
+
+def keep_mesh_devices(compiled, out_dir: Path) -> None:
+    """out_dir/mesh_devices.json: which device and chip each `d<n>` of the mesh view is."""
+    from explorer.serial import dump_json
+
+    dump_json(mesh_devices(compiled), out_dir / MESH_DEVICES)

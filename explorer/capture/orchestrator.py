@@ -74,6 +74,7 @@ from explorer.model_source import ModelSource, resolve
 from explorer.normalise import normalise_paths
 from explorer.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
 from explorer.serial import dump_json, load_json
+from explorer.sharding import check_mesh_options
 
 # CaptureEvent kinds: the worker protocol's level events, plus the capture's own.
 CACHE_HIT = "cache_hit"
@@ -154,7 +155,8 @@ def capture(
     A bundle of the same model, options and tools already there (the cache's,
     or `out_dir`'s) is reused when it has every level asked for, and grown by
     what it lacks otherwise; `use_cache=False` captures everything again and
-    replaces it. Raises TensorwegError (one line) for bad input, CaptureCancelled
+    replaces it. Raises TensorwegError (one line) for bad input (mesh options no
+    worker could compile included: explorer.sharding.check_mesh_options), CaptureCancelled
     when `cancel` is set (or SIGTERM/SIGHUP arrive while this runs in the main
     thread), and CaptureFailed when the capture produced nothing trustworthy (a
     worker was killed, the staging directory vanished, every compiler level
@@ -167,6 +169,9 @@ def capture(
     from explorer.targets import parse_targets, require_installed  # validates names before any process starts
 
     options = replace(options, targets=parse_targets(",".join(options.targets)))
+    # Here, not in each caller: the CLI, the compare screen's `M` and API callers all get the
+    # one-line reason before a worker starts, instead of a bundle whose levels failed.
+    check_mesh_options(options)
     require_installed(options.targets)
     source = resolve(spec)
     emit = on_event or (lambda event: None)

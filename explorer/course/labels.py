@@ -216,6 +216,27 @@ LABELS: dict[str, tuple[str, str]] = {
     "mesh.replicated": ("replicated: all {devices} devices hold all of it",
                         "repliziert: alle {devices} Geräte halten alles"),
     "mesh.keys": ("n/p layer, Esc back", "n/p Schicht, Esc zurück"),
+    # Mesh view: which device is which chip (explorer.mesh_view.device_name, devices_note).
+    "mesh.chip": ("d{logical} = chip ({coords}), id {id}", "d{logical} = Chip ({coords}), ID {id}"),
+    "mesh.device_id": ("d{logical} = device id {id}", "d{logical} = Geräte-ID {id}"),
+    "mesh.slice": ("The slice as its chips lie (x across, y down): which d<n> sits where",
+                   "Der Slice, wie seine Chips liegen (x quer, y abwärts): welches d<n> wo sitzt"),
+    "mesh.devices_note": ("d<n>: XLA's logical device number, the device's place in the mesh (row by row); "
+                          "chip (x,y): where that chip sits in the slice, id: its device id "
+                          "(both from the compile-only topology the step was compiled for).",
+                          "d<n>: die logische Gerätenummer von XLA, der Platz des Geräts im Gitter (zeilenweise); "
+                          "Chip (x,y): wo dieser Chip im Slice sitzt, ID: seine Geräte-ID "
+                          "(beides aus der Compile-only-Topologie, für die der Schritt kompiliert wurde)."),
+    "mesh.no_coords": ("{target}: XLA's compile-only devices have ids and a (slice, host, GPU) index but no "
+                       "place on the board, so where each GPU sits is NOT known; d<n> is the device's place in "
+                       "the mesh (row by row).",
+                       "{target}: Die Compile-only-Geräte von XLA haben IDs und einen Index (Slice, Host, GPU), "
+                       "aber keinen Platz auf der Platine; wo jede GPU sitzt, ist also NICHT bekannt; d<n> ist der "
+                       "Platz des Geräts im Gitter (zeilenweise)."),
+    "mesh.devices_unknown": ("This capture did not record its devices: capture it again to see which chip "
+                             "each d<n> is.",
+                             "Diese Erfassung hat ihre Geräte nicht festgehalten: erneut erfassen, um zu sehen, "
+                             "welcher Chip jedes d<n> ist."),
     # Compare screen: "1 chip vs 2x2 vs 4x4" (explorer.comparison_mesh).
     "compare.mesh.title": ("Layer {layer} on {target}: 1 chip vs 2x2 vs 4x4, per device",
                            "Schicht {layer} auf {target}: 1 Chip gegen 2x2 gegen 4x4, je Gerät"),
