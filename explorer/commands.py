@@ -144,7 +144,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
         print("warning: --unsafe lets the model file run its own code (Lambda layers)", file=sys.stderr)
     path = capture(args.model, options, out_dir=args.output, on_event=progress_printer(),
                    use_cache=not args.no_cache)
-    print(path)
+    print(args.output or path)  # the folder as the user named it (capture() makes it absolute)
     return 0
 
 

@@ -360,3 +360,13 @@ def test_staging_reader_parses_each_new_level_once_and_keeps_the_rest(fake):
     assert last.layers is first.layers  # parsed once, when the layers level arrived
     assert last.graph is not None and last.memory("cpu") is not None
     assert staging_reader(CaptureEvent("level_started", "hlo", "cpu")) is None
+
+
+def test_a_relative_output_folder_is_the_callers_not_the_workers(fake, tmp_path, monkeypatch):
+    # The workers run in their own folder: `-o rel/out` must still mean the caller's rel/out.
+    fake("ok")
+    monkeypatch.chdir(tmp_path)
+    path = capture("mlp", CPU, out_dir=Path("rel") / "out")
+    bundle = Bundle.open(tmp_path / "rel" / "out")
+    assert path.resolve() == (tmp_path / "rel" / "out").resolve()
+    assert all(bundle.status(level, "cpu").status == "ok" for level in ("hlo", "optimized-hlo"))

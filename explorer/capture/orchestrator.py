@@ -176,7 +176,8 @@ def capture(
     source = resolve(spec)
     emit = on_event or (lambda event: None)
     cancel = cancel or threading.Event()
-    final = Path(out_dir) if out_dir else cached_bundle_path(source, options)
+    # Absolute: the workers run in a folder of their own, where a relative path means another place.
+    final = Path(out_dir).absolute() if out_dir else cached_bundle_path(source, options)
     base = open_growable(final, source, options) if use_cache else None
     if _complete(base, options):
         _emit_cache_hit(base, options, emit)
