@@ -190,10 +190,12 @@ def read_filmstrip(target_dir: Path, temp_bytes: int | None = None) -> Filmstrip
 
 @dataclass(frozen=True)
 class DiffLine:
-    """kind: "computation" (a header), "added", "removed", "changed-from", "changed-to"."""
+    """kind: "computation" (a header), "added", "removed", "changed-from", "changed-to".
+    state: a header's "new", "gone" or "changed" (worded by `pass_view.line_text`)."""
 
     kind: str
     text: str
+    state: str = ""
 
 
 @dataclass(frozen=True)
@@ -229,7 +231,7 @@ def _diff_frames(number: int, old: Frame, new: Frame) -> PassDiff:
         if block:
             state = "new" if not before else "gone" if not after else "changed"
             computations.append(computation)
-            lines.append(DiffLine("computation", f"{computation} ({state})"))
+            lines.append(DiffLine("computation", computation, state))
             lines.extend(block)
     return PassDiff(number, tuple(added), tuple(removed), tuple(changed), tuple(computations), tuple(lines))
 
@@ -254,12 +256,6 @@ def _diff_computation(before, after, added, removed, changed) -> list[DiffLine]:
             added.append(new.name)
             block.append(DiffLine("added", new.text))
     return block
-
-
-def unified_text(result: PassDiff) -> str:
-    """The diff as plain unified-style text (`+`, `-`, `@@ computation`), for the CLI and tests."""
-    marks = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
-    return "\n".join(marks[line.kind] + line.text for line in result.lines)
 
 
 # --- follow one thing --------------------------------------------------------------------------
