@@ -177,7 +177,8 @@ def test_passes_command_in_german_words_its_list_and_diff():
     result = run_cli("passes", str(BUNDLE), "--lang", "de", "--frame", "6")
     assert result.returncode == 0, result.stderr
     for german in ("mnist_cnn auf cpu: 9 Bilder", "Übersetzungszeit pro Pass: nicht gemeldet", "Instr. vorher",
-                   "Bild 6: fusion in HLO_passes_after_layout_assignment (Bild 6 von 8)", "@@ fused_computation.4 (neu)"):
+                   "Bild 6: fusion in HLO_passes_after_layout_assignment (Bild 6 von 8)",
+                   "@@ fused_computation.4 (neu)"):
         assert german in result.stdout, german
     for english in ("frames", "compile time", "instr. before", "(new)", "(changed)"):
         assert english not in result.stdout, english
