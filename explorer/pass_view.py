@@ -6,7 +6,6 @@ Textual-free; reads only `explorer.passes` and the course texts.
 from __future__ import annotations
 
 import json
-import re
 
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
@@ -19,6 +18,7 @@ from explorer.passes import (
     diff,
     follow,
     main_instruction_of_layer,
+    pipeline_text,
 )
 from explorer.passes_grappler import GRAPPLER
 
@@ -75,16 +75,6 @@ def cells(row: PassRow, film: str = "xla", lang: str = "en") -> tuple[str, ...]:
     return (*counts, temp, row.pipeline or "-")
 
 
-# Grappler's frames are stored with the meta optimizer's round as their pipeline (`iteration 2`,
-# explorer.capture.tf_grappler_film); XLA's pipelines are XLA's own names and stay as written.
-_ITERATION = re.compile(r"^iteration (\d+)$")
-
-
-def pipeline_text(pipeline: str, lang: str = "en") -> str:
-    match = _ITERATION.match(pipeline)
-    return label("passes.iteration", lang).format(number=match[1]) if match else pipeline
-
-
 def narration(pass_name: str, lang: str = "en", film: str = "xla") -> tuple[str, str, str]:
     """(title, body, source) of a pass's (or Grappler optimizer's) course text; unknown passes say so (source "")."""
     from explorer.course.lookup import explain_topic, has_topic
@@ -124,22 +114,25 @@ def unified_text(result: PassDiff, lang: str = "en") -> str:
 
 def describe(strip: Filmstrip, number: int, lang: str = "en") -> str:
     """`fusion` in `HLO_passes_after_layout_assignment` (frame 6 of 8)."""
-    frame = strip.frames[number]
-    key = "passes.describe_in" if frame.pipeline else "passes.describe"
-    return label(key, lang).format(name=frame.pass_name, pipeline=pipeline_text(frame.pipeline, lang), number=number,
-                                   last=len(strip) - 1)
+    return strip.describe(number, lang)
 
 
-def follow_target(strip: Filmstrip, bundle, target: str, thing: str) -> list[FollowStep]:
+def follow_sentence(strip: Filmstrip, step: FollowStep, lang: str = "en") -> str:
+    """What happened to the followed thing in `step`'s frame, in `lang`."""
+    key, fields = step.words
+    return label(key, lang).format(at=describe(strip, step.frame, lang), **fields)
+
+
+def follow_target(strip: Filmstrip, bundle, target: str, thing: str, lang: str = "en") -> list[FollowStep]:
     """Follow an instruction name, or a layer name (its main instruction), through the frames."""
     if (not any(strip.frame(n).find(thing) for n in (0, len(strip) - 1))
             and thing in {layer.name for layer in bundle.layers}):
         scopes = bundle.scopes.get(target) or bundle.scopes.get("graph") or {}
         name = main_instruction_of_layer(strip, scopes, thing)
         if name is None:
-            raise TensorwegError(f"layer {thing!r} has no instruction in this filmstrip")
+            raise TensorwegError(label("passes.layer_without_instruction", lang).format(name=repr(thing)))
         thing = name
-    return follow(strip, thing)
+    return follow(strip, thing, lang)
 
 
 def fusion_frame(steps: list[FollowStep]) -> FollowStep | None:
@@ -167,7 +160,8 @@ def as_text(bundle, target: str, frame: int | None = None, thing: str | None = N
                                                             summary=summary(result, lang)),
                 unified_text(result, lang)]
     if thing is not None:
-        out += [""] + [step.sentence for step in follow_target(strip, bundle, target, thing)]
+        steps = follow_target(strip, bundle, target, thing, lang)
+        out += [""] + [follow_sentence(strip, step, lang) for step in steps]
     return "\n".join(out)
 
 
@@ -188,8 +182,9 @@ def as_json(bundle, target: str, frame: int | None = None, thing: str | None = N
         data["diff"] = {"frame": frame, "added": list(result.added), "removed": list(result.removed),
                         "changed": list(result.changed), "computations": list(result.computations)}
     if thing is not None:
-        data["follow"] = [{"frame": s.frame, "kind": s.kind, "name": s.name, "sentence": s.sentence,
-                           "into": s.into} for s in follow_target(strip, bundle, target, thing)]
+        data["follow"] = [{"frame": s.frame, "kind": s.kind, "name": s.name,
+                           "sentence": follow_sentence(strip, s, lang), "into": s.into}
+                          for s in follow_target(strip, bundle, target, thing, lang)]
     return json.dumps(data, indent=1)
 
 

@@ -166,7 +166,7 @@ class PassesScreen(Screen):
             follow_pane.update(label("passes.nothing_to_follow", self._lang()))
             return
         try:
-            steps = pass_view.follow_target(self.strip, self.app.bundle, self.target, self.thing)
+            steps = pass_view.follow_target(self.strip, self.app.bundle, self.target, self.thing, self._lang())
         except TensorwegError as error:
             follow_pane.update(Text(str(error)))
             return
@@ -174,7 +174,7 @@ class PassesScreen(Screen):
         if landing is None:
             follow_pane.update(Text(label("passes.unchanged", self._lang()).format(name=self.thing)))
             return
-        follow_pane.update(Text(landing.sentence))
+        follow_pane.update(Text(pass_view.follow_sentence(self.strip, landing, self._lang())))
         self.show(landing.frame)
 
     def action_switch_film(self) -> None:

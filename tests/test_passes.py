@@ -184,6 +184,10 @@ def test_passes_command_in_german_words_its_list_and_diff():
         assert english not in result.stdout, english
     grappler = run_cli("passes", str(BUNDLE), "--grappler", "--lang", "de").stdout
     assert "Grappler (TensorFlow-Graph)" in grappler and "Optimierer-Läufe" in grappler and "Durchlauf 1" in grappler
+    followed = run_cli("passes", str(BUNDLE), "--target", "tpu:v5e", "--follow", "conv2d", "--lang", "de").stdout
+    assert "fusioniert in fusion.11 (kOutput)" in followed and "durch tpu_fusion" in followed, followed
+    assert_one_line_error(run_cli("passes", str(BUNDLE), "--lang", "de", "--follow", "nichts.7"),
+                          "keine Instruktion 'nichts.7'")
     assert_one_line_error(run_cli("passes", str(BUNDLE), "--lang", "fr"), "--lang")
     assert_one_line_error(run_cli("passes", str(BUNDLE), "--lang", "de", "--frame", "99"), "Bilder 0 bis 8")
 

@@ -188,7 +188,7 @@ def filmstrip_text(app) -> str:
 async def test_the_filmstrip_in_german_has_no_english_label_on_either_film(target):
     """`f` from the HLO level (the target's XLA passes), then `g` (Grappler's film of the
     TensorFlow graph): titles, column headers, diff headings, keys and help in German."""
-    app = create_app(BUNDLE, level="hlo", target=target, select="convolution.1", lang="de")
+    app = create_app(BUNDLE, level="layers", target=target, select="conv2d", lang="de")
     async with app.run_test(size=SIZE) as pilot:
         await _settled(pilot)
         for key, film in (("f", "Film: mnist_cnn auf " + target), ("n", "(Bild 1 von"),
@@ -200,6 +200,13 @@ async def test_the_filmstrip_in_german_has_no_english_label_on_either_film(targe
             assert film in shown, (key, shown)
             assert english_left(shown) == [], (key, shown)
             assert english_left("\n".join(key_lines(app.screen))) == [], key
+        await pilot.press("g", "w")  # back to XLA's film; follow the layer's convolution to its fusion
+        await pilot.pause()
+        await pilot.pause()
+        shown = filmstrip_text(app)
+        # cpu: the convolution stays a library call and its result feeds the bias+ReLU fusion.
+        assert ("fusioniert in" in shown or "fließt in" in shown) and " durch " in shown, shown
+        assert english_left(shown) == [], shown
         await pilot.press("question_mark")
         await pilot.pause()
         shown = filmstrip_text(app)

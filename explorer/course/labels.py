@@ -615,6 +615,45 @@ LABELS: dict[str, tuple[str, str]] = {
     "passes.frame_diff": ("frame {number}: {describe}: {summary}", "Bild {number}: {describe}: {summary}"),
     "passes.bad_frame": ("bad --frame {frame}: this filmstrip has frames 0 to {last}",
                          "ungültiges --frame {frame}: dieser Film hat die Bilder 0 bis {last}"),
+    # Following one instruction through the film ({at}: the frame, as `passes.describe_in` words it).
+    "passes.no_instruction": ("no instruction {name} in any frame of this filmstrip",
+                              "keine Instruktion {name} in irgendeinem Bild dieses Films"),
+    "passes.layer_without_instruction": ("layer {name} has no instruction in this filmstrip",
+                                         "Schicht {name} hat keine Instruktion in diesem Film"),
+    "passes.follow.created": ("{name} ({opcode}) created by {at}", "{name} ({opcode}) entstanden durch {at}"),
+    "passes.follow.rewritten_as": ("{name} ({opcode}) rewritten as {new} ({what}) by {at}",
+                                   "{name} ({opcode}) umgeschrieben zu {new} ({what}) durch {at}"),
+    "passes.follow.recomputation_of": (
+        "{name} ({opcode}) is the backward pass's recomputation of {twin} ({forward}): jax.checkpoint "
+        "rematerialised it before any XLA pass",
+        "{name} ({opcode}) ist die Neuberechnung von {twin} im Rückwärtsdurchlauf ({forward}): jax.checkpoint "
+        "hat sie vor dem ersten XLA-Pass rematerialisiert"),
+    "passes.follow.recomputation": (
+        "{name} ({opcode}) is the backward pass's recomputation ({forward}): jax.checkpoint rematerialised it "
+        "before any XLA pass",
+        "{name} ({opcode}) ist eine Neuberechnung im Rückwärtsdurchlauf ({forward}): jax.checkpoint hat sie vor "
+        "dem ersten XLA-Pass rematerialisiert"),
+    "passes.follow.recomputed_as": (
+        "{name} ({opcode}) is recomputed in the backward pass as {copy}: jax.checkpoint rematerialised it before "
+        "any XLA pass",
+        "{name} ({opcode}) wird im Rückwärtsdurchlauf als {copy} neu berechnet: jax.checkpoint hat es vor dem "
+        "ersten XLA-Pass rematerialisiert"),
+    "passes.follow.removed": ("{name} ({opcode}) removed by {at}", "{name} ({opcode}) entfernt durch {at}"),
+    "passes.follow.fused": ("{name} ({opcode}) fused into {fusion} ({kind}) by {at}",
+                            "{name} ({opcode}) fusioniert in {fusion} ({kind}) durch {at}"),
+    "passes.follow.fused_with": ("{name} ({opcode}) fused into {fusion} ({kind}) with {partners} by {at}",
+                                 "{name} ({opcode}) fusioniert in {fusion} ({kind}) mit {partners} durch {at}"),
+    "passes.follow.moved": ("{name} ({opcode}) moved into {fusion} ({kind}) by {at}",
+                            "{name} ({opcode}) verschoben in {fusion} ({kind}) durch {at}"),
+    "passes.follow.moved_with": ("{name} ({opcode}) moved into {fusion} ({kind}) with {partners} by {at}",
+                                 "{name} ({opcode}) verschoben in {fusion} ({kind}) mit {partners} durch {at}"),
+    "passes.follow.calls": ("{name} now calls {target}, by {at}", "{name} ruft jetzt {target} auf, durch {at}"),
+    "passes.follow.renamed": ("{old} renamed {name} by {at}", "{old} umbenannt in {name} durch {at}"),
+    "passes.follow.feeds": ("{name}'s result feeds {fusion} ({kind}: {ops}) made by {at}",
+                            "Das Ergebnis von {name} fließt in {fusion} ({kind}: {ops}), erzeugt durch {at}"),
+    "passes.follow.layout": ("{name} layout {old} -> {new} by {at}", "{name} Layout {old} -> {new} durch {at}"),
+    "passes.follow.became": ("{name} ({old}) became {new} by {at}", "{name} ({old}) wurde zu {new} durch {at}"),
+    "passes.follow.changed": ("{name} changed by {at}", "{name} geändert durch {at}"),
     "binding.passes.close": ("Close", "Schließen"),
     "tooltip.passes.close": ("Close the filmstrip and return to the HLO level",
                              "Den Film schließen und zur HLO-Ebene zurückkehren"),
