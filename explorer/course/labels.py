@@ -566,9 +566,9 @@ LABELS: dict[str, tuple[str, str]] = {
     # pipeline, computation and instruction names stay as the compiler wrote them.
     "passes.column.pass": ("pass", "Pass"),
     "passes.column.instructions_before": ("instr. before", "Instr. vorher"),
-    "passes.column.after": ("after", "nachher"),
+    "passes.column.after": ("after", "nach"),
     "passes.column.fusions": ("fusions", "Fusionen"),
-    "passes.column.temp_bytes": ("temp bytes", "temp. Bytes"),
+    "passes.column.temp_bytes": ("temp bytes", "Temp-Bytes"),
     "passes.column.pipeline": ("pipeline", "Pipeline"),
     "passes.column.optimizer": ("optimizer", "Optimierer"),
     "passes.column.nodes_before": ("nodes before", "Knoten vorher"),
