@@ -111,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     passes.add_argument("--json", action="store_true", help="JSON")
     passes.add_argument("--grappler", action="store_true",
                         help="Grappler's film: the TensorFlow graph after each Grappler optimizer (not --target's XLA)")
+    passes.add_argument("--lang", choices=("de", "en"), default=None, help="the text's words (default: the locale's)")
     _common_capture_options(passes, None)
 
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")

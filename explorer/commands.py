@@ -177,7 +177,8 @@ def cmd_passes(args: argparse.Namespace) -> int:
     options = replace(capture_options(args, targets=args.target), passes=True)
     bundle = open_or_capture(args.model, options)
     render = pass_view.as_json if args.json else pass_view.as_text
-    print(render(bundle, pass_view.GRAPPLER if args.grappler else args.target, args.frame, args.follow))
+    film = pass_view.GRAPPLER if args.grappler else args.target
+    print(render(bundle, film, args.frame, args.follow, args.lang or default_language()))
     return 0
 
 

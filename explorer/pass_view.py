@@ -7,53 +7,70 @@ from __future__ import annotations
 
 import json
 
+from explorer.course.labels import label
 from explorer.errors import TensorwegError
-from explorer.passes import Filmstrip, FollowStep, PassDiff, PassRow, diff, follow, main_instruction_of_layer
+from explorer.passes import (
+    DiffLine,
+    Filmstrip,
+    FollowStep,
+    PassDiff,
+    PassRow,
+    diff,
+    follow,
+    main_instruction_of_layer,
+    pipeline_text,
+)
 from explorer.passes_grappler import GRAPPLER
 
-# The pipeline goes last: its names are long, and at 80 columns the counts must stay visible.
-COLUMNS = ("#", "pass", "instr. before", "after", "fusions", "temp bytes", "pipeline")
+# Column labels (explorer.course.labels `passes.column.*`). The pipeline goes last: its names are
+# long, and at 80 columns the counts must stay visible.
+COLUMNS = ("#", "pass", "instructions_before", "after", "fusions", "temp_bytes", "pipeline")
 # Grappler's film counts graph nodes and fused ops (`_FusedConv2D`...); no buffers are assigned,
 # so it has no temporaries column.
-GRAPPLER_COLUMNS = ("#", "optimizer", "nodes before", "after", "fused", "iteration")
+GRAPPLER_COLUMNS = ("#", "optimizer", "nodes_before", "after", "fused", "iteration")
 _UNKNOWN = {
     "en": "No narration for this pass yet: the course does not explain {name}. The diff shows what it changed.",
     "de": ("Zu diesem Pass gibt es noch keinen Text: der Kurs erklärt {name} nicht. "
            "Der Diff zeigt, was er geändert hat."),
 }
-NO_PASSES = "no per-pass snapshots for {target} in this bundle: capture it with --passes"
-NO_GRAPPLER = "no Grappler frames in this bundle: capture it with --passes"
-COMPILE_TIME_NOTE = "per-pass compile time: not reported (XLA's dump carries none)"
-GRAPPLER_TIME_NOTE = "per-optimizer time: not recorded (each optimizer is run on its own to see its graph)"
-GRAPPLER_TITLE = "Grappler (TensorFlow graph)"
 
 
-def columns(strip: Filmstrip) -> tuple[str, ...]:
-    return GRAPPLER_COLUMNS if strip.index.film == GRAPPLER else COLUMNS
+def columns(strip: Filmstrip, lang: str = "en") -> tuple[str, ...]:
+    keys = GRAPPLER_COLUMNS if strip.index.film == GRAPPLER else COLUMNS
+    return tuple(key if key == "#" else label(f"passes.column.{key}", lang) for key in keys)
 
 
-def filmstrip(bundle, target: str) -> Filmstrip:
+def filmstrip(bundle, target: str, lang: str = "en") -> Filmstrip:
     """The target's filmstrip, or with target "grappler" the graph's; TensorwegError (one line)
     when the bundle has none."""
     if target != GRAPPLER and target not in bundle.targets:
-        raise TensorwegError(f"target {target!r} is not in this bundle (it has {', '.join(bundle.targets)})")
+        raise TensorwegError(label("passes.no_target", lang).format(target=repr(target),
+                                                                     targets=", ".join(bundle.targets)))
     strip = bundle.passes(target)
     if strip is None or len(strip) == 0:
-        raise TensorwegError(NO_GRAPPLER if target == GRAPPLER else NO_PASSES.format(target=target))
+        raise TensorwegError(label("passes.no_grappler", lang) if target == GRAPPLER
+                             else label("passes.no_passes", lang).format(target=target))
     return strip
 
 
-def shown_name(target: str) -> str:
+def shown_name(target: str, lang: str = "en") -> str:
     """What the film is of: a target's XLA pipeline, or Grappler's."""
-    return GRAPPLER_TITLE if target == GRAPPLER else target
+    return label("passes.grappler_film", lang) if target == GRAPPLER else target
 
 
-def cells(row: PassRow, film: str = "xla") -> tuple[str, ...]:
+def title(bundle, target: str, strip: Filmstrip, lang: str = "en") -> str:
+    """The screen's top line: model, film, frame count and what is known of per-pass time."""
+    note = label("passes.note_grappler" if target == GRAPPLER else "passes.note_xla", lang)
+    return label("passes.title", lang).format(model=bundle.model_name, film=shown_name(target, lang),
+                                              count=len(strip), note=note)
+
+
+def cells(row: PassRow, film: str = "xla", lang: str = "en") -> tuple[str, ...]:
     """One row of the list as the table and the text output print it, one cell per `columns()`."""
     counts = (str(row.number), row.pass_name, str(row.instructions_before), str(row.instructions_after),
               str(row.fusions))
     if film == GRAPPLER:
-        return (*counts, row.pipeline or "-")
+        return (*counts, pipeline_text(row.pipeline, lang) or "-")
     temp = "-" if row.temp_bytes is None else f"{row.temp_bytes:,}"
     return (*counts, temp, row.pipeline or "-")
 
@@ -74,24 +91,48 @@ def diff_of(strip: Filmstrip, number: int) -> PassDiff:
     return diff(strip, number)
 
 
-def summary(result: PassDiff) -> str:
+def summary(result: PassDiff, lang: str = "en") -> str:
     """`+34 -17 ~2 in 6 computations` (frame 0: the module before any pass)."""
     if result.number == 0:
-        return "the module before any pass"
-    return (f"+{len(result.added)} -{len(result.removed)} ~{len(result.changed)} "
-            f"in {len(result.computations)} computation{'s' if len(result.computations) != 1 else ''}")
+        return label("passes.before_any_pass", lang)
+    key = "passes.summary_one" if len(result.computations) == 1 else "passes.summary"
+    return label(key, lang).format(added=len(result.added), removed=len(result.removed),
+                                   changed=len(result.changed), count=len(result.computations))
 
 
-def follow_target(strip: Filmstrip, bundle, target: str, thing: str) -> list[FollowStep]:
+def line_text(line: DiffLine, lang: str = "en") -> str:
+    """A diff line as shown: a computation header says whether it is new, gone or changed."""
+    if line.kind == "computation":
+        return f"{line.text} ({label(f'passes.state.{line.state}', lang)})"
+    return line.text
+
+
+def unified_text(result: PassDiff, lang: str = "en") -> str:
+    """The diff as plain unified-style text (`+`, `-`, `@@ computation (state)`), for the CLI and tests."""
+    return "\n".join(_MARKS[line.kind] + line_text(line, lang) for line in result.lines)
+
+
+def describe(strip: Filmstrip, number: int, lang: str = "en") -> str:
+    """`fusion` in `HLO_passes_after_layout_assignment` (frame 6 of 8)."""
+    return strip.describe(number, lang)
+
+
+def follow_sentence(strip: Filmstrip, step: FollowStep, lang: str = "en") -> str:
+    """What happened to the followed thing in `step`'s frame, in `lang`."""
+    key, fields = step.words
+    return label(key, lang).format(at=describe(strip, step.frame, lang), **fields)
+
+
+def follow_target(strip: Filmstrip, bundle, target: str, thing: str, lang: str = "en") -> list[FollowStep]:
     """Follow an instruction name, or a layer name (its main instruction), through the frames."""
     if (not any(strip.frame(n).find(thing) for n in (0, len(strip) - 1))
             and thing in {layer.name for layer in bundle.layers}):
         scopes = bundle.scopes.get(target) or bundle.scopes.get("graph") or {}
         name = main_instruction_of_layer(strip, scopes, thing)
         if name is None:
-            raise TensorwegError(f"layer {thing!r} has no instruction in this filmstrip")
+            raise TensorwegError(label("passes.layer_without_instruction", lang).format(name=repr(thing)))
         thing = name
-    return follow(strip, thing)
+    return follow(strip, thing, lang)
 
 
 def fusion_frame(steps: list[FollowStep]) -> FollowStep | None:
@@ -100,31 +141,32 @@ def fusion_frame(steps: list[FollowStep]) -> FollowStep | None:
                  (s.kind == "rewritten" and "Activation" in s.sentence)), None)
 
 
-def as_text(bundle, target: str, frame: int | None = None, thing: str | None = None) -> str:
-    strip = filmstrip(bundle, target)
-    header = columns(strip)
-    what = "optimizer runs" if target == GRAPPLER else "snapshots dumped"
-    out = [f"{bundle.model_name} on {shown_name(target)}: {len(strip)} frames "
-           f"({strip.index.snapshots_dumped} {what}; unchanged ones dropped)",
-           GRAPPLER_TIME_NOTE if target == GRAPPLER else COMPILE_TIME_NOTE, ""]
-    rows = [cells(row, strip.index.film) for row in strip.rows()]
+def as_text(bundle, target: str, frame: int | None = None, thing: str | None = None, lang: str = "en") -> str:
+    strip = filmstrip(bundle, target, lang)
+    header = columns(strip, lang)
+    what = label("passes.optimizer_runs" if target == GRAPPLER else "passes.snapshots_dumped", lang)
+    out = [label("passes.text_header", lang).format(model=bundle.model_name, film=shown_name(target, lang),
+                                                   count=len(strip), dumped=strip.index.snapshots_dumped, what=what),
+           label("passes.grappler_time" if target == GRAPPLER else "passes.compile_time", lang), ""]
+    rows = [cells(row, strip.index.film, lang) for row in strip.rows()]
     widths = [max(len(c[i]) for c in rows + [header]) for i in range(len(header))]
     for line in [header] + rows:
         # cells() gives one cell per column, as many as the header and the widths.
         out.append("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
     if frame is not None:
-        from explorer.passes import unified_text
-
-        _check_frame(strip, frame)
+        _check_frame(strip, frame, lang)
         result = diff(strip, frame)
-        out += ["", f"frame {frame}: {strip.describe(frame)}: {summary(result)}", unified_text(result)]
+        out += ["", label("passes.frame_diff", lang).format(number=frame, describe=describe(strip, frame, lang),
+                                                            summary=summary(result, lang)),
+                unified_text(result, lang)]
     if thing is not None:
-        out += [""] + [step.sentence for step in follow_target(strip, bundle, target, thing)]
+        steps = follow_target(strip, bundle, target, thing, lang)
+        out += [""] + [follow_sentence(strip, step, lang) for step in steps]
     return "\n".join(out)
 
 
-def as_json(bundle, target: str, frame: int | None = None, thing: str | None = None) -> str:
-    strip = filmstrip(bundle, target)
+def as_json(bundle, target: str, frame: int | None = None, thing: str | None = None, lang: str = "en") -> str:
+    strip = filmstrip(bundle, target, lang)
     data: dict = {
         "model": bundle.model_name, "target": target, "film": strip.index.film,
         "snapshots_dumped": strip.index.snapshots_dumped,
@@ -135,19 +177,24 @@ def as_json(bundle, target: str, frame: int | None = None, thing: str | None = N
                    for r in strip.rows()],
     }
     if frame is not None:
-        _check_frame(strip, frame)
+        _check_frame(strip, frame, lang)
         result = diff(strip, frame)
         data["diff"] = {"frame": frame, "added": list(result.added), "removed": list(result.removed),
                         "changed": list(result.changed), "computations": list(result.computations)}
     if thing is not None:
-        data["follow"] = [{"frame": s.frame, "kind": s.kind, "name": s.name, "sentence": s.sentence,
-                           "into": s.into} for s in follow_target(strip, bundle, target, thing)]
+        data["follow"] = [{"frame": s.frame, "kind": s.kind, "name": s.name,
+                           "sentence": follow_sentence(strip, s, lang), "into": s.into}
+                          for s in follow_target(strip, bundle, target, thing, lang)]
     return json.dumps(data, indent=1)
 
 
-def _check_frame(strip: Filmstrip, frame: int) -> None:
+def _check_frame(strip: Filmstrip, frame: int, lang: str) -> None:
     if not 0 <= frame < len(strip):
-        raise TensorwegError(f"bad --frame {frame}: this filmstrip has frames 0 to {len(strip) - 1}")
+        raise TensorwegError(label("passes.bad_frame", lang).format(frame=frame, last=len(strip) - 1))
+
+
+# How a diff line starts in text: `@@` a computation, `+` added (or a change's new line), `-` removed.
+_MARKS = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
 
 
 
@@ -155,13 +202,13 @@ def _check_frame(strip: Filmstrip, frame: int) -> None:
 SIDE_BY_SIDE_COLUMNS = 160
 
 
-def side_by_side(result: PassDiff) -> list[tuple[str, str, str]]:
+def side_by_side(result: PassDiff, lang: str = "en") -> list[tuple[str, str, str]]:
     """(before, after, kind) rows: a changed instruction on one row, removed lines left, added right."""
     rows: list[tuple[str, str, str]] = []
     pending_from = ""
     for line in result.lines:
         if line.kind == "computation":
-            rows.append((line.text, line.text, "computation"))
+            rows.append((line_text(line, lang), line_text(line, lang), "computation"))
         elif line.kind == "changed-from":
             pending_from = line.text
         elif line.kind == "changed-to":

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.course.labels import label
 from explorer.passes_dump import PASSES_DIR, PassFrame, PassIndex, read_pass_index, read_pass_texts
 
 _HEADER = re.compile(r"^(?:ENTRY )?%?(?P<name>[\w.\-]+) [(].*\{\s*$")
@@ -171,11 +172,22 @@ class Filmstrip:
             self._frames[number] = self.reader(self.text(number))
         return self._frames[number]
 
-    def describe(self, number: int) -> str:
+    def describe(self, number: int, lang: str = "en") -> str:
         """`fusion` in `HLO_passes_after_layout_assignment` (frame 6 of 8)."""
         frame = self.frames[number]
-        where = f" in {frame.pipeline}" if frame.pipeline else ""
-        return f"{frame.pass_name}{where} (frame {number} of {len(self.frames) - 1})"
+        key = "passes.describe_in" if frame.pipeline else "passes.describe"
+        return label(key, lang).format(name=frame.pass_name, pipeline=pipeline_text(frame.pipeline, lang),
+                                       number=number, last=len(self.frames) - 1)
+
+
+# Grappler's frames are stored with the meta optimizer's round as their pipeline (`iteration 2`,
+# explorer.capture.tf_grappler_film); XLA's pipelines are XLA's own names and stay as written.
+_ITERATION = re.compile(r"^iteration (\d+)$")
+
+
+def pipeline_text(pipeline: str, lang: str = "en") -> str:
+    match = _ITERATION.match(pipeline)
+    return label("passes.iteration", lang).format(number=match[1]) if match else pipeline
 
 
 def read_filmstrip(target_dir: Path, temp_bytes: int | None = None) -> Filmstrip | None:
@@ -190,10 +202,12 @@ def read_filmstrip(target_dir: Path, temp_bytes: int | None = None) -> Filmstrip
 
 @dataclass(frozen=True)
 class DiffLine:
-    """kind: "computation" (a header), "added", "removed", "changed-from", "changed-to"."""
+    """kind: "computation" (a header), "added", "removed", "changed-from", "changed-to".
+    state: a header's "new", "gone" or "changed" (worded by `pass_view.line_text`)."""
 
     kind: str
     text: str
+    state: str = ""
 
 
 @dataclass(frozen=True)
@@ -229,7 +243,7 @@ def _diff_frames(number: int, old: Frame, new: Frame) -> PassDiff:
         if block:
             state = "new" if not before else "gone" if not after else "changed"
             computations.append(computation)
-            lines.append(DiffLine("computation", f"{computation} ({state})"))
+            lines.append(DiffLine("computation", computation, state))
             lines.extend(block)
     return PassDiff(number, tuple(added), tuple(removed), tuple(changed), tuple(computations), tuple(lines))
 
@@ -256,12 +270,6 @@ def _diff_computation(before, after, added, removed, changed) -> list[DiffLine]:
     return block
 
 
-def unified_text(result: PassDiff) -> str:
-    """The diff as plain unified-style text (`+`, `-`, `@@ computation`), for the CLI and tests."""
-    marks = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
-    return "\n".join(marks[line.kind] + line.text for line in result.lines)
-
-
 # --- follow one thing --------------------------------------------------------------------------
 
 
@@ -278,9 +286,15 @@ class FollowStep:
     frame: int
     kind: str
     name: str
-    sentence: str
+    words: tuple[str, dict]  # (label key `passes.follow.*`, its fields; `at` is filled with describe())
     into: str = ""
     fusion_kind: str = ""
+    at: str = ""  # the frame's description in English (`pass_view.follow_sentence` words it in any language)
+
+    @property
+    def sentence(self) -> str:
+        key, fields = self.words
+        return label(key, "en").format(at=self.at, **fields)
 
 
 def _where(frame: Frame, name: str, opcode: str, op_name: str) -> tuple[str, Line] | None:
@@ -291,18 +305,19 @@ def _layout(shape: str) -> str:
     return "".join(re.findall(r"\{[^{}]*\}", shape))
 
 
-def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
+def follow(strip: Filmstrip, name: str, lang: str = "en") -> list[FollowStep]:
     """Every frame where `name` (an instruction of any frame) was created, changed, fused or removed."""
     start = next((n for n in range(len(strip)) if strip.frame(n).find(name)), None)
     if start is None:
         from explorer.errors import TensorwegError
 
-        raise TensorwegError(f"no instruction {name!r} in any frame of this filmstrip")
+        raise TensorwegError(label("passes.no_instruction", lang).format(name=repr(name)))
     _computation, first = strip.frame(start).find(name)
     opcode, op_name = first.opcode, first.op_name
     steps = rematerialised(strip, start, first)
     if start > 0:
-        steps.append(FollowStep(start, "created", name, f"{name} ({opcode}) created by {strip.describe(start)}"))
+        steps.append(FollowStep(start, "created", name, ("passes.follow.created", {"name": name, "opcode": opcode}),
+                                at=strip.describe(start)))
     previous: tuple[str, Line] | None = strip.frame(start).find(name)
     current = name
     for number in range(start + 1, len(strip)):
@@ -313,8 +328,9 @@ def follow(strip: Filmstrip, name: str) -> list[FollowStep]:
             target = _TARGET.search(line.text)
             what = f"{line.opcode} {target.group(1)}" if target else line.opcode
             steps.append(FollowStep(number, "rewritten", line.name,
-                                    f"{current} ({opcode}) rewritten as {line.name} ({what}) "
-                                    f"by {strip.describe(number)}"))
+                                    ("passes.follow.rewritten_as",
+                                     {"name": current, "opcode": opcode, "new": line.name, "what": what}),
+                                    at=strip.describe(number)))
             current, previous, opcode = line.name, successor, line.opcode
             continue
         step = _step(strip, number, frame, previous, now, current, opcode)
@@ -347,51 +363,53 @@ def rematerialised(strip: Filmstrip, number: int, line: Line) -> list[FollowStep
     if forward:
         twin = next((other for lines in frame.computations.values() for other in lines
                      if other.opcode == line.opcode and other.op_name == forward), None)
-        of = f" of {twin.name}" if twin else ""
-        return [FollowStep(number, "rematerialised", line.name,
-                           f"{line.name} ({line.opcode}) is the backward pass's recomputation{of} ({forward}): "
-                           f"jax.checkpoint rematerialised it before any XLA pass", twin.name if twin else "")]
+        fields = {"name": line.name, "opcode": line.opcode, "forward": forward, "twin": twin.name if twin else ""}
+        key = "passes.follow.recomputation_of" if twin else "passes.follow.recomputation"
+        return [FollowStep(number, "rematerialised", line.name, (key, fields), twin.name if twin else "")]
     copies = [other for lines in frame.computations.values() for other in lines
               if other.opcode == line.opcode and line.op_name and _forward_op_name(other.op_name) == line.op_name]
     return [FollowStep(number, "rematerialised", line.name,
-                       f"{line.name} ({line.opcode}) is recomputed in the backward pass as {copy.name}: "
-                       f"jax.checkpoint rematerialised it before any XLA pass", copy.name) for copy in copies]
+                       ("passes.follow.recomputed_as", {"name": line.name, "opcode": line.opcode, "copy": copy.name}),
+                       copy.name) for copy in copies]
 
 
 def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: str, opcode: str) -> FollowStep | None:
     at = strip.describe(number)
     if now is None:
-        return FollowStep(number, "removed", current, f"{current} ({opcode}) removed by {at}")
+        return FollowStep(number, "removed", current, ("passes.follow.removed", {"name": current, "opcode": opcode}),
+                          at=at)
     (old_computation, old_line), (computation, line) = previous, now
     old_fusion = strip.frame(number - 1).fused_by.get(old_computation)
     fusion = frame.fused_by.get(computation)
     if fusion is not None and (old_fusion is None or old_fusion.name != fusion.name):
         kind = "fused" if old_fusion is None else "moved"
-        verb = "fused into" if old_fusion is None else "moved into"
         partners = sorted(_opcodes_within(frame, computation) - {"parameter", "bitcast", "fusion", opcode})
-        with_what = f" with {', '.join(partners)}" if partners else ""
-        return FollowStep(number, kind, line.name,
-                          f"{line.name} ({opcode}) {verb} {fusion.name} ({fusion.fusion_kind or 'fusion'}){with_what} "
-                          f"by {at}", fusion.name, fusion.fusion_kind)
+        fields = {"name": line.name, "opcode": opcode, "fusion": fusion.name,
+                  "kind": fusion.fusion_kind or "fusion", "partners": ", ".join(partners)}
+        key = f"passes.follow.{kind}_with" if partners else f"passes.follow.{kind}"
+        return FollowStep(number, kind, line.name, (key, fields), fusion.name, fusion.fusion_kind, at)
     target, old_target = _TARGET.search(line.text), _TARGET.search(old_line.text)
     if target and (not old_target or old_target.group(1) != target.group(1)):
-        return FollowStep(number, "rewritten", line.name, f"{line.name} now calls {target.group(1)}, by {at}")
+        return FollowStep(number, "rewritten", line.name,
+                          ("passes.follow.calls", {"name": line.name, "target": target.group(1)}), at=at)
     if line.name != old_line.name:
-        return FollowStep(number, "renamed", line.name, f"{old_line.name} renamed {line.name} by {at}")
+        return FollowStep(number, "renamed", line.name,
+                          ("passes.follow.renamed", {"old": old_line.name, "name": line.name}), at=at)
     feeds = _new_consumer_fusion(strip.frame(number - 1), frame, computation, line.name)
     if feeds is not None:
         ops = sorted({fused.opcode for fused in frame.computations.get(feeds.calls, ())} - {"parameter", "bitcast"})
-        return FollowStep(number, "feeds", line.name,
-                          f"{line.name}'s result feeds {feeds.name} ({feeds.fusion_kind or 'fusion'}: "
-                          f"{', '.join(ops)}) made by {at}", feeds.name, feeds.fusion_kind)
+        fields = {"name": line.name, "fusion": feeds.name, "kind": feeds.fusion_kind or "fusion", "ops": ", ".join(ops)}
+        return FollowStep(number, "feeds", line.name, ("passes.follow.feeds", fields), feeds.name, feeds.fusion_kind,
+                          at)
     if _layout(line.shape) != _layout(old_line.shape):
-        return FollowStep(number, "layout", line.name,
-                          f"{line.name} layout {_layout(old_line.shape) or '{}'} -> {_layout(line.shape)} by {at}")
+        fields = {"name": line.name, "old": _layout(old_line.shape) or "{}", "new": _layout(line.shape)}
+        return FollowStep(number, "layout", line.name, ("passes.follow.layout", fields), at=at)
     if line.opcode != old_line.opcode:  # Grappler's constant folding turns a BiasAdd of zeros into an Identity
         return FollowStep(number, "rewritten", line.name,
-                          f"{line.name} ({old_line.opcode}) became {line.opcode} by {at}")
+                          ("passes.follow.became", {"name": line.name, "old": old_line.opcode, "new": line.opcode}),
+                          at=at)
     if line.text != old_line.text:
-        return FollowStep(number, "changed", line.name, f"{line.name} changed by {at}")
+        return FollowStep(number, "changed", line.name, ("passes.follow.changed", {"name": line.name}), at=at)
     return None
 
 

@@ -38,8 +38,8 @@ BEFORE = "before-optimizations"
 AFTER = "after-optimizations"
 
 _SNAPSHOT = re.compile(r"^module_(?P<module>\d+)\..*?\.(?P<seq>\d{4})\.(?P<rest>[^/]+)\.txt$")
-_INSTRUCTION_LINE = re.compile(r"^\s+(?:ROOT )?%?[\w.\-]+ = ", re.MULTILINE)
-_FUSION_LINE = re.compile(r"^\s+(?:ROOT )?%?[\w.\-]+ = .*? fusion\(", re.MULTILINE)
+# An instruction line, and the rest of it (a fusion has ` fusion(` there).
+_INSTRUCTION_LINE = re.compile(r"^\s+(?:ROOT )?%?[\w.\-]+ = (.*)$", re.MULTILINE)
 
 
 def pass_dump_flags(module_pattern: str) -> str:
@@ -88,7 +88,9 @@ def _split_name(rest: str) -> tuple[str, str]:
 
 def count_instructions(text: str) -> tuple[int, int]:
     """(instructions, fusion instructions) in an HLO module's text."""
-    return len(_INSTRUCTION_LINE.findall(text)), len(_FUSION_LINE.findall(text))
+    # One scan (a second regex for fusions took 0.4 s over ResNet50's frames).
+    rests = _INSTRUCTION_LINE.findall(text)
+    return len(rests), sum(" fusion(" in rest for rest in rests)
 
 
 def snapshot_files(dump_dir: Path, module_number: str) -> list[tuple[int, str, str, Path]]:
@@ -145,14 +147,33 @@ def keep_changed(snapshots: Iterable[tuple[int, str, str, str]],
     """
     frames: list[PassFrame] = []
     texts: list[str] = []
+    lines: dict[str, str] = {}
+    previous = None
     for sequence, pipeline, pass_name, raw in snapshots:
-        text = normalise_text(raw)
+        if raw == previous:  # XLA wrote the same text again: it normalises to the kept one
+            continue
+        previous = raw
+        text = _normalised(raw, lines)
         if texts and texts[-1] == text:
             continue
         instructions, fusions = count(text)
         frames.append(PassFrame(sequence, pipeline, pass_name, instructions, fusions))
         texts.append(text)
     return frames, texts
+
+
+def _normalised(raw: str, lines: dict[str, str]) -> str:
+    """`normalise_text(raw)`, one distinct line at a time: consecutive snapshots share almost every
+    line, and normalising ResNet50's 49 snapshots whole took 3.2 s of a 4.8 s collection. The
+    normalisation never looks across a line break (names and paths hold no whitespace), so line
+    by line gives the same text."""
+    out = []
+    for line in raw.split("\n"):
+        done = lines.get(line)
+        if done is None:
+            done = lines[line] = normalise_text(line)
+        out.append(done)
+    return "\n".join(out)
 
 
 def store_frames(target: Path, index: PassIndex, texts: list[str]) -> None:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from explorer import pass_view
+from explorer.course.labels import label
 from explorer.errors import TensorwegError
 from explorer.passes import Filmstrip
 from explorer.passes_grappler import GRAPPLER
@@ -35,23 +35,27 @@ _GRAPPLER_WIDTHS = (3, 28, 13, 5, 7, None)
 _MARKS = {"computation": "@@ ", "added": "+ ", "removed": "- ", "changed-from": "- ", "changed-to": "+ "}
 
 
-def diff_text(strip: Filmstrip, number: int) -> Text:
+def _heading(strip: Filmstrip, number: int, result, lang: str) -> Text:
+    return Text(f"{pass_view.describe(strip, number, lang)}: {pass_view.summary(result, lang)}\n", style="bold")
+
+
+def diff_text(strip: Filmstrip, number: int, lang: str = "en") -> Text:
     """The selected pass's diff as highlighted text (names never read as markup)."""
     result = pass_view.diff_of(strip, number)
-    text = Text(f"{strip.describe(number)}: {pass_view.summary(result)}\n", style="bold")
+    text = _heading(strip, number, result, lang)
     for line in result.lines:
-        text.append(_MARKS[line.kind] + line.text + "\n", style=_STYLES[line.kind])
+        text.append(_MARKS[line.kind] + pass_view.line_text(line, lang) + "\n", style=_STYLES[line.kind])
     return text
 
 
-def side_by_side_text(strip: Filmstrip, number: int, width: int) -> Text:
+def side_by_side_text(strip: Filmstrip, number: int, width: int, lang: str = "en") -> Text:
     """The diff in two columns of `width // 2` (wide terminals): before left, after right."""
     result = pass_view.diff_of(strip, number)
     half = max(20, width // 2 - 2)
-    text = Text(f"{strip.describe(number)}: {pass_view.summary(result)}\n", style="bold")
+    text = _heading(strip, number, result, lang)
     styles = {"computation": ("bold", "bold"), "removed": ("red", ""), "added": ("", "green"),
               "changed": ("red", "green")}
-    for before, after, kind in pass_view.side_by_side(result):
+    for before, after, kind in pass_view.side_by_side(result, lang):
         left, right = styles[kind]
         text.append(before[:half].ljust(half), style=left)
         text.append(" | ")
@@ -61,13 +65,11 @@ def side_by_side_text(strip: Filmstrip, number: int, width: int) -> Text:
 
 class PassesScreen(Screen):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    BINDINGS = [
-        Binding("escape,f", "close", "Close", id="passes.close",
-                tooltip="Close the filmstrip and return to the HLO level"),
-        Binding("n", "step(1)", "Next pass", id="passes.next", tooltip="Show the next pass and its diff"),
-        Binding("p", "step(-1)", "Prev pass", id="passes.previous", tooltip="Show the previous pass and its diff"),
-        Binding("w", "follow", "Follow", id="passes.follow",
-                tooltip="Follow the HLO level's selected instruction (or layer) to where it was fused or rewritten"),
+    BINDINGS = [  # words: explorer.course.labels (`binding.passes.*`, `tooltip.passes.*`)
+        keyed("escape,f", "close", "passes.close"),
+        keyed("n", "step(1)", "passes.next"),
+        keyed("p", "step(-1)", "passes.previous"),
+        keyed("w", "follow", "passes.follow"),
         keyed("g", "switch_film", "passes.film"),
     ]
 
@@ -90,7 +92,7 @@ class PassesScreen(Screen):
     def on_mount(self) -> None:
         self.load_film(self.target)
 
-    def load_film(self, target: str) -> None:
+    def load_film(self, target: str, frame: int = 0) -> None:
         """Show `target`'s film: an XLA target's passes, or Grappler's optimizers ("grappler")."""
         bundle = getattr(self.app, "bundle", None)
         title = self.query_one("#passes-title", Static)
@@ -99,26 +101,33 @@ class PassesScreen(Screen):
         table.clear(columns=True)
         for pane in ("#passes-narration", "#passes-follow", "#passes-diff-text"):
             self.query_one(pane, Static).update("")
-        shown = pass_view.shown_name(target)
+        lang = self._lang()
         try:
             if bundle is None:
-                raise TensorwegError("no bundle is open yet")
-            self.strip = pass_view.filmstrip(bundle, target)
+                raise TensorwegError(label("passes.no_bundle", lang))
+            self.strip = pass_view.filmstrip(bundle, target, lang)
         except TensorwegError as error:
-            title.update(Text(f"Filmstrip {shown}: {error}"))
+            title.update(Text(label("passes.title_error", lang).format(film=pass_view.shown_name(target, lang),
+                                                                       error=error)))
             return
-        note = ("one frame per optimizer run that changed the graph" if target == GRAPPLER
-                else "XLA reports no time per pass")
-        title.update(Text(f"Filmstrip: {bundle.model_name} on {shown}, {len(self.strip)} frames ({note})"))
+        title.update(Text(pass_view.title(bundle, target, self.strip, lang)))
         # One width per column (None: the pipeline or iteration takes the rest of the line).
         widths = _GRAPPLER_WIDTHS if target == GRAPPLER else _WIDTHS
-        for column, width in zip(pass_view.columns(self.strip), widths, strict=True):
-            table.add_column(column, width=width)
+        for column, width in zip(pass_view.columns(self.strip, lang), widths, strict=True):
+            # A header is never cut (German's are longer); the pass name stays cut at 28.
+            table.add_column(column, width=None if width is None else max(width, len(column)))
         for row in self.strip.rows():
-            table.add_row(*(Text(cell) for cell in pass_view.cells(row, self.strip.index.film)),
+            table.add_row(*(Text(cell) for cell in pass_view.cells(row, self.strip.index.film, lang)),
                           key=str(row.number))
         table.focus()
-        self.show(0)
+        self.show(frame)
+
+    def _lang(self) -> str:
+        return getattr(self.app, "lang", "en")
+
+    def sync(self) -> None:
+        """The app's language changed (`L`): the same film and frame, reworded."""
+        self.load_film(self.target, self.frame)
 
     def show(self, number: int) -> None:
         """Select frame `number`: list cursor, narration and diff."""
@@ -128,14 +137,14 @@ class PassesScreen(Screen):
         table = self.query_one("#passes-list", DataTable)
         if table.cursor_row != self.frame:
             table.move_cursor(row=self.frame)
-        lang = getattr(self.app, "lang", "en")
+        lang = self._lang()
         title, body, source = pass_view.narration(self.strip.frames[self.frame].pass_name, lang, self.strip.index.film)
         narration = Text(f"{title}: ", style="bold")
         narration.append(body)
         self.query_one("#passes-narration", Static).update(narration)
         width = self.size.width
-        drawn = (side_by_side_text(self.strip, self.frame, width) if width >= pass_view.SIDE_BY_SIDE_COLUMNS
-                 else diff_text(self.strip, self.frame))
+        drawn = (side_by_side_text(self.strip, self.frame, width, lang) if width >= pass_view.SIDE_BY_SIDE_COLUMNS
+                 else diff_text(self.strip, self.frame, lang))
         self.query_one("#passes-diff-text", Static).update(drawn)
         self.query_one("#passes-diff", VerticalScroll).scroll_home(animate=False)
 
@@ -143,7 +152,9 @@ class PassesScreen(Screen):
         self.show(self.frame)  # unified below SIDE_BY_SIDE_COLUMNS, side by side from there
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.cursor_row != self.frame:
+        # A reload (`L`, `g`) clears the list, which posts a highlight of row 0 that arrives after
+        # the cursor moved back to the kept frame: only the cursor's present row counts.
+        if event.cursor_row == event.data_table.cursor_row and event.cursor_row != self.frame:
             self.show(event.cursor_row)
 
     def action_step(self, step: int) -> None:
@@ -152,18 +163,18 @@ class PassesScreen(Screen):
     def action_follow(self) -> None:
         follow_pane = self.query_one("#passes-follow", Static)
         if self.strip is None or not self.thing:
-            follow_pane.update("Nothing selected to follow: select an instruction or layer first.")
+            follow_pane.update(label("passes.nothing_to_follow", self._lang()))
             return
         try:
-            steps = pass_view.follow_target(self.strip, self.app.bundle, self.target, self.thing)
+            steps = pass_view.follow_target(self.strip, self.app.bundle, self.target, self.thing, self._lang())
         except TensorwegError as error:
             follow_pane.update(Text(str(error)))
             return
         landing = pass_view.fusion_frame(steps) or (steps[0] if steps else None)
         if landing is None:
-            follow_pane.update(Text(f"{self.thing}: no pass changed it"))
+            follow_pane.update(Text(label("passes.unchanged", self._lang()).format(name=self.thing)))
             return
-        follow_pane.update(Text(landing.sentence))
+        follow_pane.update(Text(pass_view.follow_sentence(self.strip, landing, self._lang())))
         self.show(landing.frame)
 
     def action_switch_film(self) -> None:
@@ -175,4 +186,4 @@ class PassesScreen(Screen):
         self.dismiss()
 
     def help_text(self) -> str:
-        return __doc__.split("\n\n", 1)[1].strip()
+        return label("help.passes", self._lang())

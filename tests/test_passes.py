@@ -16,7 +16,8 @@ import pytest
 from explorer import pass_view
 from explorer.bundle import Bundle
 from explorer.course.content_files import load_language
-from explorer.passes import diff, follow, main_instruction_of_layer, read_frame, unified_text
+from explorer.pass_view import unified_text
+from explorer.passes import diff, follow, main_instruction_of_layer, read_frame
 from explorer.passes_dump import AFTER, BEFORE, read_pass_texts, write_pass_frames
 
 from pilot_support import BUNDLE
@@ -170,6 +171,25 @@ def test_passes_command_lists_frames_and_follows_a_layer():
     data = json.loads(run_cli("passes", str(BUNDLE), "--json", "--frame", "6").stdout)
     assert data["frames"][6]["pass"] == "fusion" and data["compile_seconds"] is None
     assert "BiasAdd.5" in data["diff"]["removed"]
+
+
+def test_passes_command_in_german_words_its_list_and_diff():
+    result = run_cli("passes", str(BUNDLE), "--lang", "de", "--frame", "6")
+    assert result.returncode == 0, result.stderr
+    for german in ("mnist_cnn auf cpu: 9 Bilder", "Übersetzungszeit pro Pass: nicht gemeldet", "Instr. vorher",
+                   "Bild 6: fusion in HLO_passes_after_layout_assignment (Bild 6 von 8)",
+                   "@@ fused_computation.4 (neu)"):
+        assert german in result.stdout, german
+    for english in ("frames", "compile time", "instr. before", "(new)", "(changed)"):
+        assert english not in result.stdout, english
+    grappler = run_cli("passes", str(BUNDLE), "--grappler", "--lang", "de").stdout
+    assert "Grappler (TensorFlow-Graph)" in grappler and "Optimierer-Läufe" in grappler and "Durchlauf 1" in grappler
+    followed = run_cli("passes", str(BUNDLE), "--target", "tpu:v5e", "--follow", "conv2d", "--lang", "de").stdout
+    assert "fusioniert in fusion.11 (kOutput)" in followed and "durch tpu_fusion" in followed, followed
+    assert_one_line_error(run_cli("passes", str(BUNDLE), "--lang", "de", "--follow", "nichts.7"),
+                          "keine Instruktion 'nichts.7'")
+    assert_one_line_error(run_cli("passes", str(BUNDLE), "--lang", "fr"), "--lang")
+    assert_one_line_error(run_cli("passes", str(BUNDLE), "--lang", "de", "--frame", "99"), "Bilder 0 bis 8")
 
 
 @pytest.fixture()

@@ -12,7 +12,8 @@ from test_passes import assert_one_line_error, run_cli
 
 from explorer import pass_view
 from explorer.bundle import Bundle
-from explorer.passes import diff, follow, unified_text
+from explorer.pass_view import unified_text
+from explorer.passes import diff, follow
 from explorer.passes_dump import BEFORE, read_pass_texts
 from explorer.passes_grappler import (
     GRAPPLER,

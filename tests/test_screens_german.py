@@ -172,3 +172,59 @@ async def test_language_key_rewords_roles_and_group_headers_and_keeps_the_folds(
         await pilot.press("L")
         await _settled(pilot)
         assert "weight 1 of 2 of conv2d" in screen_text(app)
+
+
+# A filmstrip diff's added and removed lines are the compiler's own text (HLO, graph nodes); its
+# heading and `@@ computation (neu)` lines are ours and stay checked.
+DIFF_LINE = re.compile(r"^ [+-] .*$", re.MULTILINE)
+
+
+def filmstrip_text(app) -> str:
+    return DIFF_LINE.sub("", screen_text(app))
+
+
+@pytest.mark.parametrize("target", ["cpu", "tpu:v5e"])
+@sync
+async def test_the_filmstrip_in_german_has_no_english_label_on_either_film(target):
+    """`f` from the HLO level (the target's XLA passes), then `g` (Grappler's film of the
+    TensorFlow graph): titles, column headers, diff headings, keys and help in German."""
+    app = create_app(BUNDLE, level="layers", target=target, select="conv2d", lang="de")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settled(pilot)
+        for key, film in (("f", "Film: mnist_cnn auf " + target), ("n", "(Bild 1 von"),
+                          ("g", "Grappler (TensorFlow-Graph)"), ("n", "(Bild 1 von")):
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            shown = filmstrip_text(app)
+            assert film in shown, (key, shown)
+            assert english_left(shown) == [], (key, shown)
+            assert english_left("\n".join(key_lines(app.screen))) == [], key
+        await pilot.press("g", "w")  # back to XLA's film; follow the layer's convolution to its fusion
+        await pilot.pause()
+        await pilot.pause()
+        shown = filmstrip_text(app)
+        # cpu: the convolution stays a library call and its result feeds the bias+ReLU fusion.
+        assert ("fusioniert in" in shown or "fließt in" in shown) and " durch " in shown, shown
+        assert english_left(shown) == [], shown
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = filmstrip_text(app)
+        assert "Der Film: das Modul nach jedem Pass" in shown
+        assert english_left(shown) == [], shown
+
+
+@sync
+async def test_language_key_rewords_the_filmstrip_and_keeps_its_frame():
+    app = create_app(BUNDLE, level="hlo", target="cpu", lang="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settled(pilot)
+        await pilot.press("f", "n", "n")
+        await pilot.pause()
+        assert "Filmstrip: mnist_cnn on cpu" in filmstrip_text(app) and "(frame 2 of" in filmstrip_text(app)
+        await pilot.press("L")
+        await pilot.pause()
+        await pilot.pause()
+        shown = filmstrip_text(app)
+        assert english_left(shown) == [], shown
+        assert "Film: mnist_cnn auf cpu" in shown and "(Bild 2 von" in shown and "Instr. vorher" in shown

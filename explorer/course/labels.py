@@ -587,6 +587,124 @@ LABELS: dict[str, tuple[str, str]] = {
     "tooltip.layers.open": ("Open or fold a container (a nested model or Sequential block) to its inner layers",
                             "Einen Container (ein verschachteltes Modell, einen Sequential-Block) auf seine "
                             "inneren Schichten öffnen oder zuklappen"),
+    # The filmstrip (screens/passes.py, explorer/pass_view.py, `tensorweg passes`): its own words; pass,
+    # pipeline, computation and instruction names stay as the compiler wrote them.
+    "passes.column.pass": ("pass", "Pass"),
+    "passes.column.instructions_before": ("instr. before", "Instr. vorher"),
+    "passes.column.after": ("after", "nach"),
+    "passes.column.fusions": ("fusions", "Fusionen"),
+    "passes.column.temp_bytes": ("temp bytes", "Temp-Bytes"),
+    "passes.column.pipeline": ("pipeline", "Pipeline"),
+    "passes.column.optimizer": ("optimizer", "Optimierer"),
+    "passes.column.nodes_before": ("nodes before", "Knoten vorher"),
+    "passes.column.fused": ("fused", "fusioniert"),
+    "passes.column.iteration": ("iteration", "Durchlauf"),
+    "passes.iteration": ("iteration {number}", "Durchlauf {number}"),
+    "passes.title": ("Filmstrip: {model} on {film}, {count} frames ({note})",
+                     "Film: {model} auf {film}, {count} Bilder ({note})"),
+    "passes.title_error": ("Filmstrip {film}: {error}", "Film {film}: {error}"),
+    "passes.note_xla": ("XLA reports no time per pass", "XLA nennt keine Zeit pro Pass"),
+    "passes.note_grappler": ("one frame per optimizer run that changed the graph",
+                             "ein Bild pro Optimierer-Lauf, der den Graphen geändert hat"),
+    "passes.grappler_film": ("Grappler (TensorFlow graph)", "Grappler (TensorFlow-Graph)"),
+    "passes.no_bundle": ("no bundle is open yet", "noch kein Bundle geöffnet"),
+    "passes.no_target": ("target {target} is not in this bundle (it has {targets})",
+                         "Ziel {target} ist nicht in diesem Bundle (es hat {targets})"),
+    "passes.no_passes": ("no per-pass snapshots for {target} in this bundle: capture it with --passes",
+                         "keine Stände pro Pass für {target} in diesem Bundle: mit --passes erfassen"),
+    "passes.no_grappler": ("no Grappler frames in this bundle: capture it with --passes",
+                           "keine Grappler-Bilder in diesem Bundle: mit --passes erfassen"),
+    "passes.before_any_pass": ("the module before any pass", "das Modul vor dem ersten Pass"),
+    "passes.summary": ("+{added} -{removed} ~{changed} in {count} computations",
+                       "+{added} -{removed} ~{changed} in {count} Berechnungen"),
+    "passes.summary_one": ("+{added} -{removed} ~{changed} in 1 computation",
+                           "+{added} -{removed} ~{changed} in 1 Berechnung"),
+    "passes.describe": ("{name} (frame {number} of {last})", "{name} (Bild {number} von {last})"),
+    "passes.describe_in": ("{name} in {pipeline} (frame {number} of {last})",
+                           "{name} in {pipeline} (Bild {number} von {last})"),
+    "passes.state.new": ("new", "neu"),
+    "passes.state.gone": ("gone", "entfernt"),
+    "passes.state.changed": ("changed", "geändert"),
+    "passes.nothing_to_follow": ("Nothing selected to follow: select an instruction or layer first.",
+                                 "Nichts zum Verfolgen ausgewählt: zuerst eine Instruktion oder Schicht auswählen."),
+    "passes.unchanged": ("{name}: no pass changed it", "{name}: kein Pass hat es geändert"),
+    "passes.text_header": ("{model} on {film}: {count} frames ({dumped} {what}; unchanged ones dropped)",
+                           "{model} auf {film}: {count} Bilder ({dumped} {what}; unveränderte weggelassen)"),
+    "passes.optimizer_runs": ("optimizer runs", "Optimierer-Läufe"),
+    "passes.snapshots_dumped": ("snapshots dumped", "Stände geschrieben"),
+    "passes.compile_time": ("per-pass compile time: not reported (XLA's dump carries none)",
+                            "Übersetzungszeit pro Pass: nicht gemeldet (XLAs Dump enthält keine)"),
+    "passes.grappler_time": ("per-optimizer time: not recorded (each optimizer is run on its own to see its graph)",
+                             "Zeit pro Optimierer: nicht erfasst (jeder Optimierer läuft einzeln, um seinen "
+                             "Graphen zu zeigen)"),
+    "passes.frame_diff": ("frame {number}: {describe}: {summary}", "Bild {number}: {describe}: {summary}"),
+    "passes.bad_frame": ("bad --frame {frame}: this filmstrip has frames 0 to {last}",
+                         "ungültiges --frame {frame}: dieser Film hat die Bilder 0 bis {last}"),
+    # Following one instruction through the film ({at}: the frame, as `passes.describe_in` words it).
+    "passes.no_instruction": ("no instruction {name} in any frame of this filmstrip",
+                              "keine Instruktion {name} in irgendeinem Bild dieses Films"),
+    "passes.layer_without_instruction": ("layer {name} has no instruction in this filmstrip",
+                                         "Schicht {name} hat keine Instruktion in diesem Film"),
+    "passes.follow.created": ("{name} ({opcode}) created by {at}", "{name} ({opcode}) entstanden durch {at}"),
+    "passes.follow.rewritten_as": ("{name} ({opcode}) rewritten as {new} ({what}) by {at}",
+                                   "{name} ({opcode}) umgeschrieben zu {new} ({what}) durch {at}"),
+    "passes.follow.recomputation_of": (
+        "{name} ({opcode}) is the backward pass's recomputation of {twin} ({forward}): jax.checkpoint "
+        "rematerialised it before any XLA pass",
+        "{name} ({opcode}) ist die Neuberechnung von {twin} im Rückwärtsdurchlauf ({forward}): jax.checkpoint "
+        "hat sie vor dem ersten XLA-Pass rematerialisiert"),
+    "passes.follow.recomputation": (
+        "{name} ({opcode}) is the backward pass's recomputation ({forward}): jax.checkpoint rematerialised it "
+        "before any XLA pass",
+        "{name} ({opcode}) ist eine Neuberechnung im Rückwärtsdurchlauf ({forward}): jax.checkpoint hat sie vor "
+        "dem ersten XLA-Pass rematerialisiert"),
+    "passes.follow.recomputed_as": (
+        "{name} ({opcode}) is recomputed in the backward pass as {copy}: jax.checkpoint rematerialised it before "
+        "any XLA pass",
+        "{name} ({opcode}) wird im Rückwärtsdurchlauf als {copy} neu berechnet: jax.checkpoint hat es vor dem "
+        "ersten XLA-Pass rematerialisiert"),
+    "passes.follow.removed": ("{name} ({opcode}) removed by {at}", "{name} ({opcode}) entfernt durch {at}"),
+    "passes.follow.fused": ("{name} ({opcode}) fused into {fusion} ({kind}) by {at}",
+                            "{name} ({opcode}) fusioniert in {fusion} ({kind}) durch {at}"),
+    "passes.follow.fused_with": ("{name} ({opcode}) fused into {fusion} ({kind}) with {partners} by {at}",
+                                 "{name} ({opcode}) fusioniert in {fusion} ({kind}) mit {partners} durch {at}"),
+    "passes.follow.moved": ("{name} ({opcode}) moved into {fusion} ({kind}) by {at}",
+                            "{name} ({opcode}) verschoben in {fusion} ({kind}) durch {at}"),
+    "passes.follow.moved_with": ("{name} ({opcode}) moved into {fusion} ({kind}) with {partners} by {at}",
+                                 "{name} ({opcode}) verschoben in {fusion} ({kind}) mit {partners} durch {at}"),
+    "passes.follow.calls": ("{name} now calls {target}, by {at}", "{name} ruft jetzt {target} auf, durch {at}"),
+    "passes.follow.renamed": ("{old} renamed {name} by {at}", "{old} umbenannt in {name} durch {at}"),
+    "passes.follow.feeds": ("{name}'s result feeds {fusion} ({kind}: {ops}) made by {at}",
+                            "Das Ergebnis von {name} fließt in {fusion} ({kind}: {ops}), erzeugt durch {at}"),
+    "passes.follow.layout": ("{name} layout {old} -> {new} by {at}", "{name} Layout {old} -> {new} durch {at}"),
+    "passes.follow.became": ("{name} ({old}) became {new} by {at}", "{name} ({old}) wurde zu {new} durch {at}"),
+    "passes.follow.changed": ("{name} changed by {at}", "{name} geändert durch {at}"),
+    "binding.passes.close": ("Close", "Schließen"),
+    "tooltip.passes.close": ("Close the filmstrip and return to the HLO level",
+                             "Den Film schließen und zur HLO-Ebene zurückkehren"),
+    "binding.passes.next": ("Next pass", "Nächster Pass"),
+    "tooltip.passes.next": ("Show the next pass and its diff", "Den nächsten Pass und seinen Diff zeigen"),
+    "binding.passes.previous": ("Prev pass", "Voriger Pass"),
+    "tooltip.passes.previous": ("Show the previous pass and its diff", "Den vorigen Pass und seinen Diff zeigen"),
+    "binding.passes.follow": ("Follow", "Verfolgen"),
+    "tooltip.passes.follow": ("Follow the HLO level's selected instruction (or layer) to where it was fused or "
+                              "rewritten",
+                              "Die auf der HLO-Ebene ausgewählte Instruktion (oder Schicht) bis dorthin verfolgen, "
+                              "wo sie fusioniert oder umgeschrieben wurde"),
+    "help.passes": (
+        "The filmstrip: the module after every compiler pass that changed it. Top: the passes in order "
+        "(pipeline, pass, instructions before and after, fusions, temporary bytes where known). Below: the "
+        "selected pass's narration and its diff (changed computations only; added lines green, removed red, "
+        "changed as a red/green pair; side by side from 160 columns). n/p step, w follows the HLO level's "
+        "selected instruction (or its layer) to the frame where it was fused or rewritten. g switches to "
+        "Grappler's film (the TensorFlow graph after each Grappler optimizer that changed it) and back.",
+        "Der Film: das Modul nach jedem Pass des Compilers, der es geändert hat. Oben: die Pässe der Reihe "
+        "nach (Pipeline, Pass, Instruktionen vorher und nachher, Fusionen, temporäre Bytes, wo bekannt). "
+        "Darunter: der Text zum ausgewählten Pass und sein Diff (nur geänderte Berechnungen; hinzugefügte "
+        "Zeilen grün, entfernte rot, geänderte als rot-grünes Paar; ab 160 Spalten nebeneinander). n/p "
+        "blättern, w verfolgt die auf der HLO-Ebene ausgewählte Instruktion (oder ihre Schicht) bis zu dem "
+        "Bild, in dem sie fusioniert oder umgeschrieben wurde. g wechselt zu Grapplers Film (der "
+        "TensorFlow-Graph nach jedem Grappler-Optimierer, der ihn geändert hat) und zurück."),
 }
 
 
