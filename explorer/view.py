@@ -1214,3 +1214,13 @@ def _sharded_module(bundle: Bundle, target: str):
     from explorer.mesh_view import SHARDED_HLO, sharded_values
 
     return sharded_values((bundle.target_dir(target) / SHARDED_HLO).read_text(encoding="utf-8"))
+
+
+def neighbour_layer(bundle: Bundle | None, name: str, step: int) -> str | None:
+    """The layer `step` places after `name` in the model's order, wrapping round (`[`/`]` on the
+    compare and mesh screens); the first or last layer when `name` is none of them; None without layers."""
+    names = [layer.name for layer in bundle.layers] if bundle is not None else []
+    if not names:
+        return None
+    at = names.index(name) if name in names else -step
+    return names[(at + step) % len(names)]

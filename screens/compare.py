@@ -52,7 +52,7 @@ from explorer.comparison_view import (
 from explorer.course.labels import label
 from explorer.errors import TensorwegError
 from explorer.records import CaptureOptions
-from explorer.view import compare_layer
+from explorer.view import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
 from screens.widgets.target_summary import TargetSummaryTable, target_table
@@ -255,11 +255,9 @@ class CompareScreen(Screen):
             self.sync()
 
     def action_move_layer(self, step: int) -> None:
-        bundle = getattr(self.app, "bundle", None)
-        names = [layer.name for layer in bundle.layers] if bundle is not None else []
-        if not names:
+        layer = neighbour_layer(getattr(self.app, "bundle", None), self.layer_name, step)
+        if layer is None:
             return
-        at = names.index(self.layer_name) if self.layer_name in names else -step
-        self.layer_name = names[(at + step) % len(names)]
+        self.layer_name = layer
         self.sync()
         self.query_one("#compare-body", VerticalScroll).scroll_home(animate=False)

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 
 from explorer.course.labels import label
 from explorer.mesh_view import MeshLayer, devices_note, grid_cells, slice_cells, split_text, tensor_name
-from explorer.view import layer_mesh
+from explorer.view import layer_mesh, neighbour_layer
 
 from screens.bindings import keyed
 
@@ -106,11 +106,9 @@ class MeshScreen(Screen):
         self.dismiss()
 
     def action_move_layer(self, step: int) -> None:
-        bundle = getattr(self.app, "bundle", None)
-        names = [layer.name for layer in bundle.layers] if bundle is not None else []
-        if not names:
+        layer = neighbour_layer(getattr(self.app, "bundle", None), self.layer_name, step)
+        if layer is None:
             return
-        at = names.index(self.layer_name) if self.layer_name in names else -step
-        self.layer_name = names[(at + step) % len(names)]
+        self.layer_name = layer
         self.sync()
         self.query_one("#mesh-body", VerticalScroll).scroll_home(animate=False)
