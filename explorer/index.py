@@ -597,6 +597,22 @@ def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, 
     return roles
 
 
+def _optimized_roles(hlo: HloModule | None, optimized: HloModule | None, hlo_roles: dict,
+                     layers: list[LayerRecord]) -> dict[str, tuple[str, str, tuple[int, ...]]]:
+    """The optimized module's parameter roles: those of the same-numbered parameters before
+    optimisation (see _parameter_links). Sizes cannot say whose a parameter is after SPMD
+    partitioning: a weight split over the mesh has its per-device shape there, so counting
+    elements against the layers' parameter counts credited it to the next layer."""
+    if optimized is None:
+        return {}
+    if not hlo_roles or hlo is None or hlo.entry is None or optimized.entry is None:
+        return _parameter_roles(optimized, layers)
+    before = {_parameter_number(i): hlo_roles[i.name] for i in hlo.entry.instructions
+              if i.opcode == "parameter" and i.name in hlo_roles}
+    return {i.name: before[_parameter_number(i)] for i in optimized.entry.instructions
+            if i.opcode == "parameter" and _parameter_number(i) in before}
+
+
 def _with_roles(entries: list[IndexEntry], roles: dict) -> list[IndexEntry]:
     if not roles:
         return entries
@@ -669,8 +685,9 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
         hlo_entries, _ = _module_entries(hlo, target, "hlo", owner_of) if hlo else ([], {})
         opt_entries, opt_names = (
             _module_entries(optimized, target, "optimized-hlo", owner_of) if optimized else ([], {}))
-        hlo_entries = _with_roles(hlo_entries, _parameter_roles(hlo, layers) if hlo else {})
-        opt_entries = _with_roles(opt_entries, _parameter_roles(optimized, layers) if optimized else {})
+        hlo_roles = _parameter_roles(hlo, layers) if hlo else {}
+        hlo_entries = _with_roles(hlo_entries, hlo_roles)
+        opt_entries = _with_roles(opt_entries, _optimized_roles(hlo, optimized, hlo_roles, layers))
         entries += hlo_entries + opt_entries
         layer_of_opt = {e.name: e.layer for e in opt_entries}
 
