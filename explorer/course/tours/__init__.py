@@ -27,7 +27,7 @@ from explorer.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
-    "capture_options", "with_capture_options", "missing_capture", "tour_command",
+    "capture_options", "with_capture_options", "header_options", "missing_capture", "tour_command",
     "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
@@ -126,7 +126,7 @@ def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
     needed = capture_options(tour)
     words: list[str] = []
     if tour.capture:
-        named = dict(_header_options(tour.capture))
+        named = dict(header_options(tour.capture))
         if model != tour.model:
             words.append(tour.model)
         for name in dict.fromkeys([*_STEP_FIELDS, *named]):
@@ -140,7 +140,7 @@ def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
     return " ".join(words)
 
 
-def _header_options(capture: str) -> list[tuple[str, str]]:
+def header_options(capture: str) -> list[tuple[str, str]]:
     """(field name, its text) per option of a `# capture:` header: `--mode train` -> ("mode", ...)."""
     found: list[tuple[str, list[str]]] = []
     for word in capture.split():
