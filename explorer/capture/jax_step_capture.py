@@ -46,7 +46,7 @@ def is_step_request(request: dict) -> bool:
 
 def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
                  protocol: ProtocolWriter) -> None:
-    from explorer.capture import jax_train
+    from explorer.capture import jax_compile, jax_train
 
     options = options_of(request)
     if not request.get("passes"):  # (--passes filters the dump its own way)
@@ -54,16 +54,18 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
         # write thousands of files nobody reads (before jax is imported: XLA reads the flags once).
         os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} --xla_dump_hlo_module_re={step_module(request)}"
     loaded = []  # the model and the step's argument layout, which come with the lowering
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="compare")
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="compile")
     comparisons: dict[str, Future] = {}
 
     def lower(model):
         lowering, layout = jax_train.lower_step(model, request["signature"], spec, options)
         loaded.append((model, layout))
-        # The calls compiled only for comparison are traced here and compiled on other threads while
-        # XLA compiles the step: a compile releases the GIL, so on a ResNet50 they overlap the step's.
+        # XLA compiles on other threads (a compile releases the GIL) while this one traces the calls
+        # compiled only for comparison and writes the HLO level: on ResNet50 they overlap the step's compile.
+        hlo = jax_compile.hlo_text(lowering)  # read before the compile starts: the module is not shared
+        step = _Compiling(hlo, pool.submit(lowering.lowered.compile))
         comparisons.update(_start_comparisons(model, request, spec, options, pool))
-        return lowering
+        return dataclasses.replace(lowering, lowered=step)
 
     try:
         steps = lower_and_compile(request, out_dir, protocol, lower)
@@ -72,6 +74,21 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
         _capture_levels(steps, loaded[0], comparisons, request, spec, out_dir, dump_dir, protocol)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Compiling:
+    """Stands for the step's JAX `Lowered` once its compile was started on another thread:
+    `compile()` waits for it, `as_text()` is the text `jax_compile.hlo_text` reads."""
+
+    def __init__(self, hlo: str, compiling: Future) -> None:
+        self._hlo, self._compiling = hlo, compiling
+
+    def compile(self):
+        return self._compiling.result()
+
+    def as_text(self, dialect: str, debug_info: bool) -> str:
+        assert (dialect, debug_info) == ("hlo", True), "only the text hlo_text asks for was taken"
+        return self._hlo
 
 
 def step_module(request: dict) -> str:
@@ -114,6 +131,22 @@ def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict
     _write(out_dir / "optimized_hlo.txt", optimized)
     write_parsed(out_dir / "optimized_hlo.txt")
     analysis = jax_compile.memory_figures(compiled)
+    dump_json(layout, out_dir / STEP_FILE)  # the comparisons' figures are added once they are compiled
+    protocol.level_done("optimized-hlo")
+
+    if spec.kind == "cpu":
+        _level(protocol, "memory", lambda: _cpu_levels(module_dump, out_dir, analysis))
+        _level(protocol, "kernels", lambda: None)  # written with the memory level from the same dump
+    else:
+        _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled, analysis))
+        _level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
+    if comparisons:  # waited for last: reading the dump above overlapped their compiles
+        dump_json(_with_comparisons(layout, compiled, comparisons), out_dir / STEP_FILE)
+
+
+def _with_comparisons(layout, compiled, comparisons: dict[str, Future]):
+    from explorer.capture import jax_compile
+
     if "inference" in comparisons:  # the inference call on the same devices, for the comparison
         layout = dataclasses.replace(
             layout, inference_analysis=jax_compile.memory_figures(comparisons["inference"].result()))
@@ -123,15 +156,7 @@ def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict
         layout = dataclasses.replace(
             layout, without_remat_analysis=jax_compile.memory_figures(plain_compiled),
             flops=(own_cost.flops if own_cost else 0.0, plain_cost.flops if plain_cost else 0.0))
-    dump_json(layout, out_dir / STEP_FILE)
-    protocol.level_done("optimized-hlo")
-
-    if spec.kind == "cpu":
-        _level(protocol, "memory", lambda: _cpu_levels(module_dump, out_dir, analysis))
-        _level(protocol, "kernels", lambda: None)  # written with the memory level from the same dump
-    else:
-        _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled, analysis))
-        _level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
+    return layout
 
 
 def _module_files(dump_dir: Path, module_name: str) -> Path:
