@@ -6,6 +6,12 @@ and Adam's update, is traced on abstract arguments placed on the target's device
 (compile-only for a TPU), lowered, compiled, and both HLO texts are printed to memory:
 what a script needs for the same module, without tensorweg.
 
+The inference call on the same device is lowered and compiled too, for its
+`memory_analysis()`: the learner sees the training step's peak against inference's
+(step.json's `inference_analysis`), and a plain script gets that figure only from these
+calls. The capture compiles it on a thread beside the step; this script compiles the two
+one after the other, as a plain script would.
+
     python bench/baseline_capture_train.py MODEL TARGET BATCH    # TARGET: cpu or tpu:v5e
 """
 
@@ -58,4 +64,13 @@ lowered = jax.jit(train_step, donate_argnums=(0, 1, 2)).trace(trainable, non_tra
 hlo = lowered.as_text()
 compiled = lowered.compile()
 optimized = compiled.as_text()
-print(len(hlo.splitlines()), len(optimized.splitlines()), compiled.memory_analysis() is not None)
+
+
+def fwd(trainable, non_trainable, x):
+    outputs, _ = model.stateless_call(trainable, non_trainable, x, training=False)
+    return outputs
+
+
+inference = jax.jit(fwd).trace(trainable, non_trainable, x).lower(lowering_platforms=(platform,)).compile()
+print(len(hlo.splitlines()), len(optimized.splitlines()), compiled.memory_analysis() is not None,
+      inference.memory_analysis() is not None)

@@ -4,7 +4,8 @@ Usage: python bench/bench_capture.py [--model mnist_cnn] [--repeat 3]
        python bench/bench_capture.py --mode train --model resnet50 --target tpu:v5e --repeat 1
 Prints the median wall time of each and their ratio (goal: mnist_cnn <= 1.3x,
 resnet50 <= 1.5x; a ResNet50 training step <= 1.2x the plain JAX compile calls of
-bench/baseline_capture_train.py), then the median time to open a cached capture
+bench/baseline_capture_train.py: the step's, and the inference call's the capture compiles
+for the peak comparison the learner sees), then the median time to open a cached capture
 (goal < 0.5 s) and where the last bundle lies (for bench_large.py --bundle).
 Runs alternate between the two so machine noise hits both alike.
 """

@@ -143,7 +143,13 @@ class Bundle:
 
         # Each target's modules are read and linked when a query first names that target.
         return LazyIndex(list(self.layers), lambda: self.graph, self.scopes, self.targets,
-                         self.hlo_module, self.kernels)
+                         self.hlo_module, self.kernels, self._variable_paths)
+
+    def _variable_paths(self, target: str):
+        """The step's variables (train mode or a mesh), which say whose each weight parameter is."""
+        from explorer.training import STEP_FILE, StepLayout, variable_paths
+
+        return variable_paths(self._load(StepLayout, f"targets/{target_dirname(target)}/{STEP_FILE}"))
 
     # --- per-target levels ----------------------------------------------------
 

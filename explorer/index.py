@@ -52,6 +52,7 @@ from functools import cached_property
 from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import LIST_LEVELS, target_key
 from explorer.records import GraphLevel, KernelRecord, LayerRecord
+from explorer.training import VariablePaths
 
 __all__ = ["IndexEntry", "IndexLink", "CrossIndex", "LazyIndex", "build_index", "layer_parents"]
 
@@ -226,9 +227,11 @@ class LazyIndex:
     """
 
     def __init__(self, layers: list[LayerRecord], graph, scopes: dict[str, dict[str, str]],
-                 targets: tuple[str, ...], module, kernels) -> None:
-        """graph: a callable returning the GraphLevel (or None): read when first needed."""
+                 targets: tuple[str, ...], module, kernels, variable_paths=None) -> None:
+        """graph: a callable returning the GraphLevel (or None): read when first needed.
+        variable_paths: target -> `VariablePaths` of its step (train mode or a mesh), or None."""
         self._layers, self._graph_loader, self._scopes = layers, graph, scopes
+        self._variable_paths = variable_paths or (lambda _target: None)
         self.targets = tuple(targets)
         self._module, self._kernels = module, kernels
         self._parts: dict[str, CrossIndex] = {}
@@ -261,7 +264,8 @@ class LazyIndex:
                         if module is not None:
                             modules[(target, level)] = module
                 kernels = {target: list(self._kernels(target))} if target in self.targets else {}
-                found = self._parts[target] = build_index(self._layers, self._graph, self._scopes, modules, kernels)
+                found = self._parts[target] = build_index(self._layers, self._graph, self._scopes, modules, kernels,
+                                                          self._paths(target))
             return found
 
     def _optimized(self, target: str) -> CrossIndex:
@@ -276,8 +280,13 @@ class LazyIndex:
                 module = self._module(target, True) if target in self.targets else None
                 modules = {(target, "optimized-hlo"): module} if module is not None else {}
                 kernels = {target: list(self._kernels(target))} if target in self.targets else {}
-                found = self._light[target] = build_index(self._layers, None, self._scopes, modules, kernels)
+                found = self._light[target] = build_index(self._layers, None, self._scopes, modules, kernels,
+                                                          self._paths(target))
             return found
+
+    def _paths(self, target: str) -> dict[str, VariablePaths]:
+        paths = self._variable_paths(target) if target in self.targets else None
+        return {target: paths} if paths is not None else {}
 
     def _for(self, level: str, target: str) -> CrossIndex:
         if not target_key(level, target):
@@ -563,8 +572,30 @@ def _owners(sizes: list[int], counts: list[tuple[str, int]]) -> list[tuple[str, 
     return owners
 
 
-def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, tuple[str, str, tuple[int, ...]]]:
+def _owners_by_path(paths: tuple[str, ...], layer_names: list[str]) -> list[tuple[str, int, int]]:
+    """(layer, position, count) per variable from its path (`dense/kernel`: dense's); ("", 0, 0)
+    where the path names no layer."""
+    known = set(layer_names)
+    layer_of = [layer if (layer := path.rsplit("/", 2)[-2] if "/" in path else "") in known else ""
+                for path in paths]
+    counts: dict[str, int] = defaultdict(int)
+    for layer in layer_of:
+        counts[layer] += 1
+    seen: dict[str, int] = defaultdict(int)
+    owners = []
+    for layer in layer_of:
+        seen[layer] += 1
+        owners.append((layer, seen[layer], counts[layer]) if layer else ("", 0, 0))
+    return owners
+
+
+def _parameter_roles(module: HloModule, layers: list[LayerRecord],
+                     paths: VariablePaths | None = None) -> dict[str, tuple[str, str, tuple[int, ...]]]:
     """Entry parameter name -> (layer, "input" | "weight", (position, count)).
+
+    `paths` (a step's variables) say whose a Keras-on-JAX variable is; without them the layers'
+    parameter counts do, which fails once SPMD partitioning gave a split weight its per-device
+    shape in the optimized module (it was credited to the next layer).
 
     A container's parameter counts are its inner layers' (a Sequential block's are its Conv2D's):
     only the layers that hold their own variables take arguments, so a weight is its Conv2D's.
@@ -584,7 +615,13 @@ def _parameter_roles(module: HloModule, layers: list[LayerRecord]) -> dict[str, 
             mine = sorted((int(match.group(2)), i) for i in params
                           if (match := variables[i.name]) is not None and match.group(1) == kind)
             weights = [i for _, i in mine]
-            owners = _owners([_elements(i) for i in weights], [(layer.name, count_of(layer)) for layer in layers])
+            own_paths = getattr(paths, kind) if paths is not None else ()
+            if own_paths and all(number < len(own_paths) for number, _ in mine):
+                by_path = _owners_by_path(own_paths, [layer.name for layer in layers])
+                owners = [by_path[number] for number, _ in mine]
+            else:
+                owners = _owners([_elements(i) for i in weights],
+                                 [(layer.name, count_of(layer)) for layer in layers])
             # _owners gives one owner per variable: the two lists pair up one to one.
             roles.update({i.name: (layer, "weight", (p, n) if layer else ()) for i, (layer, p, n)
                           in zip(weights, owners, strict=True)})
@@ -651,19 +688,22 @@ def build_index(
     scopes: dict[str, dict[str, str]],
     modules: dict[tuple[str, str], HloModule],
     kernels: dict[str, list[KernelRecord]],
+    variable_paths: dict[str, VariablePaths] | None = None,
 ) -> CrossIndex:
     """Link every level of every captured target.
 
     modules: keyed by (target, "hlo" | "optimized-hlo").
     scopes: scopes.json, {"graph": {scope: layer}, "<target>": {scope: layer}}.
     kernels: per target, the kernel records of its optimized module.
+    variable_paths: per target with a step layout (train mode or a mesh), its variables' paths.
     """
     with _collector_paused():
-        return _link(layers, graph, scopes, modules, kernels)
+        return _link(layers, graph, scopes, modules, kernels, variable_paths or {})
 
 
 def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str, dict[str, str]],
-          modules: dict[tuple[str, str], HloModule], kernels: dict[str, list[KernelRecord]]) -> CrossIndex:
+          modules: dict[tuple[str, str], HloModule], kernels: dict[str, list[KernelRecord]],
+          variable_paths: dict[str, VariablePaths]) -> CrossIndex:
     layer_names = [layer.name for layer in layers]
     entries: list[IndexEntry] = [IndexEntry("", "layers", name, name) for name in layer_names]
     links: list[IndexLink] = []
@@ -681,8 +721,9 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
         hlo_entries, _ = _module_entries(hlo, target, "hlo", owner_of) if hlo else ([], {})
         opt_entries, opt_names = (
             _module_entries(optimized, target, "optimized-hlo", owner_of) if optimized else ([], {}))
-        hlo_entries = _with_roles(hlo_entries, _parameter_roles(hlo, layers) if hlo else {})
-        opt_entries = _with_roles(opt_entries, _parameter_roles(optimized, layers) if optimized else {})
+        paths = variable_paths.get(target)
+        hlo_entries = _with_roles(hlo_entries, _parameter_roles(hlo, layers, paths) if hlo else {})
+        opt_entries = _with_roles(opt_entries, _parameter_roles(optimized, layers, paths) if optimized else {})
         entries += hlo_entries + opt_entries
         layer_of_opt = {e.name: e.layer for e in opt_entries}
 

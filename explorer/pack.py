@@ -56,6 +56,16 @@ class Pack:
             raise PackError(f"{self.source.name}: no bundle '{name}' (it has: {', '.join(self.bundles)})")
         return self.root / "bundles" / name
 
+    def bundle_for(self, tour) -> Path:
+        """The first bundle that has the capture `tour` selects in (`pack` checked one does), else the first."""
+        from explorer.course.tours import missing_capture  # noqa: PLC0415
+
+        for name in self.bundles:
+            manifest = read_manifest(self.root / "bundles" / name)
+            if not missing_capture(tour, manifest.model.spec, manifest.options):
+                return self.root / "bundles" / name
+        return self.bundle_path()
+
     def tour_text(self, name: str) -> str:
         return (self.root / "tours" / f"{name}.tour").read_text(encoding="utf-8")
 
@@ -74,11 +84,13 @@ def is_pack(path: Path) -> bool:
     return path.suffix.lower() == PACK_SUFFIX and not path.is_dir()
 
 
-def bundle_argument(text: str) -> Path | None:
-    """The bundle directory a MODEL argument names (a bundle, or a pack's first bundle), else None."""
+def bundle_argument(text: str, tour=None) -> Path | None:
+    """The bundle directory a MODEL argument names (a bundle, or a pack's first bundle: with a
+    `tour`, the first that has the lesson's capture), else None."""
     path = Path(text)
     if is_pack(path):
-        return open_pack(path).bundle_path()
+        pack = open_pack(path)
+        return pack.bundle_for(tour) if tour is not None else pack.bundle_path()
     if path.is_dir() and is_bundle(path):
         return path
     return None
@@ -323,9 +335,26 @@ def run_pack(args: argparse.Namespace) -> int:
         raise TensorwegError("--tours names one tour twice")
     options = capture_options(args)
     bundles = [open_or_capture(model, options) for model in args.models]
+    for name, text in tours:
+        _check_capture_packed(name, text, bundles)
     write_pack(bundles, tours, args.output)
     print(args.output)
     return 0
+
+
+def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> None:
+    """A lesson selects in the capture its `# capture:` header (and the targets its steps visit) names:
+    a pack without such a bundle would open it on one where its steps select nothing."""
+    from explorer.course.tours import capture_options, header_options, missing_capture, parse_tour  # noqa: PLC0415
+
+    tour = parse_tour(text, f"{name}.tour")
+    missing = [missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles]
+    if all(missing):
+        needed = capture_options(tour)
+        header = [text for option, text in header_options(tour.capture) if option != "targets"]
+        command = ["tensorweg capture", tour.model, *header, f"--targets {','.join(needed.targets)}"]
+        raise TensorwegError(f"--tours {name}: no packed bundle has the capture it needs ({missing[0]}); "
+                             f"pack a bundle made by `{' '.join(command)}`")
 
 
 def _builtin_tour_text(name: str) -> str:

@@ -69,6 +69,23 @@ class StepLayout:
     layout_map: str = ""  # --layout-map: the file's name (the weights split by its Keras LayoutMap)
 
 
+@dataclass(frozen=True)
+class VariablePaths:
+    """A step's Keras variables in argument order: `trainable[i]` is `trainable[i]` here
+    (`dense/kernel`), and so for `non_trainable[i]`. The cross-index credits a weight to its
+    layer by them: a split weight's per-device size in the optimized module cannot say whose it is."""
+
+    trainable: tuple[str, ...]
+    non_trainable: tuple[str, ...]
+
+
+def variable_paths(layout: StepLayout | None) -> VariablePaths | None:
+    if layout is None:
+        return None
+    groups = {group.role: group.names for group in layout.arguments}
+    return VariablePaths(groups.get(WEIGHTS, ()), groups.get(STATE, ()))
+
+
 # --- op names: which layer, which pass ----------------------------------------------
 
 

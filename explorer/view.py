@@ -33,7 +33,7 @@ from explorer.levels import HLO_LEVELS, LIST_LEVELS, NEXT_DOWN, is_hlo, target_k
 if TYPE_CHECKING:
     from explorer.bundle import Bundle
     from explorer.course.lookup import Explanation
-    from explorer.course.tours import Candidate, TourStep
+    from explorer.course.tours import Candidate, Tour, TourStep
     from explorer.hlo.model import HloInstruction, Shape
     from explorer.index import CrossIndex, IndexEntry
     from explorer.records import Allocation, GraphOp, KernelRecord, LayerRecord
@@ -1082,6 +1082,32 @@ def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
     if step.selection is None:
         return None
     return resolve_selection(step.selection, tour_candidates(bundle, step.level, step.target))
+
+
+@dataclass(frozen=True)
+class LessonChoice:
+    """One line of the lesson list (`T`): `needs` is "" when the open bundle has the capture the
+    lesson's steps select in, else what it lacks and the command that captures it."""
+
+    name: str
+    tour: Tour
+    needs: str = ""
+
+
+def lesson_choices(bundle: Bundle | None, lang: str) -> list[LessonChoice]:
+    """The built-in lessons in `lang` (each has a twin in the other; all when none is), those the
+    bundle has the capture for first: a training lesson on an inference bundle selects nothing."""
+    from explorer.bundle import is_bundle  # noqa: PLC0415
+    from explorer.course.tours import builtin_tours, missing_capture, tour_command  # noqa: PLC0415
+
+    tours = [(name, tour) for name, tour in builtin_tours() if tour.lang == lang] or builtin_tours()
+    manifest = bundle.manifest if bundle is not None and is_bundle(bundle.path) else None  # None: capturing
+    choices = []
+    for name, tour in tours:
+        missing = missing_capture(tour, manifest.model.spec, manifest.options) if manifest is not None else ""
+        needs = label("tours.needs", lang).format(options=missing, command=tour_command(name, tour)) if missing else ""
+        choices.append(LessonChoice(name, tour, needs))
+    return sorted(choices, key=lambda choice: bool(choice.needs))
 
 
 # --- what the app holds ------------------------------------------------------------------------------

@@ -733,7 +733,7 @@ class TensorwegApp(App):
     def action_tours(self) -> None:
         from screens.tour import TourListScreen  # noqa: PLC0415
 
-        self.push_screen(TourListScreen(self.lang), lambda tour: tour and self.begin_tour(tour))
+        self.push_screen(TourListScreen(self.lang, self.bundle), lambda tour: tour and self.begin_tour(tour))
 
     def begin_tour(self, tour: Tour, index: int = 0) -> None:
         from screens.tour import start_tour  # noqa: PLC0415

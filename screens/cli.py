@@ -45,7 +45,7 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step:
     """Open the explorer on a bundle directory, or capture MODEL in it; bad input fails before the UI."""
     options = capture_options(args)
     lang = args.lang or default_language()
-    bundle_path = bundle_argument(args.model)  # a bundle, or a lesson pack's first bundle
+    bundle_path = bundle_argument(args.model, tour)  # a bundle, or a lesson pack's (the tour's) bundle
     if bundle_path is None:
         if serve_policy.captures_forbidden():
             raise TensorwegError(f"{args.model}: this server opens lesson packs and bundles only")

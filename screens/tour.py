@@ -28,13 +28,15 @@ from textual.widgets.option_list import Option
 from explorer.course import exercises
 from explorer.course.labels import label
 from explorer.course.lookup import explain_topic
-from explorer.course.tours import Tour, TourStep, builtin_tours
-from explorer.view import Selection, resolve_tour_step, rows
+from explorer.course.tours import Tour, TourStep
+from explorer.view import LessonChoice, Selection, lesson_choices, resolve_tour_step, rows
 
 from screens.bindings import keyed
 from screens.widgets.explanation_pane import explanation_markdown
 
 if TYPE_CHECKING:
+    from explorer.bundle import Bundle
+
     from screens.app import TensorwegApp
 
 CSS_PATH = Path(__file__).with_suffix(".tcss")
@@ -237,18 +239,26 @@ class TourListScreen(ModalScreen[Tour | None]):
     CSS_PATH = CSS_PATH
     BINDINGS = [keyed("escape,q", "dismiss(None)", "tours.close")]
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, bundle: Bundle | None = None) -> None:
         super().__init__()
         self.lang = lang
-        # The tours written in the app's language (each has a twin in the other); all when none is.
-        self.tours = [(name, tour) for name, tour in builtin_tours() if tour.lang == lang] or builtin_tours()
+        # Those the open bundle has the capture for are chosen; the others say what they need.
+        self.choices = lesson_choices(bundle, lang)
+        self.tours = [(choice.name, choice.tour) for choice in self.choices]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tour-list-box") as box:
             box.border_title = label("pane.tour", self.lang)
-            yield OptionList(*[Option(Content(f"{tour.title}  [{tour.lang}, {tour.model}]"), id=name)
-                               for name, tour in self.tours], id="tour-list")
+            yield OptionList(*[self._option(choice) for choice in self.choices], id="tour-list")
             yield Static("", id="tour-list-description")
+
+    @staticmethod
+    def _option(choice: LessonChoice) -> Option:
+        tour = choice.tour
+        text = Content(f"{tour.title}  [{tour.lang}, {tour.model}]")
+        if choice.needs:
+            text = Content.assemble(text, "\n  ", Content(choice.needs))
+        return Option(text, id=choice.name, disabled=bool(choice.needs))
 
     def on_mount(self) -> None:
         self.query_one("#tour-list", OptionList).highlighted = 0

@@ -150,6 +150,9 @@ def test_splitting_the_first_kernel_gives_half_columns_per_chip_and_an_all_reduc
               for i in entry.instructions if i.opcode == "parameter"}
     assert shapes[0] == [64, 64]  # dense's 64x128 kernel: 64 columns on each chip of the model axis
     assert shapes[2] == [128, 64]  # dense_1's kernel is whole on every chip
+    # The split kernel is still dense's (its per-device size once credited it to dense_1).
+    assert bundle.index.layer_of("optimized-hlo", next(i.name for i in entry.instructions if i.opcode == "parameter"
+                                 and dict(i.attributes)["parameter_number"] == "0"), "tpu:v5e") == "dense"
     lines = view.step_lines(bundle, "tpu:v5e")
     assert lines[0].startswith("train (sgd) on 2x2, model parallel by layout map first.toml")
     # dense_1 contracts over the split columns: its partial sums are added over the model axis.

@@ -291,3 +291,36 @@ def test_pack_captures_a_model_it_is_given(tmp_path, capsys):
     from explorer.pack import open_pack
 
     assert open_pack(out).tour("basics").model == "mlp"
+
+
+def test_pack_refuses_a_lesson_whose_capture_no_packed_bundle_has(tmp_path, capsys):
+    """The four-chip lesson selects in mlp's training step on a 2x2 mesh: an inference bundle of
+    mnist_cnn would open it with nothing to select, so the pack says which capture to add."""
+    out = tmp_path / "course.twpack"
+    err = _error(capsys, ["pack", str(BUNDLE), "--tours", "tensor_to_registers,four_chips", "-o", str(out)])
+    assert err.startswith("error: --tours four_chips: no packed bundle has the capture it needs "
+                          "(mlp --mode train --optimizer sgd --mesh 2x2 --shard model --batch 8)")
+    assert "`tensorweg capture mlp --mode train --optimizer sgd --mesh 2x2 --shard model --batch 8 " \
+           "--targets tpu:v5e`" in err
+    # the two-compiler lesson visits tvm:cpu, which the recorded bundle has not captured
+    assert "(--targets tvm:cpu)" in _error(capsys, ["pack", str(BUNDLE), "--tours", "two_compilers", "-o", str(out)])
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.e2e
+def test_a_packed_lesson_opens_on_the_bundle_with_its_capture(tmp_path, capsys):
+    """Packed beside the capture its header names, the four-chip lesson opens on that bundle
+    (`tensorweg tour four_chips course.twpack`), not on the pack's first one."""
+    from explorer.course.tours import builtin_tour
+    from explorer.pack import bundle_argument, open_pack
+
+    chips = tmp_path / "chips"
+    assert main(["capture", "mlp", "--mode", "train", "--optimizer", "sgd", "--mesh", "2x2", "--shard", "model",
+                 "--batch", "8", "--targets", "tpu:v5e", "-o", str(chips)]) == 0
+    out = tmp_path / "course.twpack"
+    assert main(["pack", str(BUNDLE), str(chips), "--tours", "tensor_to_registers,four_chips", "-o", str(out)]) == 0
+    capsys.readouterr()
+    pack = open_pack(out)
+    assert bundle_argument(str(out), builtin_tour("four_chips")) == pack.bundle_path(pack.bundles[1])
+    assert bundle_argument(str(out), builtin_tour("tensor_to_registers")) == bundle_argument(str(out)) \
+        == pack.bundle_path(pack.bundles[0])

@@ -106,6 +106,32 @@ async def test_tour_list_starts_the_chosen_builtin_tour():
 
 
 @sync
+async def test_tour_list_offers_only_lessons_the_bundle_has_the_capture_for():
+    """mnist_cnn's bundle is one inference call per target: the training and four-chip lessons
+    (and the two-compiler one, which visits tvm:cpu) say what they need instead of starting."""
+    app = create_app(BUNDLE, level="hlo")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.opened.wait()
+        await pilot.pause()
+        await pilot.press("T")
+        await pilot.pause()
+        listing = app.screen
+        options = listing.query_one("#tour-list")
+        shown = {options.get_option_at_index(i).id: options.get_option_at_index(i)
+                 for i in range(options.option_count)}
+        needing = {name for name, option in shown.items() if option.disabled}
+        assert needing == {"training_memory", "four_chips", "two_compilers"}
+        four = str(shown["four_chips"].prompt)
+        assert "--mode train --optimizer sgd --mesh 2x2 --shard model --batch 8" in four
+        assert "tensorweg tour four_chips mlp" in four
+        assert "--targets tvm:cpu" in str(shown["two_compilers"].prompt)
+        assert not shown[TOUR].disabled
+        # the lessons that need another capture come last: moving past the others cannot reach them
+        await pilot.press(*["down"] * len(shown))
+        assert shown[options.get_option_at_index(options.highlighted).id].disabled is False
+
+
+@sync
 async def test_glossary_search_filters_terms_and_shows_the_definition():
     app = create_app(BUNDLE, level="layers")
     async with app.run_test(size=(120, 40)) as pilot:

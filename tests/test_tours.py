@@ -238,6 +238,7 @@ def test_the_four_chips_lesson_shows_half_a_kernel_and_the_all_reduce_of_a_model
     bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
     kernel = view.resolve_tour_step(bundle, tour.steps[1])
     assert "shape  f32[64,64]" in view.memory_facts(bundle, "optimized-hlo", "tpu:v5e", kernel)
+    assert bundle.index.layer_of("optimized-hlo", kernel, "tpu:v5e") == "dense"  # "This is dense's kernel"
     reduce = view.resolve_tour_step(bundle, tour.steps[3])
     assert reduce.startswith("all-reduce")
     assert any(line.strip().startswith("all-reduce") and "[2,2]<=[4]" in line and "[dense_1, backward]" in line

@@ -105,6 +105,28 @@ def test_model_parallel_splits_the_weights(tmp_path):
     assert shapes["features"] == "f32[4, 64]"  # the batch over the data axis only
     lines = view.step_lines(bundle, "tpu:v5e")
     assert any(line.strip().startswith(("all-gather", "all-reduce")) and "[2,2]<=[4]" in line for line in lines)
+    # Each kernel is credited to its own layer at both levels, though its per-device shape no
+    # longer adds up to the layer's parameter count (it was credited to the next layer).
+    credited = _kernel_owners(bundle)
+    assert credited == {layer: (layer, layer) for layer in ("dense", "dense_1", "logits")}
+
+
+def _kernel_owners(bundle: Bundle) -> dict[str, tuple[str, str]]:
+    """`<layer>/kernel` -> the layer the index credits its entry parameter to, before and after optimisation."""
+    layout = view.step_layout(bundle, "tpu:v5e")
+    numbers = {name: group.first + offset for group in layout.arguments for offset, name in enumerate(group.names)}
+    owners = {}
+    for path, number in numbers.items():
+        if not path.endswith("/kernel"):
+            continue
+        layers = []
+        for optimized, level in ((False, "hlo"), (True, "optimized-hlo")):
+            entry = next(c for c in bundle.hlo_module("tpu:v5e", optimized=optimized).computations if c.is_entry)
+            name = next(i.name for i in entry.instructions
+                        if i.opcode == "parameter" and dict(i.attributes)["parameter_number"] == str(number))
+            layers.append(bundle.index.layer_of(level, name, "tpu:v5e"))
+        owners[path.removesuffix("/kernel")] = tuple(layers)
+    return owners
 
 
 def test_explanations_follow_the_buffer_class(bundle):

@@ -200,34 +200,48 @@ def _kernel_records(prefix: str, dump_dir: Path, hlo: _Hlo) -> list[KernelRecord
     if hlo.module is None:
         return records
     covered = {name for record in records for name in record.hlo}
+    twins = _FusionTwins(hlo.module, records)
     for instruction in hlo.work:
         if instruction.name in covered:
             continue
-        twin = _identical_fusion_kernel(hlo.module, instruction, records)
+        twin = twins.kernel_for(instruction)
         if twin is not None:
             records[twin] = replace(records[twin], hlo=records[twin].hlo + (instruction.name,))
             continue
         calls = (instruction.custom_call_target,) if instruction.custom_call_target else ()
+        twins.add(instruction, len(records))  # a later identical fusion is listed under this one
         records.append(KernelRecord(name=instruction.name, hlo=(instruction.name,), kind="library",
                                     library_calls=calls))
     return sorted(records, key=lambda r: min((hlo.line(n) for n in r.hlo), default=0))
 
 
-def _identical_fusion_kernel(module: HloModule, instruction: HloInstruction, records: list[KernelRecord]) -> int | None:
-    if instruction.opcode != "fusion" or not instruction.called_computations:
-        return None
-    wanted = _structure(module, instruction.called_computations[0])
-    by_name = {i.name: i for _c, i in module.all_instructions()}
-    for index, record in enumerate(records):
-        for name in record.hlo:
-            other = by_name.get(name)
-            if (
-                other is not None and other.opcode == "fusion" and other.called_computations
-                and other.shape == instruction.shape
-                and _structure(module, other.called_computations[0]) == wanted
-            ):
-                return index
-    return None
+class _FusionTwins:
+    """Which kernel record already implements a fusion identical to a given one (same shape and
+    fused computation). Built once: a training step's module has thousands of fusions without a
+    kernel of their own, and comparing each with every record was quadratic (a minute on ResNet50)."""
+
+    def __init__(self, module: HloModule, records: list[KernelRecord]) -> None:
+        self.module = module
+        by_name = {i.name: i for _c, i in module.all_instructions()}
+        self.first: dict[tuple, int] = {}
+        for index, record in enumerate(records):
+            for name in record.hlo:
+                if name in by_name:
+                    self.add(by_name[name], index)
+
+    def add(self, instruction: HloInstruction, index: int) -> None:
+        key = self._key(instruction)
+        if key is not None:
+            self.first.setdefault(key, index)
+
+    def _key(self, instruction: HloInstruction) -> tuple | None:
+        if instruction.opcode != "fusion" or not instruction.called_computations:
+            return None
+        return (instruction.shape, _structure(self.module, instruction.called_computations[0]))
+
+    def kernel_for(self, instruction: HloInstruction) -> int | None:
+        key = self._key(instruction)
+        return self.first.get(key) if key is not None else None
 
 
 def read_cpu_dump(dump_dir: Path, out_dir: Path) -> None:

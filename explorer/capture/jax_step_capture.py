@@ -11,7 +11,9 @@ compiles inference only), so every target's training step comes from the same tr
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from explorer.capture.jax_worker import (
@@ -46,22 +48,81 @@ def is_step_request(request: dict) -> bool:
 def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
                  protocol: ProtocolWriter) -> None:
     from explorer.capture import jax_compile, jax_train
-    from explorer.capture.artifacts import write_parsed
 
     options = options_of(request)
-    module_name = jax_train.TRAIN_MODULE if options.mode == "train" else jax_compile.MODULE_NAME
+    if not request.get("passes"):  # (--passes filters the dump its own way)
+        # XLA dumps only the step's module: the comparison calls and JAX's helper modules would
+        # write thousands of files nobody reads (before jax is imported: XLA reads the flags once).
+        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} --xla_dump_hlo_module_re={step_module(request)}"
     loaded = []  # the model and the step's argument layout, which come with the lowering
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="compile")
+    comparisons: dict[str, Future] = {}
 
     def lower(model):
         lowering, layout = jax_train.lower_step(model, request["signature"], spec, options)
         loaded.append((model, layout))
-        return lowering
+        # XLA compiles on other threads (a compile releases the GIL) while this one traces the calls
+        # compiled only for comparison and writes the HLO level: on ResNet50 they overlap the step's compile.
+        hlo = jax_compile.hlo_text(lowering)  # read before the compile starts: the module is not shared
+        step = _Compiling(hlo, pool.submit(lowering.lowered.compile))
+        comparisons.update(_start_comparisons(model, request, spec, options, pool))
+        return dataclasses.replace(lowering, lowered=step)
 
-    steps = lower_and_compile(request, out_dir, protocol, lower)
-    if steps is None:
-        return
+    try:
+        steps = lower_and_compile(request, out_dir, protocol, lower)
+        if steps is None:
+            return
+        _capture_levels(steps, loaded[0], comparisons, request, spec, out_dir, dump_dir, protocol)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Compiling:
+    """Stands for the step's JAX `Lowered` once its compile was started on another thread:
+    `compile()` waits for it, `as_text()` is the text `jax_compile.hlo_text` reads."""
+
+    def __init__(self, hlo: str, compiling: Future) -> None:
+        self._hlo, self._compiling = hlo, compiling
+
+    def compile(self):
+        return self._compiling.result()
+
+    def as_text(self, dialect: str, debug_info: bool) -> str:
+        assert (dialect, debug_info) == ("hlo", True), "only the text hlo_text asks for was taken"
+        return self._hlo
+
+
+def step_module(request: dict) -> str:
+    """The XLA module name of the step a request compiles (the dump is filtered to it)."""
+    from explorer.capture import jax_compile, jax_train
+
+    return jax_train.TRAIN_MODULE if request.get("mode", "inference") == "train" else jax_compile.MODULE_NAME
+
+
+def _start_comparisons(model, request: dict, spec: TargetSpec, options: CaptureOptions,
+                       pool: ThreadPoolExecutor) -> dict[str, Future]:
+    """Trace (here: Keras and JAX tracing is not thread-safe) and start compiling what step.json
+    compares the step with: the inference call (train mode), the step without remat (--remat)."""
+    from explorer.capture import jax_train
+
+    started = {}
+    if options.mode == "train":
+        inference, _ = jax_train.lower_step(model, request["signature"], spec, options, mode="inference")
+        started["inference"] = pool.submit(inference.lowered.compile)
+    if options.remat:
+        plain, _ = jax_train.lower_step(model, request["signature"], spec, dataclasses.replace(options, remat=False))
+        started["without remat"] = pool.submit(plain.lowered.compile)
+    return started
+
+
+def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict, spec: TargetSpec,
+                    out_dir: Path, dump_dir: Path, protocol: ProtocolWriter) -> None:
+    from explorer.capture import jax_compile
+    from explorer.capture.artifacts import write_parsed
+
+    module_name = step_module(request)
     _lowering, compiled = steps
-    model, layout = loaded[0]
+    _model, layout = loaded
     # XLA:CPU's dump is read by file prefix: keep only this module's files (the inference
     # call compiled below, and JAX's helper modules, write there too).
     module_dump = _module_files(dump_dir, module_name) if spec.kind == "cpu" else dump_dir
@@ -71,20 +132,8 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     _write(out_dir / "optimized_hlo.txt", optimized)
     write_parsed(out_dir / "optimized_hlo.txt")
     analysis = jax_compile.memory_figures(compiled)
-    if options.mode == "train":  # the inference call on the same devices, for the comparison
-        inference, _ = jax_train.lower_step(model, request["signature"], spec, options, mode="inference")
-        layout = dataclasses.replace(layout,
-                                     inference_analysis=jax_compile.memory_figures(inference.lowered.compile()))
-    if options.remat:  # the same step keeping its activations: what remat saves and what it costs
-        plain, _ = jax_train.lower_step(model, request["signature"], spec,
-                                        dataclasses.replace(options, remat=False))
-        plain_compiled = plain.lowered.compile()
-        plain_cost, own_cost = jax_compile.cost(plain_compiled), jax_compile.cost(compiled)
-        layout = dataclasses.replace(
-            layout, without_remat_analysis=jax_compile.memory_figures(plain_compiled),
-            flops=(own_cost.flops if own_cost else 0.0, plain_cost.flops if plain_cost else 0.0))
-    dump_json(layout, out_dir / STEP_FILE)
-    if options.mesh:
+    dump_json(layout, out_dir / STEP_FILE)  # the comparisons' figures are added once they are compiled
+    if request.get("mesh"):  # the mesh view's source: every value's global shape and sharding
         keep_sharded_module(dump_dir, module_name, out_dir)
         keep_mesh_devices(compiled, out_dir)
     protocol.level_done("optimized-hlo")
@@ -95,6 +144,23 @@ def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     else:
         _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled, analysis))
         _level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
+    if comparisons:  # waited for last: reading the dump above overlapped their compiles
+        dump_json(_with_comparisons(layout, compiled, comparisons), out_dir / STEP_FILE)
+
+
+def _with_comparisons(layout, compiled, comparisons: dict[str, Future]):
+    from explorer.capture import jax_compile
+
+    if "inference" in comparisons:  # the inference call on the same devices, for the comparison
+        layout = dataclasses.replace(
+            layout, inference_analysis=jax_compile.memory_figures(comparisons["inference"].result()))
+    if "without remat" in comparisons:  # the same step keeping its activations: what remat saves and costs
+        plain_compiled = comparisons["without remat"].result()
+        plain_cost, own_cost = jax_compile.cost(plain_compiled), jax_compile.cost(compiled)
+        layout = dataclasses.replace(
+            layout, without_remat_analysis=jax_compile.memory_figures(plain_compiled),
+            flops=(own_cost.flops if own_cost else 0.0, plain_cost.flops if plain_cost else 0.0))
+    return layout
 
 
 def _module_files(dump_dir: Path, module_name: str) -> Path:

@@ -395,6 +395,8 @@ LABELS: dict[str, tuple[str, str]] = {
                                "Das nächste Element der Ebene oben wählen (für eine Auswahlfrage)"),
     "tooltip.tour.previous_item": ("Select the previous item of the level above (to answer a select question)",
                                    "Das vorige Element der Ebene oben wählen (für eine Auswahlfrage)"),
+    "tours.needs": ("needs the capture {options}, made by: {command}",
+                    "braucht die Erfassung {options}, die dieser Befehl macht: {command}"),
     "tooltip.tours.close": ("Close the tour list", "Die Liste der Führungen schließen"),
     "tooltip.glossary.close": ("Close the glossary", "Das Glossar schließen"),
     "tooltip.glossary.next": ("Highlight the next term in the list", "Den nächsten Begriff der Liste markieren"),

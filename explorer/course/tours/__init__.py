@@ -27,7 +27,7 @@ from explorer.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
-    "capture_options", "with_capture_options",
+    "capture_options", "with_capture_options", "header_options", "missing_capture", "tour_command",
     "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
@@ -109,6 +109,52 @@ def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Names
     parsed = vars(build_parser().parse_args(["tour", "-", tour.model, *tour.capture.split()]))
     named = {word[2:].replace("-", "_") for word in tour.capture.split() if word.startswith("--")}
     return argparse.Namespace(**{**vars(args), **{name: parsed[name] for name in named}})
+
+
+# A `# capture:` option's field in CaptureOptions, where the names differ.
+_FIELDS = {"input_shape": "input_shapes"}
+# What decides the compiled function: a lesson with a `# capture:` header is written for its values
+# of these (named or left at their defaults); batch and input shapes only matter where it names them.
+_STEP_FIELDS = ("mode", "optimizer", "mesh", "shard", "remat", "layout_map")
+
+
+def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
+    """What a bundle of `model` captured with `options` lacks for the lesson's steps: "" when it
+    has what they select, else the lesson's model and the capture options it differs in, as the
+    command line writes them (`mlp --mode train --targets tpu:v5e`; `without --mesh` for one the
+    lesson does not use). A lesson without a header runs on any bundle with the targets it visits."""
+    needed = capture_options(tour)
+    words: list[str] = []
+    if tour.capture:
+        named = dict(header_options(tour.capture))
+        if model != tour.model:
+            words.append(tour.model)
+        for name in dict.fromkeys([*_STEP_FIELDS, *named]):
+            field = _FIELDS.get(name, name)
+            if name != "targets" and getattr(needed, field, None) != getattr(options, field, None):
+                words.append(named.get(name, f"without --{name.replace('_', '-')}"))
+    absent = [target for target in needed.targets if target not in options.targets
+              and (target in visited_targets(tour) or "--targets" in tour.capture.split())]
+    if absent:
+        words.append(f"--targets {','.join(absent)}")
+    return " ".join(words)
+
+
+def header_options(capture: str) -> list[tuple[str, str]]:
+    """(field name, its text) per option of a `# capture:` header: `--mode train` -> ("mode", ...)."""
+    found: list[tuple[str, list[str]]] = []
+    for word in capture.split():
+        if word.startswith("--"):
+            found.append((word[2:].replace("-", "_"), [word]))
+        elif found:
+            found[-1][1].append(word)
+    return [(name, " ".join(words)) for name, words in found]
+
+
+def tour_command(name: str, tour: Tour) -> str:
+    """The command that captures what a built-in lesson needs and opens it (`tensorweg tour`
+    applies its `# capture:` header)."""
+    return f"tensorweg tour {name} {tour.model}"
 
 
 def load_tour(path: Path) -> Tour:
