@@ -81,3 +81,29 @@ async def test_the_other_sheets_join_once_the_rows_are_shown():
         await opened(pilot)
         for name in ("graph", "kernels", "compare", "passes", "tour"):
             assert app.stylesheet.has_source(str(app.css_path[0].with_name(f"{name}.tcss"))), name
+
+
+@sync
+async def test_code_drawn_before_pygments_is_in_is_highlighted_the_frame_after():
+    """The frame that first shows code does not wait for Pygments' import; the code does not stay plain."""
+    from textual.app import App
+
+    from screens.widgets import code_view
+
+    hlo = "ENTRY %main {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[2] add(%p, %p)\n}"
+
+    class OneView(App):
+        def compose(self):
+            yield code_view.CodeView(id="code")
+
+        def on_mount(self):
+            self.query_one(code_view.CodeView).set_code(hlo, "hlo")
+
+    code_view._lexer.cache_clear()  # as in a fresh process: no lexer built yet
+    app = OneView()
+    async with app.run_test(size=(60, 6)) as pilot:
+        await pilot.pause()
+        view = app.query_one(code_view.CodeView)
+        drawn = view.render_line(1)
+    assert view._lines  # highlighted lines replaced the plain ones
+    assert len({segment.style for segment in drawn if segment.text.strip()}) > 2  # gutter, keyword, name...

@@ -166,6 +166,7 @@ class CodeView(Widget, can_focus=True):
         return line
 
     def _highlight_after_plain(self) -> None:
+        _lexer(self._language)  # Pygments' import, between this frame and the next
         self._highlight_pending = False
         self._strips.clear()  # the rows drawn plain
         self.refresh()
