@@ -119,6 +119,24 @@ def _prepare(bundle: Bundle, level: str, target: str, lang: str, read=lambda tar
             rows(bundle, descent.level, target, lang)
 
 
+def _prepare_levels(bundle: Bundle, target: str, lang: str, cancelled) -> None:
+    """Every level's rows, off the UI thread once the first screen is ready: a level's first visit
+    then only fills its list (of a first `4` on 30,000 optimized instructions, 0.24 s of 0.39 s
+    was building its rows). `explorer.view` keeps them per bundle; stops when `cancelled()`."""
+    from explorer.view import created_by_compiler, row_groups, rows  # noqa: PLC0415
+
+    for level in LIST_LEVELS:
+        if cancelled():
+            return
+        try:
+            if bundle.status(level, target).status == "ok":
+                rows(bundle, level, target, lang)
+                created_by_compiler(bundle, level, target)
+                row_groups(bundle, level, target, lang)
+        except TensorwegError:
+            continue  # a damaged level: its screen says so when shown
+
+
 def plain_terminal(environ=os.environ) -> bool:
     """No colour wanted (NO_COLOR) or none possible (Rich finds no colour system: TERM=dumb).
 
@@ -332,6 +350,7 @@ class TensorwegApp(App):
         _warm_up_renderers()
         worker = get_current_worker()
         warm_layer_facts(bundle, self.lang, lambda: worker.is_cancelled)
+        _prepare_levels(bundle, target, self.lang, lambda: worker.is_cancelled)
         gc.freeze()
 
     @on(BundleOpened)
