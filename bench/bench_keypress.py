@@ -5,6 +5,14 @@ DataTable of as many rows (same run), so the ratio shows what tensorweg adds
 on top of Textual and the test driver. Defaults to a local ResNet50 bundle.
 
     .venv/bin/python bench/bench_keypress.py [--presses 60] [--bundle PATH] [--target cpu]
+
+`--first-visit`: the first press of each level key (2, 3, 4, 5, Enter, m, x) after the app
+opened on the layer list, each in a fresh interpreter (a learner's first visit imports and
+builds the screen), median over `--runs` starts, against the same key's second visit in the
+same run. `--profile KEY` prints where one first visit's time goes (cProfile, cumulative).
+`--large N` measures a generated bundle of N optimized instructions (tests/large_bundle.py).
+
+    .venv/bin/python bench/bench_keypress.py --first-visit [--runs 5] [--large 30000]
 """
 
 from __future__ import annotations
@@ -12,7 +20,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,12 +86,94 @@ async def press_timings(app, presses: int, rows: int | None = None) -> tuple[lis
     return timings, rows
 
 
+# Level keys from the layer list, and the key that leaves what each one showed.
+FIRST_VISIT_KEYS = {"2": "1", "3": "1", "4": "1", "5": "1", "enter": "1", "m": "1", "x": "escape"}
+
+
+async def _timed_press(pilot, key: str) -> tuple[float, float]:
+    """(wall, CPU) seconds from the press to its last frame. The process's CPU time is what the
+    press cost, less at the mercy of a busy machine (the app is idle before it)."""
+    _FRAMES.clear()
+    start, cpu = time.perf_counter(), time.process_time()
+    await pilot.press(key)
+    await pilot.pause()
+    return (_FRAMES[-1] if _FRAMES else time.perf_counter()) - start, time.process_time() - cpu
+
+
+def _descending_layer(path: Path) -> str:
+    """The first layer that Enter takes down a level (the first rows are often inputs, with nothing below)."""
+    from explorer.bundle import Bundle
+    from explorer.view import descend, rows
+
+    bundle = Bundle.open(path)
+    return next(item.name for item in rows(bundle, "layers", "cpu")
+                if (down := descend(bundle, "layers", item.name, "cpu")) is not None and down.select)
+
+
+async def first_visit(bundle: Path, key: str, profile: bool = False) -> tuple[float, float, float, float]:
+    """(wall, CPU) of the first press of `key`, then of the second, once the app is open and idle."""
+    from screens.app import create_app
+
+    _record_frames()
+    app = create_app(bundle, level="layers", target="cpu", select=_descending_layer(bundle))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.opened.wait()
+        await app.workers.wait_for_complete()  # the open worker's warm-up is done: the learner reads
+        await pilot.pause()
+        if profile:
+            import cProfile
+            import pstats
+
+            with cProfile.Profile() as prof:
+                first = await _timed_press(pilot, key)
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
+        else:
+            first = await _timed_press(pilot, key)
+        await pilot.press(FIRST_VISIT_KEYS[key])
+        await pilot.pause()
+        second = await _timed_press(pilot, key)
+    return *first, *second
+
+
+def _first_visit_run(bundle: Path, key: str) -> tuple[float, ...]:
+    out = subprocess.run([sys.executable, __file__, "--one-visit", key, "--bundle", str(bundle)],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    return tuple(map(float, out.stdout.split()[-4:]))
+
+
+def first_visits(bundle: Path, runs: int) -> None:
+    _first_visit_run(bundle, "2")  # writes the bytecode; not timed
+    for key in FIRST_VISIT_KEYS:
+        timings = [_first_visit_run(bundle, key) for _ in range(runs)]
+        first, first_cpu, second, second_cpu = (statistics.median(run[i] for run in timings) for i in range(4))
+        print(f"first {key:>5}: median {first * 1000:6.0f} ms (CPU {first_cpu * 1000:4.0f}), second visit "
+              f"{second * 1000:4.0f} ms (CPU {second_cpu * 1000:4.0f}), ratio {first / second:4.1f} "
+              f"({runs} starts, {bundle.name})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=60)
     parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
     parser.add_argument("--target", default="cpu")
+    parser.add_argument("--first-visit", action="store_true")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--large", type=int, default=0)
+    parser.add_argument("--profile", choices=FIRST_VISIT_KEYS)
+    parser.add_argument("--one-visit", choices=FIRST_VISIT_KEYS, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one_visit or args.profile:
+        print(*asyncio.run(first_visit(args.bundle, args.one_visit or args.profile, bool(args.profile))))
+        return
+    if args.first_visit:
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.large:
+                sys.path.insert(0, str(ROOT / "tests"))
+                from large_bundle import write_large_bundle
+
+                args.bundle = write_large_bundle(Path(tmp) / "large", args.large)
+            first_visits(args.bundle, args.runs)
+        return
     from screens.app import create_app
 
     _record_frames()

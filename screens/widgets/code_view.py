@@ -8,7 +8,9 @@ Rich's `Syntax` would re-lex a 3,000-line module on every selection change;
 here HLO (a line-oriented lexer) is lexed one line at a time as lines come
 into view, and each refresh only slices the visible window, so opening a
 ResNet-sized module and moving through its instructions stay instant.
-Pygments is imported on the first highlighted line, not with the app.
+Pygments is imported on the first highlighted line, not with the app, and
+not in the frame that first shows code (often the one with the rows): that
+frame draws the lines plain, the next one highlights them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ def _lexer(language: str):
         return get_lexer_by_name(LEXERS.get(language, "text"))
     except ClassNotFound:
         return get_lexer_by_name("text")
+
+
+def _pygments_loaded() -> bool:
+    """Whether a lexer was built (Pygments imported): until then code is drawn plain."""
+    return _lexer.cache_info().currsize > 0
 
 
 @lru_cache(maxsize=1)
@@ -127,6 +134,7 @@ class CodeView(Widget, can_focus=True):
         # (line, marked, width, left) -> drawn row; bounded, since scrolling sideways and resizing add keys.
         self._strips: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(2048)
         self._longest = 0  # cells of the longest line, to bound sideways scrolling
+        self._highlight_pending = False  # lines were drawn plain: highlighted after this frame
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
         code = code.rstrip()
@@ -149,8 +157,19 @@ class CodeView(Widget, can_focus=True):
     def _line(self, index: int) -> Text:
         line = self._lines.get(index)
         if line is None:
+            if not _pygments_loaded():  # the frame does not wait for Pygments' import
+                if not self._highlight_pending:
+                    self._highlight_pending = True
+                    self.call_after_refresh(self._highlight_after_plain)
+                return Text(self._source[index])
             line = self._lines[index] = highlight_line(self._source[index], self._language)
         return line
+
+    def _highlight_after_plain(self) -> None:
+        _lexer(self._language)  # Pygments' import, between this frame and the next
+        self._highlight_pending = False
+        self._strips.clear()  # the rows drawn plain
+        self.refresh()
 
     def mark(self, lines: set[int], focus: int = 0) -> None:
         """Highlight 1-based `lines` and scroll so `focus` sits a third down the view."""

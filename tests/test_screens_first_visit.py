@@ -1,0 +1,109 @@
+"""The first visit of a level or a pushed screen (issue 8): it neither re-parses the app's
+stylesheet nor looks any different from the same screen opened at start.
+
+Textual re-parses every sheet from scratch and restyles every node when a screen's sheet is new to
+the app or a new mode's screen is marked behind the app's CSS; the app reads the other screens'
+sheets once its rows are shown and marks a level screen built on its first visit as styled
+(`TensorwegApp._read_other_sheets`, `_new_level_screen`). The timing is bench/bench_keypress.py
+--first-visit's job; these tests hold the mechanism and its result.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.css.stylesheet import Stylesheet
+
+from screens.app import create_app
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync, wait_for_jumps
+
+pytestmark = needs_bundle
+SIZE = (120, 40)
+
+
+def _count_reparses(monkeypatch) -> list[int]:
+    calls = []
+    reparse = Stylesheet.reparse
+
+    def counted(self):
+        calls.append(1)
+        return reparse(self)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    return calls
+
+
+async def _screenshot(pilot) -> str:
+    await pilot.pause()
+    await wait_for_jumps(pilot)
+    return pilot.app.export_screenshot()
+
+
+@pytest.mark.parametrize("key,level", [("2", "graph"), ("3", "hlo"), ("4", "optimized-hlo"), ("5", "kernels"),
+                                       ("m", "memory")])
+@sync
+async def test_a_level_reached_by_its_key_looks_as_when_opened_there(key, level):
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press(key)
+        visited = await _screenshot(pilot)
+    direct = create_app(BUNDLE, level=level, target="cpu")
+    async with direct.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        started = await _screenshot(pilot)
+    assert visited == started
+
+
+@pytest.mark.parametrize("keys", [("2",), ("enter",), ("4", "5", "m"), ("x",), ("f",), ("question_mark",)],
+                         ids=["graph", "enter", "three-levels", "compare", "passes", "help"])
+@sync
+async def test_a_first_visit_does_not_reparse_the_stylesheet(monkeypatch, keys):
+    app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")  # Enter: its graph ops
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await app.workers.wait_for_complete()
+        reparses = _count_reparses(monkeypatch)
+        shown = []
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+            shown.append(type(app.screen).__name__)
+        assert len(set(shown)) == len(keys)  # each key showed a screen of its own
+        assert reparses == []
+
+
+@sync
+async def test_the_other_sheets_join_once_the_rows_are_shown():
+    app = create_app(BUNDLE, level="hlo", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        assert not app.stylesheet.has_source(str(app.css_path[0].with_name("compare.tcss")))
+        await opened(pilot)
+        for name in ("graph", "kernels", "compare", "passes", "tour"):
+            assert app.stylesheet.has_source(str(app.css_path[0].with_name(f"{name}.tcss"))), name
+
+
+@sync
+async def test_code_drawn_before_pygments_is_in_is_highlighted_the_frame_after():
+    """The frame that first shows code does not wait for Pygments' import; the code does not stay plain."""
+    from textual.app import App
+
+    from screens.widgets import code_view
+
+    hlo = "ENTRY %main {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[2] add(%p, %p)\n}"
+
+    class OneView(App):
+        def compose(self):
+            yield code_view.CodeView(id="code")
+
+        def on_mount(self):
+            self.query_one(code_view.CodeView).set_code(hlo, "hlo")
+
+    code_view._lexer.cache_clear()  # as in a fresh process: no lexer built yet
+    app = OneView()
+    async with app.run_test(size=(60, 6)) as pilot:
+        await pilot.pause()
+        view = app.query_one(code_view.CodeView)
+        drawn = view.render_line(1)
+    assert view._lines  # highlighted lines replaced the plain ones
+    assert len({segment.style for segment in drawn if segment.text.strip()}) > 2  # gutter, keyword, name...
