@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from explorer.bundle import Bundle
 from explorer.comparison import (
@@ -55,6 +55,7 @@ from explorer.records import CaptureOptions
 from explorer.view import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
 WIDE = 100  # columns from which the target headers also name the board
@@ -154,7 +155,7 @@ class CompareScreen(Screen):
             yield Static("", id="compare-mesh")
             yield TargetSummaryTable("", id="compare-summary")
             yield Static("", id="compare-figures")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sync()

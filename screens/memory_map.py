@@ -9,11 +9,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from explorer.course.labels import label
 
 from screens.bindings import keyed
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows
 
 
@@ -32,7 +33,7 @@ class MemoryMapScreen(Screen):
         status = Static(Content(self.app.status), id="status")  # the app's notifications (never over the map)
         status.display = bool(self.app.status)
         yield status
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sync()

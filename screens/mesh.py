@@ -19,13 +19,14 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from explorer.course.labels import label
 from explorer.mesh_view import MeshLayer, devices_note, grid_cells, slice_cells, split_text, tensor_name
 from explorer.view import layer_mesh, neighbour_layer
 
 from screens.bindings import keyed
+from screens.widgets.keys_footer import KeysFooter
 
 
 def mesh_renderable(layer: MeshLayer, lang: str) -> Group:
@@ -80,7 +81,7 @@ class MeshScreen(Screen):
         yield Static("", id="mesh-title")
         with VerticalScroll(id="mesh-body"):
             yield Static("", id="mesh-grids")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sync()

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from explorer import pass_view
 from explorer.course.labels import label
@@ -26,6 +26,7 @@ from explorer.passes import Filmstrip
 from explorer.passes_grappler import GRAPPLER
 
 from screens.bindings import keyed
+from screens.widgets.keys_footer import KeysFooter
 
 _STYLES = {"computation": "bold", "added": "green", "removed": "red",
            "changed-from": "red", "changed-to": "green"}
@@ -87,7 +88,7 @@ class PassesScreen(Screen):
         yield Static("", id="passes-follow")
         with VerticalScroll(id="passes-diff"):
             yield Static("", id="passes-diff-text")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.load_film(self.target)
