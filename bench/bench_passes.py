@@ -2,6 +2,7 @@
 
 Usage: python bench/bench_passes.py [--model mnist_cnn] [--targets cpu,tpu:v5e] [--repeat 3]
        python bench/bench_passes.py --split [--model resnet50] [--repeat 2]
+       python bench/bench_passes.py --grappler [--model resnet50] [--repeat 3]
 Captures alternately with and without `--passes` (fresh processes, no cache) and prints the
 median ratio (goal <= 1.5x); then, on the captured bundle, the time to open each target's
 filmstrip from disk (list + first diff, goal < 1 s for ResNet50) and the median time to step
@@ -14,6 +15,9 @@ call), in fresh processes, with the capture's dump flags and without the per-pas
 in process CPU seconds (steadier than wall time on a shared machine); then tensorweg's
 collection of the frames (`read_cpu_passes`: read, normalise, drop unchanged, count, compress)
 is timed on that dump.
+
+`--grappler` times the graph level alone (tensorweg's `graph_level_and_film`, in this process, on one
+trace of the model) without and with Grappler's film, in process CPU seconds, alternating.
 """
 
 from __future__ import annotations
@@ -106,13 +110,38 @@ def split(model: str, repeat: int, work: Path) -> None:
           f"tensorweg's collection of the frames {collect:.2f} (+{collect / base:.2f}x on top)")
 
 
+def grappler(model: str, repeat: int) -> None:
+    """The graph level's cost without and with Grappler's film (see the module's docstring)."""
+    from explorer.capture.tf_graph import graph_level_and_film, trace_model
+    from explorer.capture.tf_loading import input_signature
+
+    from sample_models import SAMPLES
+
+    built = SAMPLES[model].build()
+    traced = trace_model(built, input_signature(built, 1))
+    graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer=False)  # warm-up: TF's first-call costs
+    seconds: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(repeat):  # alternating, so machine load hits both alike
+        for film in (False, True):
+            start = time.process_time()
+            graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer=film)
+            seconds[film].append(time.process_time() - start)
+    without, with_film = (statistics.median(seconds[film]) for film in (False, True))
+    print(f"{model} graph level, CPU seconds (median of {repeat}): without Grappler's film {without:.2f}, "
+          f"with it {with_film:.2f} ({with_film / without:.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="mnist_cnn")
     parser.add_argument("--targets", default="cpu,tpu:v5e")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--split", action="store_true", help="XLA's own dump cost against ours (cpu)")
+    parser.add_argument("--grappler", action="store_true", help="the graph level without and with Grappler's film")
     args = parser.parse_args()
+    if args.grappler:
+        grappler(args.model, args.repeat)
+        return
     work = Path(tempfile.mkdtemp(prefix="tensorweg-bench-"))
     if args.split:
         split(args.model, args.repeat, work)

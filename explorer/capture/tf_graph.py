@@ -160,20 +160,22 @@ def _grappler_graphs(concrete_fn: Any, scope_map: dict[str, str], per_optimizer:
     fetches = meta_graph.collection_def["train_op"].node_list.value
     for tensor in concrete_fn.outputs:
         fetches.append(tensor.name)
-    optimized_def = tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(), meta_graph)
+    film, optimized_def = _film(meta_graph) if per_optimizer else (None, None)
+    if optimized_def is None:  # no film asked for, or it failed: Grappler's default run
+        optimized_def = tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(), meta_graph)
     frozen_ops = tuple(_graph_op(op, scope_map) for op in frozen_graph.get_operations())
-    return frozen_ops, _imported_ops(optimized_def, scope_map), _film(meta_graph) if per_optimizer else None
+    return frozen_ops, _imported_ops(optimized_def, scope_map), film
 
 
-def _film(meta_graph: Any) -> GrapplerFilm | None:
-    """Grappler's film, or None (logged) when running its optimizers one by one failed:
-    the graph level stands without it."""
+def _film(meta_graph: Any) -> tuple[GrapplerFilm | None, Any]:
+    """Grappler's film and its last GraphDef, or (None, None) (logged) when running its
+    optimizers one by one failed: the graph level stands without it."""
     try:
         return each_optimizer(meta_graph)
     except Exception:
         print("tensorweg: Grappler's optimizers could not be run one by one:", file=sys.stderr)
         traceback.print_exc()
-        return None
+        return None, None
 
 
 def _imported_graph(graph_def: Any) -> Any:
