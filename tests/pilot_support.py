@@ -73,3 +73,16 @@ async def target_key_keeps_layers(app, pilot) -> int:
                     assert view.layer_of(bundle, level, current, app.target) == layer, (level, layer, app.target)
             assert app.target == first
     return checked
+
+
+async def open_by_key(app, pilot, key: str, screen_class):
+    """Wait until the bundle is open and indexed (the app reads it after the first frame), then
+    press `key`; the screen it opened, checked to be a `screen_class`."""
+    for _ in range(200):  # bounded, as above
+        await pilot.pause()
+        if app.bundle is not None and app.trace.index.entries:
+            break
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(app.screen, screen_class)
+    return app.screen

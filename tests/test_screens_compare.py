@@ -17,7 +17,7 @@ from rich.console import Console
 from screens.app import create_app
 from screens.compare import CompareScreen
 from screens.widgets.target_summary import TargetSummaryTable
-from pilot_support import BUNDLE, needs_bundle, sync
+from pilot_support import BUNDLE, needs_bundle, open_by_key, sync
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 pytestmark = needs_bundle
@@ -25,14 +25,7 @@ pytestmark = needs_bundle
 
 async def open_compare(app, pilot) -> CompareScreen:
     """Wait until the bundle is open (the app reads it after the first frame), then press x."""
-    for _ in range(200):
-        await pilot.pause()
-        if app.bundle is not None and app.trace.index.entries:
-            break
-    await pilot.press("x")
-    await pilot.pause()
-    assert isinstance(app.screen, CompareScreen)
-    return app.screen
+    return await open_by_key(app, pilot, "x", CompareScreen)
 
 
 def text_of(screen: CompareScreen, selector: str, width: int = 200) -> str:

@@ -17,21 +17,14 @@ from explorer.comparison_mesh import missing_meshes
 from screens.app import create_app
 from screens.mesh import MeshScreen
 
-from pilot_support import BUNDLE, sync
+from pilot_support import BUNDLE, open_by_key, sync
 
 MESH_BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mlp_mesh_2x2"
 
 
 async def open_mesh(app, pilot) -> MeshScreen:
     """Wait until the bundle is open (the app reads it after the first frame), then press D."""
-    for _ in range(200):
-        await pilot.pause()
-        if app.bundle is not None and app.trace.index.entries:
-            break
-    await pilot.press("D")
-    await pilot.pause()
-    assert isinstance(app.screen, MeshScreen)
-    return app.screen
+    return await open_by_key(app, pilot, "D", MeshScreen)
 
 
 def shown(screen: MeshScreen, width: int = 200) -> str:
