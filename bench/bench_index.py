@@ -78,7 +78,8 @@ def index_figures(path: Path) -> None:
         start = time.perf_counter()
         index = build_index(layers, graph, scopes, modules, kernels)
         built = time.perf_counter() - start
-        print(f"  {target:>8}: {instructions:6,} instructions, {len(index.links):7,} links; "
+        print(f"  {target:>8}: {instructions:6,} instructions, {len(index.links):7,} links, "
+              f"{len(index.shared):5,} shared op_names; "
               f"read {read:.2f} s, index {built:.2f} s = {built / instructions * 1000 * 1000:.1f} ms "
               f"per 1,000 instructions")
 

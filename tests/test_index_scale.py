@@ -2,6 +2,8 @@
 
 Every TensorFlow entry parameter carries op_name="XLA_Args" (NASNetMobile: 1,127 of
 them beside 1,482 instructions); a link by that op_name would join each to all.
+An optimizer's update carries one op_name for every variable (`adam/sub`): its
+instructions and their fusions are one group, not their product.
 """
 
 from __future__ import annotations
@@ -44,8 +46,66 @@ def test_parameters_sharing_xla_args_link_one_to_one():
     scopes = {"cpu": {f"m/layer_{i}": f"layer_{i}" for i in range(LAYERS)}}
     modules = {("cpu", "hlo"): parse_module(tf_module(False)), ("cpu", "optimized-hlo"): parse_module(tf_module(True))}
     index = build_index(layers, None, scopes, modules, {})
-    hlo_to_optimized = [link for link in index.links if link.upper_level == "hlo"]
     # one link per parameter, one per add: parameters + instructions, not their product
-    assert len(hlo_to_optimized) == PARAMETERS + LAYERS
+    assert linked_pairs(index, "hlo") == PARAMETERS + LAYERS
     assert index.down("hlo", "arg7", "cpu") == ("arg7",)
     assert index.up("optimized-hlo", "f3", "cpu") == ("add3",)
+
+
+def linked_pairs(index, upper_level: str) -> int:
+    """(upper, lower) pairs the index links from `upper_level`: a group links each member to each."""
+    return (sum(1 for link in index.links if link.upper_level == upper_level)
+            + sum(len(group.uppers) * len(group.lowers) for group in index.shared if group.upper_level == upper_level))
+
+
+def stored_links(index, upper_level: str) -> int:
+    """Names the index keeps for those links: a group keeps each member once."""
+    return (sum(1 for link in index.links if link.upper_level == upper_level)
+            + sum(len(group.uppers) + len(group.lowers) for group in index.shared if group.upper_level == upper_level))
+
+
+VARIABLES = 400
+
+
+def optimizer_module(optimized: bool) -> str:
+    """An optimizer step: each variable's update is a sub and a mul with the same op_names for
+    every variable (as Keras's Adam on JAX: `jit(train_step)/adam/sub`); optimized fuses each."""
+    lines = ["HloModule step", ""]
+    if optimized:
+        for v in range(VARIABLES):
+            lines += [f"fused_{v} {{", "  a = f32[8]{0} parameter(0)", "  b = f32[8]{0} parameter(1)",
+                      '  m = f32[8]{0} multiply(a, b), metadata={op_name="jit(step)/adam/mul"}',
+                      '  ROOT s = f32[8]{0} subtract(a, m), metadata={op_name="jit(step)/adam/sub"}', "}", ""]
+    lines.append("ENTRY main {")
+    for v in range(VARIABLES):
+        lines += [f'  w{v} = f32[8]{{0}} parameter({2 * v}), metadata={{op_name="trainable[{v}]"}}',
+                  f'  g{v} = f32[8]{{0}} parameter({2 * v + 1}), metadata={{op_name="grad"}}']
+    outputs = []
+    for v in range(VARIABLES):
+        if optimized:
+            lines.append(f"  u{v} = f32[8]{{0}} fusion(w{v}, g{v}), kind=kLoop, calls=fused_{v}")
+            outputs.append(f"u{v}")
+        else:
+            lines += [f'  mul{v} = f32[8]{{0}} multiply(w{v}, g{v}), metadata={{op_name="jit(step)/adam/mul"}}',
+                      f'  sub{v} = f32[8]{{0}} subtract(w{v}, mul{v}), metadata={{op_name="jit(step)/adam/sub"}}']
+            outputs.append(f"sub{v}")
+    shapes = ", ".join("f32[8]{0}" for _ in outputs)
+    lines += [f"  ROOT out = ({shapes}) tuple({', '.join(outputs)})", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_op_name_every_variable_shares_is_one_group_not_a_product():
+    modules = {("tpu:v5e", "hlo"): parse_module(optimizer_module(False)),
+               ("tpu:v5e", "optimized-hlo"): parse_module(optimizer_module(True))}
+    index = build_index([], None, {}, modules, {})
+    # sub and mul: 400 instructions each before, the same 400 fusions carry both after
+    assert linked_pairs(index, "hlo") == 2 * VARIABLES + 2 * VARIABLES * VARIABLES  # parameters, then sub and mul
+    assert stored_links(index, "hlo") == 2 * VARIABLES + 4 * VARIABLES  # parameters, then two groups of 400 + 400
+    fusions = tuple(f"u{v}" for v in range(VARIABLES))
+    # What the metadata says is all the learner gets: any of the fusions may hold this update.
+    assert index.down("hlo", "sub7", "tpu:v5e") == fusions
+    assert index.down("hlo", "w7", "tpu:v5e") == ("w7",)  # parameters still link by number
+    # Up from one fusion: both groups, merged in the module's order (mul0, sub0, mul1, sub1, ...).
+    up = index.up("optimized-hlo", "u3", "tpu:v5e")
+    assert up == tuple(name for v in range(VARIABLES) for name in (f"mul{v}", f"sub{v}"))
+    assert index.up("optimized-hlo", "u3", "tpu:v5e") is up  # computed once
