@@ -205,8 +205,14 @@ class TensorwegApp(App):
         from screens.compare import layer_for_selection  # noqa: PLC0415
         from screens.mesh import MeshScreen  # noqa: PLC0415
 
-        if not isinstance(self.screen, MeshScreen):
-            self.push_screen(MeshScreen(layer_for_selection(self)))
+        if isinstance(self.screen, MeshScreen):
+            return
+        layer = layer_for_selection(self)
+        if not self.is_screen_installed("mesh"):
+            self.install_screen(MeshScreen(layer), "mesh")
+        else:
+            self.get_screen("mesh").show_layer(layer)
+        self.push_screen("mesh")
 
     def action_compare_targets(self) -> None:
         from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415

@@ -103,6 +103,11 @@ class MeshScreen(Screen):
         grids = self.query_one("#mesh-grids", Static)
         grids.update(mesh_renderable(layer, lang) if layer is not None else Text(label("mesh.none", lang)))
 
+    def show_layer(self, layer: str) -> None:
+        self.layer_name = layer
+        self.sync()
+        self.query_one("#mesh-body", VerticalScroll).scroll_home(animate=False)
+
     def action_close(self) -> None:
         self.dismiss()
 

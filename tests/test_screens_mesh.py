@@ -55,6 +55,15 @@ async def test_d_shows_the_selected_layers_halves_on_the_devices():
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, MeshScreen)
+        # The view is built once and shown again: for the layer selected now, from its top, in the app's language.
+        app.screen.query_one("#items").focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.selections["layers"] == "dense_1"
+        await pilot.press("D")
+        await pilot.pause()
+        assert app.screen is screen and screen.layer_name == "dense_1"
+        assert "Gewicht kernel f32[128,64]" in shown(screen) and screen.query_one("#mesh-body").scroll_y == 0
 
 
 @sync
