@@ -317,6 +317,9 @@ class LazyIndex:
         return self._graph_loader()
 
     def part(self, target: str) -> CrossIndex:
+        found = self._parts.get(target)
+        if found is not None:  # built: no lock to wait on
+            return found
         with self._lock(target):
             found = self._parts.get(target)
             if found is None:
@@ -337,6 +340,9 @@ class LazyIndex:
         Their entries do not depend on the HLO before optimisation or the TF graph,
         so this reads neither; once the whole part is built it answers instead.
         """
+        found = self._parts.get(target) or self._light.get(target)
+        if found is not None:  # built: never wait while another thread links the whole part
+            return found
         with self._lock(target):
             found = self._parts.get(target) or self._light.get(target)
             if found is None:

@@ -347,11 +347,12 @@ def mode_label(layout: StepLayout) -> str:
 
 
 def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str, int], ...],
-               target: str) -> tuple[str, ...]:
-    """The memory pane's summary of a training step or sharded call (per device)."""
+               target: str, memory: StepMemory | None = None) -> tuple[str, ...]:
+    """The memory pane's summary of a training step or sharded call (per device). `memory`: the
+    step's `step_memory`, when the caller has it already (it reads every entry instruction)."""
     from explorer.sharding import INTERCONNECT, collectives, device_memory, transfer_seconds
 
-    memory = step_memory(layout, optimized_hlo, analysis)
+    memory = memory or step_memory(layout, optimized_hlo, analysis)
     lines = [f"{mode_label(layout)}, compiled by {layout.compiler}"]
     where = " per device" if layout.devices > 1 else ""
     lines.append(f"buffers{where}:")

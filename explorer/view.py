@@ -791,19 +791,26 @@ def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
     memory = bundle.memory(target)
     if layout is None:
         return ()
-    return summary(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else (), target)
+    return summary(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else (), target,
+                   _step_memory(bundle, target))
 
 
 @_per_bundle
-def _step_members(bundle: Bundle, target: str) -> dict[str, str]:
+def _step_memory(bundle: Bundle, target: str):
+    """The step's buffers by class (`explorer.training.step_memory`), None without a step layout."""
     from explorer.training import step_memory
 
     layout = step_layout(bundle, target)
     if layout is None:
-        return {}
+        return None
     memory = bundle.memory(target)
-    found = step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
-    return dict(found.members)
+    return step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
+
+
+@_per_bundle
+def _step_members(bundle: Bundle, target: str) -> dict[str, str]:
+    found = _step_memory(bundle, target)
+    return dict(found.members) if found is not None else {}
 
 
 def _step_keys(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
@@ -851,17 +858,25 @@ def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str
 @_per_bundle
 def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
     """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
+    from explorer.hlo.parser import entry_parameter_shapes
     from explorer.training import WEIGHTS
 
     layout = step_layout(bundle, target)
-    module = bundle.hlo_module(target, optimized=False)
-    if layout is None or module is None or module.entry is None:
+    if layout is None:
         return {}
-    by_number = {}
-    for parameter in module.entry.instructions:
-        number = dict(parameter.attributes).get("parameter_number", "") if parameter.opcode == "parameter" else ""
-        if number.isdigit():
-            by_number[int(number)] = f"{parameter.shape.element_type}{list(parameter.shape.dims)}"
+    # The header lists the parameters' shapes: the module itself is parsed later, off the first screen's path.
+    shapes = entry_parameter_shapes(bundle.hlo_text(target, optimized=False))
+    if shapes is not None:
+        by_number = {number: f"{shape.element_type}{list(shape.dims)}" for number, shape in enumerate(shapes)}
+    else:
+        module = bundle.hlo_module(target, optimized=False)
+        if module is None or module.entry is None:
+            return {}
+        by_number = {}
+        for parameter in module.entry.instructions:
+            number = dict(parameter.attributes).get("parameter_number", "") if parameter.opcode == "parameter" else ""
+            if number.isdigit():
+                by_number[int(number)] = f"{parameter.shape.element_type}{list(parameter.shape.dims)}"
     return {name: by_number[group.first + offset] for group in layout.arguments if group.role == WEIGHTS
             for offset, name in enumerate(group.names) if group.first + offset in by_number}
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from explorer.errors import ParseError
 from explorer.hlo.model import HloModule, Layout, Shape, Tile
-from explorer.hlo.parser import format_shape, parse_module, parse_shape
+from explorer.hlo.parser import entry_parameter_shapes, format_shape, parse_module, parse_shape
 from explorer.serial import from_jsonable, to_jsonable
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hlo"
@@ -306,3 +306,34 @@ def test_multi_level_tiles_print_as_xla_writes_them():
     """One `T` for the whole tiling: `T(8,128)(2,1)`, never `T(8,128)T(2,1)`."""
     text = "bf16[16,256]{0,1:T(8,128)(2,1)S(1)}"
     assert format_shape(parse_shape(text)) == text
+
+
+# --- the entry parameters from the header line alone -----------------------------------------------
+
+HEADER_SOURCES = [*HLO_FILES, *sorted(path for path in (Path(__file__).parent / "fixtures" / "bundles").glob(
+    "*/targets/*/*hlo.txt") if not path.parent.name.startswith("tvm-"))]  # TVM's Relax text is not HLO
+
+
+@pytest.mark.parametrize("path", HEADER_SOURCES, ids=lambda path: str(path.relative_to(FIXTURES.parent)))
+def test_entry_parameter_shapes_from_the_header_are_the_parsed_parameters(path):
+    text = path.read_text(encoding="utf-8")
+    module = parse_module(text, path.name)
+    parameters = sorted((int(dict(i.attributes)["parameter_number"]), i.shape)
+                        for i in module.entry.instructions if i.opcode == "parameter")
+    found = entry_parameter_shapes(text)
+    if "entry_computation_layout" not in text.split("\n", 1)[0]:
+        assert found is None
+        return
+    assert found is not None and len(found) == len(parameters)
+    # Layouts may differ (the header is the caller's layout); the dims and types must not.
+    assert [(s.element_type, s.dims) for s in found] == [(s.element_type, s.dims) for _, s in parameters]
+
+
+@pytest.mark.parametrize("header", [
+    "HloModule m\n\nENTRY e { ROOT p = f32[2]{0} parameter(0) }\n",  # no layout in the header
+    "HloModule m, entry_computation_layout={f32[2]{0}}\n",  # no arrow: not a computation layout
+    "HloModule m, entry_computation_layout={(f32[2]{0}, f32[)->f32[2]{0}}\n",  # a broken shape
+    "not a module\n",
+])
+def test_entry_parameter_shapes_say_none_when_the_header_does_not_tell(header):
+    assert entry_parameter_shapes(header) is None
