@@ -434,12 +434,34 @@ def descend(bundle: Bundle | None, level: str, name: str, target: str) -> Descen
     found = down(bundle, level, name, target)
     if not found:
         return Descent(below, "", ())
-    first = found[0]
+    candidates = _same_shape(bundle, level, name, below, target, found) or found
+    first = candidates[0]
     if below in NEXT_DOWN:
-        leading = [n for n in found[:50] if down(bundle, below, n, target)]
+        leading = [n for n in candidates[:50] if down(bundle, below, n, target)]
         fallback = leading[0] if leading else first
         first = next((n for n in leading if not _is_plumbing(bundle, below, n, target)), fallback)
     return Descent(below, first, found)
+
+
+def _same_shape(bundle: Bundle | None, level: str, name: str, below: str, target: str,
+                found: tuple[str, ...]) -> tuple[str, ...]:
+    """Of several optimized instructions carrying an HLO instruction's op_name, those whose result has
+    its shape (a tuple's parts count). An optimizer names its update alike for every variable
+    (`adam/sub`: 977 fusions in a ResNet50 step): Enter on the update of the [7,7,3,64] kernel then
+    lands on the fusion updating a [7,7,3,64] array, not on the first of them all. () when none does."""
+    if len(found) < 2 or not (is_hlo(level) and is_hlo(below)):
+        return ()
+    this = instruction(bundle, level, target, name)
+    if this is None or this.shape.is_tuple:
+        return ()
+    wanted = (this.shape.element_type, this.shape.dims)
+
+    def holds_it(candidate: str) -> bool:
+        other = instruction(bundle, below, target, candidate)
+        parts = () if other is None else other.shape.tuple_shapes if other.shape.is_tuple else (other.shape,)
+        return any((part.element_type, part.dims) == wanted for part in parts)
+
+    return tuple(candidate for candidate in found if holds_it(candidate))
 
 
 def _is_plumbing(bundle: Bundle | None, level: str, name: str, target: str) -> bool:

@@ -8,11 +8,17 @@ instructions and their fusions are one group, not their product.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+from explorer import view
+from explorer.bundle import Bundle
 from explorer.hlo.parser import parse_module
 from explorer.index import build_index
 from explorer.records import LayerRecord
 
 PARAMETERS, LAYERS = 300, 200
+RECORDED = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 
 
 def tf_module(optimized: bool) -> str:
@@ -67,29 +73,33 @@ def stored_links(index, upper_level: str) -> int:
 VARIABLES = 400
 
 
-def optimizer_module(optimized: bool) -> str:
+def optimizer_module(optimized: bool, size=lambda variable: 8) -> str:
     """An optimizer step: each variable's update is a sub and a mul with the same op_names for
-    every variable (as Keras's Adam on JAX: `jit(train_step)/adam/sub`); optimized fuses each."""
+    every variable (as Keras's Adam on JAX: `jit(train_step)/adam/sub`); optimized fuses each.
+    Variable v is an f32[size(v)]."""
     lines = ["HloModule step", ""]
     if optimized:
         for v in range(VARIABLES):
-            lines += [f"fused_{v} {{", "  a = f32[8]{0} parameter(0)", "  b = f32[8]{0} parameter(1)",
-                      '  m = f32[8]{0} multiply(a, b), metadata={op_name="jit(step)/adam/mul"}',
-                      '  ROOT s = f32[8]{0} subtract(a, m), metadata={op_name="jit(step)/adam/sub"}', "}", ""]
+            shape = f"f32[{size(v)}]{{0}}"
+            lines += [f"fused_{v} {{", f"  a = {shape} parameter(0)", f"  b = {shape} parameter(1)",
+                      f'  m = {shape} multiply(a, b), metadata={{op_name="jit(step)/adam/mul"}}',
+                      f'  ROOT s = {shape} subtract(a, m), metadata={{op_name="jit(step)/adam/sub"}}', "}", ""]
     lines.append("ENTRY main {")
     for v in range(VARIABLES):
-        lines += [f'  w{v} = f32[8]{{0}} parameter({2 * v}), metadata={{op_name="trainable[{v}]"}}',
-                  f'  g{v} = f32[8]{{0}} parameter({2 * v + 1}), metadata={{op_name="grad"}}']
+        shape = f"f32[{size(v)}]{{0}}"
+        lines += [f'  w{v} = {shape} parameter({2 * v}), metadata={{op_name="trainable[{v}]"}}',
+                  f'  g{v} = {shape} parameter({2 * v + 1}), metadata={{op_name="grad"}}']
     outputs = []
     for v in range(VARIABLES):
+        shape = f"f32[{size(v)}]{{0}}"
         if optimized:
-            lines.append(f"  u{v} = f32[8]{{0}} fusion(w{v}, g{v}), kind=kLoop, calls=fused_{v}")
+            lines.append(f"  u{v} = {shape} fusion(w{v}, g{v}), kind=kLoop, calls=fused_{v}")
             outputs.append(f"u{v}")
         else:
-            lines += [f'  mul{v} = f32[8]{{0}} multiply(w{v}, g{v}), metadata={{op_name="jit(step)/adam/mul"}}',
-                      f'  sub{v} = f32[8]{{0}} subtract(w{v}, mul{v}), metadata={{op_name="jit(step)/adam/sub"}}']
+            lines += [f'  mul{v} = {shape} multiply(w{v}, g{v}), metadata={{op_name="jit(step)/adam/mul"}}',
+                      f'  sub{v} = {shape} subtract(w{v}, mul{v}), metadata={{op_name="jit(step)/adam/sub"}}']
             outputs.append(f"sub{v}")
-    shapes = ", ".join("f32[8]{0}" for _ in outputs)
+    shapes = ", ".join(f"f32[{size(v)}]{{0}}" for v in range(VARIABLES))
     lines += [f"  ROOT out = ({shapes}) tuple({', '.join(outputs)})", "}"]
     return "\n".join(lines) + "\n"
 
@@ -109,3 +119,27 @@ def test_an_op_name_every_variable_shares_is_one_group_not_a_product():
     up = index.up("optimized-hlo", "u3", "tpu:v5e")
     assert up == tuple(name for v in range(VARIABLES) for name in (f"mul{v}", f"sub{v}"))
     assert index.up("optimized-hlo", "u3", "tpu:v5e") is up  # computed once
+
+
+def optimizer_bundle(tmp_path: Path, size) -> Bundle:
+    """The recorded mnist_cnn bundle with its v5e modules replaced by an optimizer step."""
+    path = tmp_path / "bundle"
+    shutil.copytree(RECORDED, path)
+    target_dir = path / "targets" / "tpu-v5e"
+    for stem, optimized in (("hlo", False), ("optimized_hlo", True)):
+        (target_dir / f"{stem}.txt").write_text(optimizer_module(optimized, size), encoding="utf-8")
+    return Bundle.open(path)
+
+
+def test_enter_on_an_update_lands_on_the_fusion_updating_an_array_of_its_shape(tmp_path):
+    # Variable v is an f32[v + 1]: the update of variable 7 is the only f32[8] among 400 carriers.
+    bundle = optimizer_bundle(tmp_path, lambda variable: variable + 1)
+    descent = view.descend(bundle, "hlo", "sub7", "tpu:v5e")
+    assert descent.select == "u7"
+    assert descent.found == tuple(f"u{v}" for v in range(VARIABLES))  # every carrier stays listed
+
+
+def test_enter_on_an_update_no_carrier_matches_in_shape_lands_on_the_first(tmp_path):
+    # All variables alike: the shape tells no copy apart, so the first carrier (as without the rule).
+    bundle = optimizer_bundle(tmp_path, lambda variable: 8)
+    assert view.descend(bundle, "hlo", "sub7", "tpu:v5e").select == "u0"
