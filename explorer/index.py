@@ -182,20 +182,16 @@ class CrossIndex:
         return {k: tuple(v) for k, v in table.items()}
 
     @cached_property
-    def _groups_down(self) -> dict[tuple[str, str, str], list[SharedLink]]:
-        table: dict[tuple[str, str, str], list[SharedLink]] = defaultdict(list)
+    def _group_tables(self) -> tuple[dict[tuple[str, str, str], list[SharedLink]], ...]:
+        """(down, up): for each key, the groups it is an upper of, and those it is a lower of."""
+        down: dict[tuple[str, str, str], list[SharedLink]] = defaultdict(list)
+        up: dict[tuple[str, str, str], list[SharedLink]] = defaultdict(list)
         for group in self.shared:
             for upper in group.uppers:
-                table[(group.target, group.upper_level, upper)].append(group)
-        return table
-
-    @cached_property
-    def _groups_up(self) -> dict[tuple[str, str, str], list[SharedLink]]:
-        table: dict[tuple[str, str, str], list[SharedLink]] = defaultdict(list)
-        for group in self.shared:
+                down[(group.target, group.upper_level, upper)].append(group)
             for lower in group.lowers:
-                table[(group.target, group.lower_level, lower)].append(group)
-        return table
+                up[(group.target, group.lower_level, lower)].append(group)
+        return down, up
 
     @cached_property
     def _position(self) -> dict[tuple[str, str, str], int]:
@@ -210,7 +206,7 @@ class CrossIndex:
         """What `key` links to, one way: its own links, then the members of its groups, each
         answer computed when first asked (materialised for every key, the products would be back)."""
         own = (self._up if upwards else self._down).get(key, ())
-        groups = (self._groups_up if upwards else self._groups_down).get(key) if self.shared else None
+        groups = self._group_tables[upwards].get(key) if self.shared else None  # [True]: up
         if not groups:
             return own
         answers = self._grouped_answers

@@ -115,6 +115,4 @@ class MeshScreen(Screen):
         layer = neighbour_layer(getattr(self.app, "bundle", None), self.layer_name, step)
         if layer is None:
             return
-        self.layer_name = layer
-        self.sync()
-        self.query_one("#mesh-body", VerticalScroll).scroll_home(animate=False)
+        self.show_layer(layer)
