@@ -58,8 +58,8 @@ def main() -> None:
         where = f"Bundle.open(cached_bundle({args.model!r}, CaptureOptions(targets=('cpu',))))"
     opens = []
     probe = ("import time; t=time.perf_counter();"
-             "from explorer.capture.orchestrator import cached_bundle; from explorer.bundle import Bundle;"
-             "from explorer.records import CaptureOptions;"
+             "from explorer.capture.orchestrator import cached_bundle; from explorer.model.bundle import Bundle;"
+             "from explorer.model.records import CaptureOptions;"
              f"b={where};"
              f"b.layers; b.hlo_module({args.target!r}, True); print(time.perf_counter()-t)")
     for _ in range(args.repeat):

@@ -42,7 +42,7 @@ def _longest_stall(times: list[float]) -> float:
 
 async def _capture_stall(model: str) -> tuple[float, float, int]:
     """(longest stall in seconds, capture seconds, timer runs) for one capture of `model` in the app."""
-    from explorer.records import CaptureOptions
+    from explorer.model.records import CaptureOptions
 
     from screens.app import create_app
 

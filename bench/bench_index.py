@@ -62,8 +62,8 @@ def cached_capture() -> Path:
 
 
 def index_figures(path: Path) -> None:
-    from explorer.bundle import Bundle
-    from explorer.index import build_index
+    from explorer.model.bundle import Bundle
+    from explorer.model.index import build_index
 
     bundle = Bundle.open(path)
     layers, graph, scopes = list(bundle.layers), bundle.graph, bundle.scopes

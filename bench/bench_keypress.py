@@ -102,8 +102,8 @@ async def _timed_press(pilot, key: str) -> tuple[float, float]:
 
 def _descending_layer(path: Path) -> str:
     """The first layer that Enter takes down a level (the first rows are often inputs, with nothing below)."""
-    from explorer.bundle import Bundle
-    from explorer.view import descend, rows
+    from explorer.model.bundle import Bundle
+    from explorer.views.view import descend, rows
 
     bundle = Bundle.open(path)
     return next(item.name for item in rows(bundle, "layers", "cpu")

@@ -116,7 +116,7 @@ def _child(bundle: Path, presses: int, last: str) -> dict:
 
 def _last_instruction(bundle: Path) -> str:
     """The entry computation's last instruction of the bundle's cpu optimized HLO (the jump's goal)."""
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
 
     module = Bundle.open(bundle).hlo_module("cpu", optimized=True)
     return module.entry.instructions[-1].name

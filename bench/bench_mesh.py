@@ -91,9 +91,9 @@ async def _measure(bundle: Path, target: str, layer: str, presses: int) -> dict:
 def _model_alone(bundle: Path, target: str, layer: str) -> dict:
     """The mesh model without the UI: reading the sharded module (once per bundle and target), then
     one layer's MeshLayer from it (what `n` computes for a layer not seen before)."""
-    from explorer import view
-    from explorer.bundle import Bundle
-    from explorer.mesh_view import SHARDED_HLO, sharded_values
+    from explorer.model.bundle import Bundle
+    from explorer.views import view
+    from explorer.views.mesh import SHARDED_HLO, sharded_values
 
     opened = Bundle.open(bundle)
     text = (opened.target_dir(target) / SHARDED_HLO).read_text(encoding="utf-8")
@@ -118,10 +118,10 @@ def _child(bundle: Path, target: str, layer: str, presses: int) -> dict:
 
 def _largest_layer(bundle: Path, target: str) -> str:
     """The layer owning the most weights of the step (sub-layers' included): the most grids to draw."""
-    from explorer.bundle import Bundle
-    from explorer.mesh_view import own_variable
-    from explorer.training import WEIGHTS
-    from explorer.view import step_layout
+    from explorer.model.bundle import Bundle
+    from explorer.model.training import WEIGHTS
+    from explorer.views.mesh import own_variable
+    from explorer.views.view import step_layout
 
     opened = Bundle.open(bundle)
     layout = step_layout(opened, target)

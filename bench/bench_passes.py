@@ -35,7 +35,7 @@ from _timing import ROOT, run_timed  # bench/ is on sys.path when run as a scrip
 
 sys.path.insert(0, str(ROOT))
 
-from explorer.passes_grappler import GRAPPLER  # noqa: E402  (after ROOT is on the path)
+from explorer.model.passes_grappler import GRAPPLER  # noqa: E402  (after ROOT is on the path)
 
 
 def capture_seconds(model: str, targets: str, out: Path, env: dict, passes: bool) -> float:
@@ -46,8 +46,8 @@ def capture_seconds(model: str, targets: str, out: Path, env: dict, passes: bool
 
 def filmstrip_times(bundle_path: Path, target: str) -> tuple[float, float, int]:
     """(seconds to open the filmstrip and draw frame 0's list and diff, median step seconds, frames)."""
-    from explorer import pass_view
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
+    from explorer.views import passes as pass_view
 
     from screens.passes import diff_text
 
@@ -94,7 +94,7 @@ def xla_alone(model: str, dump: Path, flags: str) -> float:
 def split(model: str, repeat: int, work: Path) -> None:
     """XLA's own per-pass dump cost against ours (see the module's docstring)."""
     from explorer.capture.cpu_dump import CPU_PASS_MODULES, read_cpu_passes
-    from explorer.passes_dump import pass_dump_flags
+    from explorer.model.passes_dump import pass_dump_flags
 
     plain, dumped, ours = [], [], []
     for i in range(repeat):  # alternating, so machine load hits both alike

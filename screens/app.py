@@ -29,8 +29,8 @@ from textual.filter import NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed, get_current_worker
 
-from explorer.course.labels import label
 from explorer.errors import TensorwegError
+from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 
 from screens.bindings import keyed, localise
@@ -47,11 +47,11 @@ from screens.messages import (
 )
 
 if TYPE_CHECKING:
-    from explorer.bundle import Bundle
-    from explorer.capture_queue import CaptureQueue, QueuePlace
+    from explorer.capture.queue import CaptureQueue, QueuePlace
     from explorer.course.tours import Tour
-    from explorer.records import CaptureOptions
-    from explorer.view import Trace
+    from explorer.model.bundle import Bundle
+    from explorer.model.records import CaptureOptions
+    from explorer.views.view import Trace
 
 CSS_DIR = Path(__file__).parent
 # How long the open worker waits for the first screen to show the rows and their selection.
@@ -93,9 +93,9 @@ def _warm_up_renderers() -> None:
 def _prepare(bundle: Bundle, level: str, target: str, lang: str, read=lambda target: None) -> None:
     """Build, off the UI thread, the per-bundle tables the first screen reads: its rows and what the
     side panes show for its first row (buffer maps, the layer's per-target lines, explanations).
-    `explorer.view` keeps them per bundle, so the UI thread only looks them up. `read(target)` is
+    `explorer.views.view` keeps them per bundle, so the UI thread only looks them up. `read(target)` is
     called once a target's lines are built (the shown target first)."""
-    from explorer.view import descend, device_lines, explanations, memory_facts, rows  # noqa: PLC0415
+    from explorer.views.view import descend, device_lines, explanations, memory_facts, rows  # noqa: PLC0415
 
     if level not in LIST_LEVELS:
         return
@@ -122,8 +122,8 @@ def _prepare(bundle: Bundle, level: str, target: str, lang: str, read=lambda tar
 def _prepare_levels(bundle: Bundle, target: str, lang: str, cancelled) -> None:
     """Every level's rows, off the UI thread once the first screen is ready: a level's first visit
     then only fills its list (of a first `4` on 30,000 optimized instructions, 0.24 s of 0.39 s
-    was building its rows). `explorer.view` keeps them per bundle; stops when `cancelled()`."""
-    from explorer.view import created_by_compiler, row_groups, rows  # noqa: PLC0415
+    was building its rows). `explorer.views.view` keeps them per bundle; stops when `cancelled()`."""
+    from explorer.views.view import created_by_compiler, row_groups, rows  # noqa: PLC0415
 
     for level in LIST_LEVELS:
         if cancelled():
@@ -160,7 +160,7 @@ class TensorwegApp(App):
     COMMANDS = App.COMMANDS | {ItemCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [  # words: explorer.course.labels (`binding.<id>`, `tooltip.<id>`), in the app's language
+    BINDINGS = [  # words: explorer.labels (`binding.<id>`, `tooltip.<id>`), in the app's language
         keyed("1", "goto_level('layers')", "app.level1"),
         keyed("2", "goto_level('graph')", "app.level2"),
         keyed("3", "goto_level('hlo')", "app.level3"),
@@ -192,7 +192,7 @@ class TensorwegApp(App):
     """The target on screen: another one rebuilds the rows (`watch_target`)."""
 
     def action_filmstrip(self) -> None:
-        from explorer.passes_grappler import GRAPPLER  # noqa: PLC0415
+        from explorer.model.passes_grappler import GRAPPLER  # noqa: PLC0415
 
         from screens.passes import PassesScreen  # noqa: PLC0415
 
@@ -317,8 +317,8 @@ class TensorwegApp(App):
     @work(thread=True, exclusive=True, group="open")
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
-        from explorer.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from explorer.view import build_trace, rows, warm_layer_facts  # noqa: PLC0415
+        from explorer.model.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
+        from explorer.views.view import build_trace, rows, warm_layer_facts  # noqa: PLC0415
 
         try:
             bundle = Bundle.open(path)
@@ -432,7 +432,7 @@ class TensorwegApp(App):
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
         from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
         from explorer.errors import CaptureCancelled  # noqa: PLC0415
-        from explorer.view import build_trace  # noqa: PLC0415
+        from explorer.views.view import build_trace  # noqa: PLC0415
 
         # The first captured level is shown while the compiler still runs: its side panes'
         # renderers (Markdown, Pygments) are imported here, not on the UI thread.
@@ -511,8 +511,8 @@ class TensorwegApp(App):
             self.trace = event.trace
         elif event.staging_dir is not None and event.staging_dir.is_dir():
             # A message without a reader (tests inject levels so): read the directory here.
-            from explorer.bundle import Bundle  # noqa: PLC0415
-            from explorer.view import build_trace  # noqa: PLC0415
+            from explorer.model.bundle import Bundle  # noqa: PLC0415
+            from explorer.views.view import build_trace  # noqa: PLC0415
 
             staging = Bundle(event.staging_dir)
             self.bundle = staging
@@ -548,7 +548,7 @@ class TensorwegApp(App):
     @property
     def options(self) -> CaptureOptions:
         if self._options is None:
-            from explorer.records import CaptureOptions  # noqa: PLC0415 (not needed for the first frame)
+            from explorer.model.records import CaptureOptions  # noqa: PLC0415 (not needed for the first frame)
 
             self._options = CaptureOptions(targets=(self._requested_target,))
         return self._options
@@ -561,7 +561,7 @@ class TensorwegApp(App):
     def trace(self) -> Trace:
         """The vertical trace of the bundle on screen (an empty one before any is read)."""
         if self._trace is None:
-            from explorer.view import build_trace  # noqa: PLC0415
+            from explorer.views.view import build_trace  # noqa: PLC0415
 
             self._trace = build_trace(None)
         return self._trace
@@ -638,7 +638,7 @@ class TensorwegApp(App):
         number = LIST_LEVELS.index(level) + 1 if level in LIST_LEVELS else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
         line = f"{model} | {number} {self.level_title(level)} | {self.target}"
-        from explorer import view  # noqa: PLC0415 (kept off the first frame's imports, as elsewhere here)
+        from explorer.views import view  # noqa: PLC0415 (kept off the first frame's imports, as elsewhere here)
 
         mode = view.mode_text(self.bundle) if self.has_manifest() else ""  # "train (adam) on 2x2, ..."
         line += f" | {mode}" if mode else ""
@@ -699,8 +699,8 @@ class TensorwegApp(App):
         self.goto_level(level)
 
     def descend(self, level: str, name: str) -> None:
-        """Enter: from `name` to the item one level down that implements it (`explorer.view.descend`)."""
-        from explorer.view import descend  # noqa: PLC0415 (loaded with the bundle)
+        """Enter: from `name` to the item one level down that implements it (`explorer.views.view.descend`)."""
+        from explorer.views.view import descend  # noqa: PLC0415 (loaded with the bundle)
 
         descent = descend(self.bundle, level, name, self.target)
         if descent is None:
@@ -724,8 +724,8 @@ class TensorwegApp(App):
 
     def action_next_target(self) -> None:
         """`t`: the next captured target, each level's selection moved to its counterpart there
-        (the same layer's nearest item: `explorer.view.counterpart`)."""
-        from explorer.view import counterpart, layer_of, rows  # noqa: PLC0415 (loaded with the bundle)
+        (the same layer's nearest item: `explorer.views.view.counterpart`)."""
+        from explorer.views.view import counterpart, layer_of, rows  # noqa: PLC0415 (loaded with the bundle)
 
         targets = self.captured_targets()
         if len(targets) < 2:
@@ -782,7 +782,7 @@ class TensorwegApp(App):
         self.generation += 1
 
     def watch_lang(self, lang: str) -> None:
-        """Every screen labels itself from explorer.course.labels when it syncs; bindings are swapped."""
+        """Every screen labels itself from explorer.labels when it syncs; bindings are swapped."""
         for screen in self.screen_stack:  # the level screen under a tour or glossary too
             localise(screen, lang)
             if (sync := getattr(screen, "sync", None)) is not None:

@@ -2,7 +2,7 @@
 
 Textual declares bindings on the class (`BINDINGS`), read once; the footer and
 the help screen show `Binding.description` and `Binding.tooltip`. Every
-tensorweg binding has an id, and its words live in `explorer.course.labels`
+tensorweg binding has an id, and its words live in `explorer.labels`
 (`binding.<id>` and `tooltip.<id>`): `keyed` builds the class-level binding
 from the English labels (one definition of the words), `localise` swaps each
 node's own copy of its bindings for ones in the app's language and asks the
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
-from explorer.course.labels import LABELS, label
+from explorer.labels import LABELS, label
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode

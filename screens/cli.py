@@ -12,8 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from explorer import cli as core_cli
-from explorer.commands import (
+from explorer.capture.model_source import resolve
+from explorer.cli import main as core_cli
+from explorer.cli.commands import (
     capture_options,
     check_output_file,
     default_language,
@@ -22,11 +23,10 @@ from explorer.commands import (
     screenshot_size,
     write_output_file,
 )
+from explorer.course.handout import find_tour
+from explorer.course.pack import bundle_argument, is_pack, open_pack
 from explorer.course.tours import Tour, visited_targets, with_capture_options
 from explorer.errors import TensorwegError
-from explorer.handout import find_tour
-from explorer.model_source import resolve
-from explorer.pack import bundle_argument, is_pack, open_pack
 from explorer.targets import require_compilers
 
 from screens import serve_policy
@@ -134,10 +134,10 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 
 def cmd_handout(args: argparse.Namespace) -> int:
-    """The words come from `explorer.handout`, the pictures from the screens; one folder, whole or absent."""
-    from explorer.handout import HANDOUT_FILES, HTML_FILE, MARKDOWN_FILE, handout_steps, render_html  # noqa: PLC0415
-    from explorer.handout_markdown import render_markdown  # noqa: PLC0415
-    from explorer.output_folder import check_output_folder, write_output_folder  # noqa: PLC0415
+    """The words come from `explorer.course.handout`, the pictures from the screens; one folder, whole or absent."""
+    from explorer.course.handout import HANDOUT_FILES, HTML_FILE, MARKDOWN_FILE, handout_steps, render_html  # noqa: PLC0415
+    from explorer.course.handout_markdown import render_markdown  # noqa: PLC0415
+    from explorer.course.output_folder import check_output_folder, write_output_folder  # noqa: PLC0415
 
     check_output_folder(args.output, HANDOUT_FILES, args.force)
     tour, name = find_tour(args.tour, args.model, args.lang)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from explorer.course.labels import label
-from explorer.view import LevelItem, instruction
+from explorer.labels import label
+from explorer.views.view import LevelItem, instruction
 
 from screens.bindings import keyed
 from screens.level_screen import LevelScreen

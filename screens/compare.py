@@ -5,7 +5,7 @@ Columns are targets (the bundle's, then the default ones it lacks, which say
 each compiler made of the layer: fusions and instructions, kernels, library
 calls, output layouts, bytes with and without tile padding, FLOPs and the
 roofline ESTIMATE. Below: `TargetSummaryTable` for the whole model, then the
-figures every estimate used. Data: `explorer.comparison` (real captures only).
+figures every estimate used. Data: `explorer.views.comparison` (real captures only).
 Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.
 """
 
@@ -23,15 +23,18 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from explorer.bundle import Bundle
-from explorer.comparison import (
+from explorer.errors import TensorwegError
+from explorer.labels import label
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
+from explorer.views.comparison import (
     LayerComparison,
     TargetLayer,
     comparison_targets,
     layer_comparison,
     target_summary,
 )
-from explorer.comparison_mesh import (
+from explorer.views.comparison_mesh import (
     MeshColumn,
     capture_meshes,
     mesh_comparison,
@@ -40,7 +43,7 @@ from explorer.comparison_mesh import (
     meshable,
     missing_meshes,
 )
-from explorer.comparison_view import (
+from explorer.views.comparison_text import (
     MISSING,
     decision_text,
     format_bytes,
@@ -49,10 +52,7 @@ from explorer.comparison_view import (
     library_text,
     vector_text,
 )
-from explorer.course.labels import label
-from explorer.errors import TensorwegError
-from explorer.records import CaptureOptions
-from explorer.view import compare_layer, neighbour_layer
+from explorer.views.view import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter

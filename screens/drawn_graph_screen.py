@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from explorer.course.labels import label
-from explorer.view import LevelItem
+from explorer.labels import label
+from explorer.views.view import LevelItem
 
 from screens.bindings import keyed
 from screens.level_screen import LevelScreen

@@ -19,7 +19,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.course.glossary import GlossaryEntry, search_glossary
-from explorer.course.labels import label
+from explorer.labels import label
 
 from screens.bindings import keyed
 

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from explorer.course.labels import label
+from explorer.labels import label
 
 from screens.bindings import keyed, localise
 

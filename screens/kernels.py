@@ -11,9 +11,9 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 
-from explorer.course.labels import label
-from explorer.records import KernelRecord
-from explorer.view import LevelItem
+from explorer.labels import label
+from explorer.model.records import KernelRecord
+from explorer.views.view import LevelItem
 
 from screens.bindings import keyed
 from screens.level_screen import LevelScreen

@@ -18,8 +18,8 @@ from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Static
 
-from explorer.course.labels import label
-from explorer.view import LevelItem, Selection, column_titles, created_by_compiler, row_groups, rows
+from explorer.labels import label
+from explorer.views.view import LevelItem, Selection, column_titles, created_by_compiler, row_groups, rows
 
 from screens.bindings import keyed
 from screens.widgets.device_pane import DevicePane

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from explorer.course.labels import label
+from explorer.labels import label
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter

@@ -6,7 +6,7 @@ only; added lines green, removed red, changed as a red/green pair; side by side 
 columns). `n`/`p` step, `w` follows the HLO level's selected instruction (or its layer) to
 the frame where it was fused or rewritten. `g` switches to Grappler's film (the TensorFlow
 graph after each Grappler optimizer that changed it; `f` from the graph level opens it) and
-back. Everything shown comes from `explorer.pass_view`; names are shown as text.
+back. Everything shown comes from `explorer.views.passes`; names are shown as text.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from explorer import pass_view
-from explorer.course.labels import label
 from explorer.errors import TensorwegError
-from explorer.passes import Filmstrip
-from explorer.passes_grappler import GRAPPLER
+from explorer.labels import label
+from explorer.model.passes import Filmstrip
+from explorer.model.passes_grappler import GRAPPLER
+from explorer.views import passes as pass_view
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
@@ -66,7 +66,7 @@ def side_by_side_text(strip: Filmstrip, number: int, width: int, lang: str = "en
 
 class PassesScreen(Screen):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    BINDINGS = [  # words: explorer.course.labels (`binding.passes.*`, `tooltip.passes.*`)
+    BINDINGS = [  # words: explorer.labels (`binding.passes.*`, `tooltip.passes.*`)
         keyed("escape,f", "close", "passes.close"),
         keyed("n", "step(1)", "passes.next"),
         keyed("p", "step(-1)", "passes.previous"),

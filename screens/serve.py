@@ -6,7 +6,7 @@ as it is, with captures forbidden (`screens.serve_policy`). A MODEL only with `-
 it is captured (or taken from the cache) before the server starts, so no learner waits for the
 first compile, and the tabs open the model itself, so `c` captures the targets it lacks; those
 captures wait in one queue shared by every tab, at most `--max-captures` at once
-(`explorer.capture_queue`, in a folder that lives as long as the server). Listening beyond this
+(`explorer.capture.queue`, in a folder that lives as long as the server). Listening beyond this
 machine is explicit and warned.
 """
 
@@ -20,11 +20,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from explorer.capture_queue import CaptureQueue
-from explorer.commands import capture_options, default_language, open_or_capture
+from explorer.capture.queue import CaptureQueue
+from explorer.cli.commands import capture_options, default_language, open_or_capture
+from explorer.course.pack import bundle_argument, is_pack
 from explorer.errors import TensorwegError
-from explorer.pack import bundle_argument, is_pack
-from explorer.records import CaptureOptions
+from explorer.model.records import CaptureOptions
 
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 

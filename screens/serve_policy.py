@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.capture_queue import CaptureQueue
+from explorer.capture.queue import CaptureQueue
 
 # Set by `tensorweg serve` for its tabs: "0" when learners may not start a capture.
 CAPTURE_VARIABLE = "TENSORWEG_SERVE_CAPTURE"
-# With --allow-capture: the folder of the queue the tabs' captures wait in (explorer.capture_queue).
+# With --allow-capture: the folder of the queue the tabs' captures wait in (explorer.capture.queue).
 QUEUE_VARIABLE = "TENSORWEG_SERVE_QUEUE"
 # textual-serve runs each tab's app with this driver (stdin/stdout are pipes, not a terminal).
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"

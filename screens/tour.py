@@ -26,16 +26,16 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.course import exercises
-from explorer.course.labels import label
 from explorer.course.lookup import explain_topic
 from explorer.course.tours import Tour, TourStep
-from explorer.view import LessonChoice, Selection, lesson_choices, resolve_tour_step, rows
+from explorer.labels import label
+from explorer.views.view import LessonChoice, Selection, lesson_choices, resolve_tour_step, rows
 
 from screens.bindings import keyed
 from screens.widgets.explanation_pane import explanation_markdown
 
 if TYPE_CHECKING:
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
 
     from screens.app import TensorwegApp
 
@@ -53,7 +53,7 @@ def verdicts(app: "TensorwegApp", tour: Tour) -> dict[int, exercises.Verdict]:
 
 
 def resolve_step(app: "TensorwegApp", step: TourStep) -> str | None:
-    """The name of the item the step selects on the app's bundle (`explorer.view.resolve_tour_step`)."""
+    """The name of the item the step selects on the app's bundle (`explorer.views.view.resolve_tour_step`)."""
     if app.bundle is None or not app.level_ready(step.level):
         return None
     return resolve_tour_step(app.bundle, step)

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from explorer.hlo.parser import parse_module
-from explorer.serial import dump_json
+from explorer.model.serial import dump_json
 
 RECORDED = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 SCOPES = ("mnist_cnn_1/conv2d_1", "mnist_cnn_1/max_pooling2d_1", "mnist_cnn_1/flatten_1", "mnist_cnn_1/dense_1")

@@ -42,7 +42,7 @@ async def target_key_keeps_layers(app, pilot) -> int:
     """From each layer's last item at each per-target level, `t` round all targets: after every
     press the list's selection belongs to that layer on the new target, wherever the layer owns an
     item there. Returns how many presses were checked."""
-    from explorer import view
+    from explorer.views import view
 
     from screens.widgets.item_table import ItemTable
 

@@ -1,4 +1,4 @@
-"""explorer.buffer_assignment on real XLA:CPU buffer assignments (tests/fixtures/xla_dump_cpu)."""
+"""explorer.model.buffer_assignment on real XLA:CPU buffer assignments (tests/fixtures/xla_dump_cpu)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.buffer_assignment import (
+from explorer.errors import ParseError
+from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
+from explorer.model.buffer_assignment import (
     live_ranges_from_schedule,
     parse_buffer_assignment,
     parse_live_ranges,
@@ -15,9 +17,7 @@ from explorer.buffer_assignment import (
     value_sizes,
     with_derived_live_ranges,
 )
-from explorer.errors import ParseError
-from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
-from explorer.records import Allocation, AssignedValue, MemoryLevel
+from explorer.model.records import Allocation, AssignedValue, MemoryLevel
 
 FIXTURES_ROOT = Path(__file__).parent / "fixtures"
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from test_capture_orchestrator import leftovers
 
-from explorer.bundle import Bundle
 from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture
 from explorer.errors import CaptureCancelled, CaptureFailed
-from explorer.records import CaptureOptions
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
 
 CPU = CaptureOptions(targets=("cpu",))
 TPU = CaptureOptions(targets=("tpu:v5e",))

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer import inspect_view
-from explorer.bundle import Bundle
 from explorer.errors import BundleError, DataError, TensorwegError
 from explorer.levels import LEVELS
+from explorer.model.bundle import Bundle
+from explorer.views import inspect as inspect_view
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 JSON_FILES = sorted(str(p.relative_to(FIXTURE)) for p in FIXTURE.rglob("*.json"))
@@ -99,7 +99,7 @@ def test_a_corrupted_hlo_text_names_the_file(bundle_copy):
 def test_the_module_read_from_its_text_is_its_json_record():
     """Reading the text instead of the JSON changes nothing: every recorded module, field for field."""
     from explorer.hlo.model import HloModule
-    from explorer.serial import load_json
+    from explorer.model.serial import load_json
 
     bundle = Bundle.open(FIXTURE)
     for target in bundle.targets:

@@ -6,9 +6,9 @@ The targets are not in the key: one bundle per model and options grows by target
 
 from __future__ import annotations
 
-from explorer.cache import cache_key, cache_root, cached_bundle_path, tool_versions
-from explorer.model_source import resolve
-from explorer.records import CaptureOptions
+from explorer.capture.cache import cache_key, cache_root, cached_bundle_path, tool_versions
+from explorer.capture.model_source import resolve
+from explorer.model.records import CaptureOptions
 
 
 def test_key_follows_model_bytes_and_options(tmp_path):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.bundle import Bundle
 from explorer.capture.orchestrator import CaptureCancelled, capture
 from explorer.errors import TensorwegError
-from explorer.records import CaptureOptions
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
 
 pytestmark = pytest.mark.e2e
 

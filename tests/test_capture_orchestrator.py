@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from explorer.bundle import Bundle
-from explorer.cache import cache_root
 from explorer.capture import orchestrator
+from explorer.capture.cache import cache_root
 from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture, staging_reader
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
-from explorer.records import CaptureOptions
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
 
 CPU = CaptureOptions(targets=("cpu",))
 
@@ -285,7 +285,7 @@ import sys
 sys.path.insert(0, {tests!r})
 from conftest import fake_command
 from explorer.capture import orchestrator
-from explorer.records import CaptureOptions
+from explorer.model.records import CaptureOptions
 orchestrator.worker_command = fake_command
 orchestrator.capture("mlp", CaptureOptions(targets=("cpu",)), out_dir={out!r})
 """

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from explorer.capture_queue import CaptureQueue, QueuePlace
+from explorer.capture.queue import CaptureQueue, QueuePlace
 from explorer.errors import CaptureCancelled, TensorwegError
 
 from tests.conftest import ROOT
@@ -154,7 +154,7 @@ def test_a_capture_waits_at_the_gate_and_finds_what_the_one_before_captured(fake
     """The orchestrator enters the gate only when workers must run, and looks at the cache again once
     through: two captures of one model queued on one slot start the workers once (stand-in workers)."""
     from explorer.capture import orchestrator
-    from explorer.records import CaptureOptions
+    from explorer.model.records import CaptureOptions
 
     pids = fake("slow_ok")
     queue = CaptureQueue.create(tmp_path / "queue", 1)

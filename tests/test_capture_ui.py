@@ -17,7 +17,7 @@ import pytest
 from explorer.capture import orchestrator
 from explorer.capture.orchestrator import CaptureEvent
 from explorer.errors import CaptureCancelled
-from explorer.records import CaptureOptions
+from explorer.model.records import CaptureOptions
 
 from screens.app import create_app
 from screens.messages import LevelCaptured
@@ -117,7 +117,7 @@ async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch)
 async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_screen():
     """Real workers: `c` while TensorFlow loads kills that capture; the new one (all default targets) ends
     on screen with every level captured, and nothing of the first is left in the cache."""
-    from explorer.cache import cache_root
+    from explorer.capture.cache import cache_root
 
     app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), level="layers")
     async with app.run_test(size=(120, 40)) as pilot:

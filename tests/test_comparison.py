@@ -1,4 +1,4 @@
-"""explorer.comparison on the recorded mnist_cnn bundle (real XLA output for cpu, gpu:h100, tpu:v5e)."""
+"""explorer.views.comparison on the recorded mnist_cnn bundle (real XLA output for cpu, gpu:h100, tpu:v5e)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from explorer.bundle import Bundle
-from explorer.comparison import (
+from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
+from explorer.model.serial import from_jsonable, to_jsonable
+from explorer.targets import TARGETS
+from explorer.views.comparison import (
     LayerComparison,
     TargetSummary,
     comparison_targets,
     layer_comparison,
     target_summary,
 )
-from explorer.errors import TensorwegError
-from explorer.serial import from_jsonable, to_jsonable
-from explorer.targets import TARGETS
 
 BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
@@ -254,7 +254,7 @@ def test_a_freshly_captured_transformer_compares_its_matmuls(tmp_path):
 @pytest.mark.parametrize("reported", [-9.2, 0.0, float("nan")])
 def test_an_optimal_time_that_is_not_physical_is_dropped_with_a_note(tmp_path, reported):
     """libtpu's compile-only cost analysis reports negative `optimal_seconds` for most real models."""
-    from explorer.comparison_view import summary_rows
+    from explorer.views.comparison_text import summary_rows
 
     copy = tmp_path / "mnist_cnn"
     shutil.copytree(BUNDLE, copy)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.bundle import Bundle
-from explorer.comparison_mesh import mesh_comparison, mesh_table, sibling_path
+from explorer.model.bundle import Bundle
+from explorer.views.comparison_mesh import mesh_comparison, mesh_table, sibling_path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 
@@ -90,7 +90,7 @@ def test_a_mesh_the_batch_cannot_fill_says_why(tmp_path, monkeypatch):
 def test_compare_json_carries_the_mesh_columns(cache, capsys):
     import json
 
-    from explorer.cli import main
+    from explorer.cli.main import main
 
     _bundle, fill = cache
     fill()

@@ -16,7 +16,6 @@ import pytest
 from explorer.course import commands, keys
 from explorer.course.content_files import LANGUAGES, key_to_relative_path, load_language, parse_content
 from explorer.course.glossary import glossary, glossary_entry, parse_glossary, search_glossary
-from explorer.course.labels import LABELS, label
 from explorer.course.lookup import (
     LEVELS,
     PLACEHOLDER,
@@ -30,7 +29,8 @@ from explorer.course.lookup import (
 )
 from explorer.errors import ParseError, TensorwegError
 from explorer.hlo.model import HloInstruction, Layout, Shape, Tile
-from explorer.records import Allocation, KernelRecord
+from explorer.labels import LABELS, label
+from explorer.model.records import Allocation, KernelRecord
 
 # --- the content files ----------------------------------------------------------
 
@@ -281,7 +281,7 @@ def test_glossary_command_lists_and_searches():
 
 def test_course_package_imports_neither_textual_nor_a_compiler():
     code = ("import sys, explorer.course.lookup, explorer.course.glossary, explorer.course.tours, "
-            "explorer.course.commands, explorer.course.keys, explorer.course.labels; "
+            "explorer.course.commands, explorer.course.keys, explorer.labels; "
             "bad = [m for m in ('textual', 'tensorflow', 'keras', 'jax') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -297,9 +297,9 @@ DEFAULT_TARGETS = ("cpu", "gpu:h100", "tpu:v5e")
 def sample_bundle(tmp_path_factory, sample: str, options=None):
     """A capture of one sample for the default targets (or a tour's `# capture:` options, see
     explorer.course.tours.capture_options), shared by the course and tour tests."""
-    from explorer.bundle import Bundle, is_bundle
     from explorer.capture.orchestrator import capture
-    from explorer.records import CaptureOptions
+    from explorer.model.bundle import Bundle, is_bundle
+    from explorer.model.records import CaptureOptions
 
     options = options or CaptureOptions(targets=DEFAULT_TARGETS)
     how = options.without_targets()  # one bundle per way of compiling; it grows by targets
@@ -316,9 +316,9 @@ def sample_bundle(tmp_path_factory, sample: str, options=None):
 
 def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
     """(level, target, kind keys) for every item of every level of a bundle, from
-    `explorer.view.explanation_keys`: the function the explanation pane shows."""
-    from explorer import view
+    `explorer.views.view.explanation_keys`: the function the explanation pane shows."""
     from explorer.levels import LIST_LEVELS, TARGET_LEVELS
+    from explorer.views import view
 
     found = set()
     for level in LIST_LEVELS:
@@ -326,7 +326,7 @@ def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
             for item in view.rows(bundle, level, target):
                 for group in view.explanation_keys(bundle, level, target, item.name):
                     found.add((level, target if level in TARGET_LEVELS else "", group))
-    from explorer.tvm_view import is_tvm
+    from explorer.views.tvm_view import is_tvm
 
     for target in bundle.targets:
         for optimized in (False, True):
@@ -346,7 +346,7 @@ def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_every_item_kind_in_real_captures_has_its_own_text_in_both_languages(sample, tmp_path_factory):
     # TVM's second compiler on the samples its e2e tests capture (tests/test_tvm_e2e.py)
-    from explorer.records import CaptureOptions
+    from explorer.model.records import CaptureOptions
 
     extra = ("tvm:cpu",) if sample in ("mnist_cnn", "mlp") else ()
     bundle = sample_bundle(tmp_path_factory, sample, CaptureOptions(targets=(*DEFAULT_TARGETS, *extra)))

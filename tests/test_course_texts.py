@@ -16,7 +16,6 @@ import pytest
 from explorer.course import commands, keys
 from explorer.course.content_files import LANGUAGES, load_language
 from explorer.course.glossary import glossary, glossary_entry, search_glossary
-from explorer.course.labels import LABELS, label
 from explorer.course.lookup import PLACEHOLDER, explain, explain_topic, memory_space_key
 from explorer.course.sources import SOURCES, is_documented
 from explorer.course.tours import TWINS, builtin_tour, builtin_tours
@@ -30,7 +29,8 @@ from explorer.course.xla_opcodes import (
 )
 from explorer.errors import TensorwegError
 from explorer.hlo.model import HloInstruction, Shape
-from explorer.records import KernelRecord
+from explorer.labels import LABELS, label
+from explorer.model.records import KernelRecord
 from explorer.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 
 from explorer.capture.cpu_dump import read_cpu_dump
-from explorer.disassembly import disassemble_object, exported_functions, library_calls, listing_text, vector_registers
+from explorer.capture.disassembly import (
+    disassemble_object,
+    exported_functions,
+    library_calls,
+    listing_text,
+    vector_registers,
+)
 from explorer.errors import ParseError
-from explorer.records import KernelRecord, MemoryLevel
-from explorer.serial import load_json
+from explorer.model.records import KernelRecord, MemoryLevel
+from explorer.model.serial import load_json
 
 FIXTURE = Path(__file__).parent / "fixtures" / "xla_dump_cpu"
 

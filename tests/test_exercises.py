@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.bundle import Bundle
 from explorer.course import exercises
 from explorer.course.tours import builtin_tours, parse_tour
 from explorer.errors import ParseError
-from explorer.view import tour_candidates
+from explorer.model.bundle import Bundle
+from explorer.views.view import tour_candidates
 
 from screens.app import create_app
 from screens.tour import TourScreen, verdicts
@@ -225,7 +225,7 @@ def test_every_builtin_question_is_answerable_on_a_real_capture(name, tmp_path_f
     from test_course import sample_bundle  # the shared captures of the other built-in tour tests
 
     from explorer.course.tours import builtin_tour, capture_options, meets
-    from explorer.view import resolve_tour_step
+    from explorer.views.view import resolve_tour_step
 
     tour = builtin_tour(name)
     bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.gpu_dump import (
+from explorer.capture.gpu_dump import (
     find_gpu_module,
     kernels_from_dump,
     parse_thunk_metadata,
@@ -18,7 +18,7 @@ from explorer.gpu_dump import (
     ptx_target,
 )
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
-from explorer.roofline import estimate, estimate_entry, instruction_flops
+from explorer.model.roofline import estimate, estimate_entry, instruction_flops
 from explorer.targets import TARGETS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xla_dump_gpu"

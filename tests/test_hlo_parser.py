@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from explorer.errors import ParseError
 from explorer.hlo.model import HloModule, Layout, Shape, Tile
 from explorer.hlo.parser import entry_parameter_shapes, format_shape, parse_module, parse_shape
-from explorer.serial import from_jsonable, to_jsonable
+from explorer.model.serial import from_jsonable, to_jsonable
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hlo"
 HLO_FILES = sorted(FIXTURES.glob("*_hlo.txt"))

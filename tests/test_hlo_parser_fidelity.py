@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from explorer.errors import ParseError
 from explorer.hlo.model import HloModule, Layout, Shape, Tile
 from explorer.hlo.parser import format_shape, parse_module, parse_shape
-from explorer.serial import from_jsonable, to_jsonable
+from explorer.model.serial import from_jsonable, to_jsonable
 
 from bench.bench_parser import generate_module
 

@@ -11,8 +11,8 @@ parameters link by number, never by their shared `XLA_Args` op_name.
 from __future__ import annotations
 
 from explorer.hlo.parser import parse_module
-from explorer.index import build_index
-from explorer.records import LayerRecord
+from explorer.model.index import build_index
+from explorer.model.records import LayerRecord
 
 
 def layer(name: str, path: str = "", params: int = 0) -> LayerRecord:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from explorer import view
-from explorer.bundle import Bundle
 from explorer.hlo.parser import parse_module
-from explorer.index import build_index
-from explorer.records import LayerRecord
+from explorer.model.bundle import Bundle
+from explorer.model.index import build_index
+from explorer.model.records import LayerRecord
+from explorer.views import view
 
 PARAMETERS, LAYERS = 300, 200
 RECORDED = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"

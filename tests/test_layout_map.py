@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import main
-from explorer.layout_map import LayoutMapError, assign, load_layout_map
+from explorer.capture.layout_map import LayoutMapError, assign, load_layout_map
+from explorer.cli.main import main
 
 MESH = ["--targets", "tpu:v5e", "--mesh", "2x2", "--batch", "8", "--mode", "train", "--optimizer", "sgd"]
 MLP_WEIGHTS = [("dense/kernel", (64, 128)), ("dense/bias", (128,)), ("dense_1/kernel", (128, 64)),
@@ -113,9 +113,9 @@ def test_exact_keys_win_and_regexes_search_like_keras():
 
 
 def test_the_rules_are_part_of_the_cache_key(tmp_path):
-    from explorer.cache import cache_key
-    from explorer.model_source import ModelSource
-    from explorer.records import CaptureOptions
+    from explorer.capture.cache import cache_key
+    from explorer.capture.model_source import ModelSource
+    from explorer.model.records import CaptureOptions
 
     source = ModelSource(spec="mlp", kind="sample", display="mlp", content_hash="0" * 64)
     base = CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="model")
@@ -131,8 +131,8 @@ def test_the_rules_are_part_of_the_cache_key(tmp_path):
 
 @pytest.mark.e2e
 def test_splitting_the_first_kernel_gives_half_columns_per_chip_and_an_all_reduce(tmp_path):
-    from explorer import view
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
+    from explorer.views import view
 
     layout = tmp_path / "first.toml"
     layout.write_text('# split the first kernel\'s columns over the model axis\n"dense/kernel" = ["", "model"]\n',

@@ -3,8 +3,8 @@
 Reduced input sizes keep the compiles short; the layer structure is the full
 model's. Captures (sample_models.architectures, random weights, nothing
 downloaded) are shared by the module; about 70 s on two cores in all, DenseNet121
-being most of it. Everything is asked through `explorer.view` and
-`explorer.comparison`, what the screens and `tensorweg compare` call.
+being most of it. Everything is asked through `explorer.views.view` and
+`explorer.views.comparison`, what the screens and `tensorweg compare` call.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from explorer import view
-from explorer.comparison import layer_comparison
 from explorer.errors import TensorwegError
 from explorer.targets import DEFAULT_TARGETS
+from explorer.views import view
+from explorer.views.comparison import layer_comparison
 
 pytestmark = pytest.mark.e2e
 
@@ -24,9 +24,9 @@ ALL_TARGETS = DEFAULT_TARGETS  # cpu, gpu:h100, tpu:v5e
 
 
 def captured(tmp_path_factory, function: str, targets=ALL_TARGETS):
-    from explorer.bundle import Bundle
     from explorer.capture.orchestrator import capture
-    from explorer.records import CaptureOptions
+    from explorer.model.bundle import Bundle
+    from explorer.model.records import CaptureOptions
 
     path = tmp_path_factory.getbasetemp() / "links-bundles" / function
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from test_train_e2e import _parameter_shapes
 
-from explorer import view
-from explorer.bundle import Bundle
 from explorer.capture.orchestrator import capture
-from explorer.mesh_view import grid_cells, mesh_lines, slice_cells
-from explorer.records import CaptureOptions
-from explorer.sharding import collectives
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
+from explorer.model.sharding import collectives
+from explorer.views import view
+from explorer.views.mesh import grid_cells, mesh_lines, slice_cells
 
 pytestmark = pytest.mark.e2e
 

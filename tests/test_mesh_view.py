@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer import view
-from explorer.bundle import Bundle
-from explorer.mesh_view import (
+from explorer.model.bundle import Bundle
+from explorer.views import view
+from explorer.views.mesh import (
     MESH_DEVICES,
     device_name,
     device_ranges,
@@ -89,7 +89,7 @@ def test_no_mesh_no_view(tmp_path):
 
 
 def test_inspect_json_gives_each_layer_its_slices(capsys):
-    from explorer.cli import main
+    from explorer.cli.main import main
 
     assert main(["inspect", str(FIXTURES / "mlp_mesh_2x2"), "--level", "layers", "--target", "tpu:v5e", "--json"]) == 0
     layers = {layer["name"]: layer for layer in json.loads(capsys.readouterr().out)["layers"]}

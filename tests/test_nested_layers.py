@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer import view
-from explorer.bundle import Bundle
+from explorer.model.bundle import Bundle
+from explorer.views import view
 
 from screens.app import create_app
 from screens.widgets.device_pane import family_text

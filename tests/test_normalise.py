@@ -1,4 +1,4 @@
-"""explorer.normalise on real XLA:CPU dump text (tests/fixtures/xla_dump_cpu) and path forms."""
+"""explorer.model.normalise on real XLA:CPU dump text (tests/fixtures/xla_dump_cpu) and path forms."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.normalise import normalise_module_name, normalise_paths, normalise_text
+from explorer.model.normalise import normalise_module_name, normalise_paths, normalise_text
 
 RAW_NAME = (
     "a_inference__lambda__72__XlaMustCompile_true_config_proto_13561319589895757934"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.pack import PACK_MANIFEST, PACK_VERSION
+from explorer.course.pack import PACK_MANIFEST, PACK_VERSION
 
 from screens.cli import main
 
@@ -66,13 +66,13 @@ class NoCompiler(importlib.abc.MetaPathFinder):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, NoCompiler())
 
-from explorer.bundle import Bundle
+from explorer.model.bundle import Bundle
 from explorer.course.tours import parse_tour
 from explorer.levels import LEVELS, TARGET_LEVELS
-from explorer.pack import open_pack
+from explorer.course.pack import open_pack
 from explorer.course import exercises
 from explorer.course.tours import meets
-from explorer.view import resolve_tour_step, rows, tour_candidates
+from explorer.views.view import resolve_tour_step, rows, tour_candidates
 from screens.cli import main
 
 pack_path = sys.argv[1]
@@ -271,7 +271,7 @@ def test_pack_takes_tour_files_and_opens_them_by_name(tmp_path, capsys, monkeypa
     tour.write_text("# title: Mine\n# model: mnist_cnn\n# lang: en\n\nstep: level=layers select=conv2d\ntext: Hi.\n")
     out = tmp_path / "course.twpack"
     assert main(["pack", str(BUNDLE), "--tours", str(tour), "-o", str(out)]) == 0
-    from explorer.pack import open_pack
+    from explorer.course.pack import open_pack
 
     opened = open_pack(out)
     assert opened.tours == ("mine",) and "Hi." in opened.tour_text("mine")
@@ -288,7 +288,7 @@ def test_pack_captures_a_model_it_is_given(tmp_path, capsys):
     capsys.readouterr()
     assert main(["inspect", str(out), "--level", "optimized-hlo"]) == 0
     assert "dot" in capsys.readouterr().out
-    from explorer.pack import open_pack
+    from explorer.course.pack import open_pack
 
     assert open_pack(out).tour("basics").model == "mlp"
 
@@ -311,8 +311,8 @@ def test_pack_refuses_a_lesson_whose_capture_no_packed_bundle_has(tmp_path, caps
 def test_a_packed_lesson_opens_on_the_bundle_with_its_capture(tmp_path, capsys):
     """Packed beside the capture its header names, the four-chip lesson opens on that bundle
     (`tensorweg tour four_chips course.twpack`), not on the pack's first one."""
+    from explorer.course.pack import bundle_argument, open_pack
     from explorer.course.tours import builtin_tour
-    from explorer.pack import bundle_argument, open_pack
 
     chips = tmp_path / "chips"
     assert main(["capture", "mlp", "--mode", "train", "--optimizer", "sgd", "--mesh", "2x2", "--shard", "model",

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.bundle import Bundle
+from explorer.course.handout import find_tour, handout_steps, render_html
+from explorer.course.handout_markdown import escape_markdown, render_markdown
 from explorer.course.tours import builtin_tour
-from explorer.handout import find_tour, handout_steps, render_html
-from explorer.handout_markdown import escape_markdown, render_markdown
+from explorer.model.bundle import Bundle
 
 from screens.cli import main
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from explorer import pass_view
-from explorer.bundle import Bundle
 from explorer.course.content_files import load_language
-from explorer.pass_view import unified_text
-from explorer.passes import diff, follow, main_instruction_of_layer, read_frame
-from explorer.passes_dump import AFTER, BEFORE, read_pass_texts, write_pass_frames
+from explorer.model.bundle import Bundle
+from explorer.model.passes import diff, follow, main_instruction_of_layer, read_frame
+from explorer.model.passes_dump import AFTER, BEFORE, read_pass_texts, write_pass_frames
+from explorer.views import passes as pass_view
+from explorer.views.passes import unified_text
 
 from pilot_support import BUNDLE
 
@@ -213,9 +213,9 @@ def test_passes_bad_input_is_one_line_and_exit_2(bundle_without_passes, tmp_path
 
 
 def test_passes_is_part_of_the_cache_key():
-    from explorer.cache import cache_key
-    from explorer.model_source import resolve
-    from explorer.records import CaptureOptions
+    from explorer.capture.cache import cache_key
+    from explorer.capture.model_source import resolve
+    from explorer.model.records import CaptureOptions
 
     source = resolve("mnist_cnn")
     assert cache_key(source, CaptureOptions()) != cache_key(source, CaptureOptions(passes=True))
@@ -223,8 +223,8 @@ def test_passes_is_part_of_the_cache_key():
 
 @pytest.mark.parametrize("command", ["capture", "inspect", "open"])
 def test_passes_flag_reaches_the_capture_options(command):
-    from explorer.cli import build_parser
-    from explorer.commands import capture_options
+    from explorer.cli.commands import capture_options
+    from explorer.cli.main import build_parser
 
     extra = ["--level", "hlo"] if command == "inspect" else []
     args = build_parser().parse_args([command, "mnist_cnn", *extra, "--passes"])

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from explorer.passes_dump import read_pass_texts
+from explorer.model.passes_dump import read_pass_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -39,8 +39,8 @@ def test_passes_captures_and_follows_the_convolution(tmp_path, target, fusion_pa
 
 def test_passes_captures_grapplers_film_of_mnist_cnn(tmp_path):
     """Real TensorFlow: Grappler's optimizers run one by one end where its default run ends."""
-    from explorer.bundle import Bundle
-    from explorer.passes_grappler import GRAPPLER
+    from explorer.model.bundle import Bundle
+    from explorer.model.passes_grappler import GRAPPLER
 
     env = {**os.environ, "TENSORWEG_CACHE_DIR": str(tmp_path / "cache")}
     result = subprocess.run([sys.executable, "-m", "explorer.cli", "capture", "mnist_cnn", "--targets", "cpu",

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 from test_passes import assert_one_line_error, run_cli
 
-from explorer import pass_view
-from explorer.bundle import Bundle
-from explorer.pass_view import unified_text
-from explorer.passes import diff, follow
-from explorer.passes_dump import BEFORE, read_pass_texts
-from explorer.passes_grappler import (
+from explorer.model.bundle import Bundle
+from explorer.model.passes import diff, follow
+from explorer.model.passes_dump import BEFORE, read_pass_texts
+from explorer.model.passes_grappler import (
     GRAPPLER,
     GRAPPLER_DIR,
     count_nodes,
@@ -23,6 +21,8 @@ from explorer.passes_grappler import (
     read_grappler_filmstrip,
     write_grappler_frames,
 )
+from explorer.views import passes as pass_view
+from explorer.views.passes import unified_text
 
 from pilot_support import BUNDLE
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer import pass_view
-from explorer.bundle import Bundle
-from explorer.passes import follow, read_filmstrip
+from explorer.model.bundle import Bundle
+from explorer.model.passes import follow, read_filmstrip
+from explorer.views import passes as pass_view
 
 from pilot_support import BUNDLE
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from explorer.capture import jax_worker, tf_worker
-from explorer.passes_dump import read_pass_index
+from explorer.model.passes_dump import read_pass_index
 
 DUMP = Path(__file__).parent / "fixtures" / "xla_dump_passes_cpu"
 

@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from explorer import occupancy, view
-from explorer.bundle import Bundle
 from explorer.capture import sass
-from explorer.cli import main as cli_main
-from explorer.gpu_dump import find_gpu_module, kernels_from_dump
-from explorer.records import KernelRecord, LaunchShape, PtxasReport
-from explorer.serial import from_jsonable
+from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
+from explorer.cli.main import main as cli_main
+from explorer.model import occupancy
+from explorer.model.bundle import Bundle
+from explorer.model.records import KernelRecord, LaunchShape, PtxasReport
+from explorer.model.serial import from_jsonable
 from explorer.targets import TARGETS
+from explorer.views import view
 
 from pilot_support import BUNDLE, needs_bundle
 

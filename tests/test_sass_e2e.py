@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from explorer.bundle import Bundle
 from explorer.capture.orchestrator import capture
-from explorer.records import CaptureOptions
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
 
 pytestmark = [
     pytest.mark.e2e,

@@ -2,7 +2,7 @@
 
 Each screen is rendered at 120x40 from the recorded bundle, in German, and its
 text is checked against the English value of every label in
-`explorer.course.labels` (words that read the same in both languages, such as
+`explorer.labels` (words that read the same in both languages, such as
 "HLO" or "Layout", are skipped). What the compiler wrote stays as written: the
 HLO and kernel code views are blanked before the check, and a label matches
 only as a whole word, so `op_type` or `f32[2,26]` never count.
@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from explorer.course.labels import LABELS
-from explorer.view import row_groups
+from explorer.labels import LABELS
+from explorer.views.view import row_groups
 
 from screens.app import SCREENS, create_app
 from screens.help import key_lines

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from explorer.comparison_mesh import missing_meshes
+from explorer.views.comparison_mesh import missing_meshes
 
 from screens.app import create_app
 from screens.mesh import MeshScreen
@@ -144,7 +144,7 @@ def mesh_table_text(app) -> str:
 async def test_compare_mesh_row_says_why_a_mesh_cannot_be_compiled_and_m_starts_no_worker(tmp_path, monkeypatch,
                                                                                          fake):
     """Batch 8 data parallel: 4x4 would give 16 devices half an example each. The column says so
-    (explorer.sharding.check_mesh_options, the check capture() makes), and `M` captures only the one chip."""
+    (explorer.model.sharding.check_mesh_options, the check capture() makes), and `M` captures only the one chip."""
     monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path / "cache"))
     pids = fake("ok")
     app = create_app(data_parallel_copy(tmp_path), level="layers", target="tpu:v5e", select="dense")

@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
-from explorer.view import COLUMNS, rows
+from explorer.views.view import COLUMNS, rows
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText
 from pilot_support import BUNDLE, needs_bundle, sync
@@ -22,7 +22,7 @@ pytestmark = needs_bundle
 
 def module_lines() -> list[str]:
     """The optimized HLO module XLA wrote for mnist_cnn on cpu, line by line."""
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
 
     return Bundle.open(BUNDLE).hlo_text("cpu", optimized=True).splitlines()
 
@@ -130,7 +130,7 @@ class ListApp(App):
 @sync
 async def test_a_cursor_move_is_announced_while_the_key_is_handled():
     """No message hop: the screen's panes change before Textual paints the moved cursor."""
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
 
     items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
     app = ListApp(items)

@@ -225,7 +225,7 @@ async def test_command_palette_jumps_to_an_instruction_by_name():
 @sync
 async def test_capture_key_adds_the_default_targets_that_are_missing():
     """Opened for cpu only, the GPU and TPU tabs name `c`; pressing it captures again with them."""
-    from explorer.records import CaptureOptions
+    from explorer.model.records import CaptureOptions
 
     app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
     runs = []
@@ -262,8 +262,8 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
     target on screen opens once the strip is there."""
     from textual.widgets import TabbedContent
 
-    from explorer.bundle import Bundle
-    from explorer.view import Selection
+    from explorer.model.bundle import Bundle
+    from explorer.views.view import Selection
     from screens.widgets import device_pane
 
     selection = Selection(Bundle.open(BUNDLE), "optimized-hlo", target, "fusion.11", "en")

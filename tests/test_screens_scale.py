@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from large_bundle import PARAMETERS, fusion_count, last_fusion_name, write_large_bundle
 
-from explorer import view
-from explorer.bundle import Bundle
+from explorer.model.bundle import Bundle
+from explorer.views import view
 
 from screens.app import create_app
 from screens.widgets.code_view import CodeView

@@ -267,7 +267,7 @@ async def test_escape_returns_to_the_screen_it_came_from(origin):
 
 @sync
 async def test_a_capture_in_progress_says_so_from_the_first_frame():
-    from explorer.records import CaptureOptions
+    from explorer.model.records import CaptureOptions
 
     app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
     app.run_capture = lambda: None  # no compiler in pilot tests: the worker has not reported yet

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
-from explorer.course.labels import label
+from explorer.labels import label
 
 from screens.app import create_app
 from screens.widgets.code_view import CodeView

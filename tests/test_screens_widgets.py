@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
+from explorer.model.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
 from explorer.hlo.parser import parse_module
 from screens.widgets.code_view import highlight_line, highlight_lines
 from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
-from explorer.view import shape_lines
+from explorer.views.view import shape_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"
@@ -58,7 +58,7 @@ def test_memory_lines_show_byte_strides_in_minor_to_major_order(optimized_module
 
 
 def test_memory_lines_show_tile_padding_on_tpu():
-    from explorer.bundle import Bundle
+    from explorer.model.bundle import Bundle
 
     bundle = Bundle.open(FIXTURES / "bundles" / "mnist_cnn")
     module = bundle.hlo_module("tpu:v5e", optimized=True)
@@ -97,7 +97,8 @@ def test_memory_map_draws_every_allocation_and_marks_the_peak(memory):
 
 
 def test_every_module_names_the_levels_from_the_one_level_definition():
-    from explorer import bundle, levels
+    from explorer.model import bundle
+    from explorer import levels
     from explorer.course import lookup
     from screens import app
 

@@ -1,7 +1,7 @@
 """Records survive the JSON round trip with their types (tuples, optionals, nesting)."""
 
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Layout, Metadata, Shape, Tile
-from explorer.records import (
+from explorer.model.records import (
     Allocation,
     AssignedValue,
     CaptureOptions,
@@ -10,7 +10,7 @@ from explorer.records import (
     Manifest,
     ModelIdentity,
 )
-from explorer.serial import from_jsonable, to_jsonable
+from explorer.model.serial import from_jsonable, to_jsonable
 
 
 def test_hlo_module_round_trip_keeps_tuples_and_nested_shapes():

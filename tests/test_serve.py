@@ -19,10 +19,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from explorer.capture_queue import CaptureQueue
-from explorer.cli import build_parser
-from explorer.commands import capture_options
-from explorer.records import CaptureOptions
+from explorer.capture.queue import CaptureQueue
+from explorer.cli.commands import capture_options
+from explorer.cli.main import build_parser
+from explorer.model.records import CaptureOptions
 
 from screens import serve as serve_module
 from screens.app import create_app
@@ -378,8 +378,8 @@ def test_allow_capture_compiles_before_serving_and_a_tab_finds_it_cached(monkeyp
     command, host, _port, capture = _Recorder.calls[0]
     assert (host, capture, _Recorder.queues[0]) == ("127.0.0.1", "1", 1)
     tab = build_parser().parse_args(_tab_arguments(command))
-    from explorer.bundle import Bundle
     from explorer.capture import orchestrator
+    from explorer.model.bundle import Bundle
 
     cached = orchestrator.cached_bundle(tab.model, capture_options(tab))
     assert cached is not None and Bundle.open(cached).model_name == "mlp"

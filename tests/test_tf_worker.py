@@ -21,8 +21,8 @@ from explorer.capture.tf_graph import graph_level, layer_for_op, trace_model
 from explorer.capture.tf_layers import iter_layers, layer_records
 from explorer.capture.tf_loading import input_signature, load_model
 from explorer.errors import TensorwegError
-from explorer.records import GraphLevel, LayerRecord, ModelIdentity
-from explorer.serial import load_json
+from explorer.model.records import GraphLevel, LayerRecord, ModelIdentity
+from explorer.model.serial import load_json
 
 # Loading models runs Keras on TensorFlow: the whole file belongs to the e2e lane.
 pytestmark = pytest.mark.e2e

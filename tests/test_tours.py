@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import view
 from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import (
     Candidate,
@@ -20,6 +19,7 @@ from explorer.course.tours import (
     with_capture_options,
 )
 from explorer.errors import ParseError, TensorwegError
+from explorer.views import view
 
 EXAMPLE = """\
 # title: Eine Faltung von oben nach unten
@@ -191,8 +191,8 @@ def test_the_training_and_mesh_lessons_are_written_for_their_captures():
 
 
 def test_tensorweg_tour_captures_what_the_lesson_was_written_for():
-    from explorer.cli import build_parser
-    from explorer.commands import capture_options as from_args
+    from explorer.cli.commands import capture_options as from_args
+    from explorer.cli.main import build_parser
 
     tour = builtin_tour("four_chips")
     plain = build_parser().parse_args(["tour", "four_chips", "mlp"])

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from explorer import view
-from explorer.bundle import Bundle
 from explorer.capture.orchestrator import capture
-from explorer.cli import main
-from explorer.records import CaptureOptions
-from explorer.sharding import collectives
-from explorer.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, peak_of, step_memory
+from explorer.cli.main import main
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
+from explorer.model.sharding import collectives
+from explorer.model.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, peak_of, step_memory
+from explorer.views import view
 
 pytestmark = pytest.mark.e2e
 

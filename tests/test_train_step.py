@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.cli import main
-from explorer.serial import load_json
-from explorer.sharding import collectives, group_size
-from explorer.training import (
+from explorer.cli.main import main
+from explorer.model.serial import load_json
+from explorer.model.sharding import collectives, group_size
+from explorer.model.training import (
     GRADIENTS,
     OPTIMIZER_STATE,
     SAVED_ACTIVATIONS,
@@ -181,7 +181,7 @@ def test_the_hlo_parser_reads_mesh_replica_groups():
 
 def test_train_mode_sends_cpu_to_the_jax_worker():
     from explorer.capture.growth import plan
-    from explorer.records import CaptureOptions
+    from explorer.model.records import CaptureOptions
 
     train = plan(None, CaptureOptions(targets=("cpu", "tpu:v5e"), mode="train", optimizer="adam"))
     assert train.tensorflow and not train.cpu  # layers and graph still come from TensorFlow
@@ -191,9 +191,9 @@ def test_train_mode_sends_cpu_to_the_jax_worker():
 
 
 def test_mode_optimizer_and_mesh_are_part_of_the_cache_key(tmp_path):
-    from explorer.cache import cache_key
-    from explorer.model_source import ModelSource
-    from explorer.records import CaptureOptions
+    from explorer.capture.cache import cache_key
+    from explorer.capture.model_source import ModelSource
+    from explorer.model.records import CaptureOptions
 
     source = ModelSource(spec="mlp", kind="sample", display="mlp", content_hash="0" * 64)
     keys = {cache_key(source, options) for options in (

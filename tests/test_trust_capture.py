@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from explorer.capture.protocol import LEVEL_DONE, WorkerEvent, one_line, parse_event
-from explorer.commands import parse_input_shapes
+from explorer.cli.commands import parse_input_shapes
 from explorer.errors import TensorwegError
-from explorer.records import MAX_INPUT_ELEMENTS
+from explorer.model.records import MAX_INPUT_ELEMENTS
 
 TF_TRACE_ERROR = """in user code:
 

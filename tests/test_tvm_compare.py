@@ -10,8 +10,8 @@ from pathlib import Path
 from test_cli import run_cli
 from test_screens_compare import open_compare, text_of
 
-from explorer import view
-from explorer.bundle import Bundle
+from explorer.model.bundle import Bundle
+from explorer.views import view
 
 from screens.app import create_app
 

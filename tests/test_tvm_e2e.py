@@ -12,11 +12,11 @@ import sys
 
 import pytest
 
-from explorer.bundle import Bundle
 from explorer.capture.orchestrator import capture
-from explorer.records import CaptureOptions
-from explorer.tvm_view import tvm_program
-from explorer.view import device_lines
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
+from explorer.views.tvm_view import tvm_program
+from explorer.views.view import device_lines
 
 pytestmark = [pytest.mark.e2e, pytest.mark.tvm]
 
@@ -110,7 +110,7 @@ def test_a_model_tvm_cannot_import_fails_only_the_tvm_target(tmp_path):
 
 
 def test_inspecting_tvms_relax_prints_the_rows_the_screen_lists(bundle):
-    from explorer import view
+    from explorer.views import view
 
     result = subprocess.run([sys.executable, "-m", "screens.cli", "inspect", str(bundle.path), "--level", "hlo",
                              "--target", "tvm:cpu"], capture_output=True, text=True, timeout=300)
@@ -120,8 +120,8 @@ def test_inspecting_tvms_relax_prints_the_rows_the_screen_lists(bundle):
 
 
 def test_relax_levels_list_bindings_and_functions_linked_down_to_code_and_t_keeps_the_work(bundle):
-    from explorer import view
     from explorer.course.lookup import explain
+    from explorer.views import view
 
     bindings = view.rows(bundle, "hlo", "tvm:cpu")
     functions = view.rows(bundle, "optimized-hlo", "tvm:cpu")

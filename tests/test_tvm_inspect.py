@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_cli import assert_one_line_error, run_cli
 
-from explorer import view
-from explorer.bundle import Bundle
+from explorer.model.bundle import Bundle
+from explorer.views import view
 
 TVM_BUNDLE = str(Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn_tvm")
 

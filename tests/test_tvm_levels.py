@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from test_course import needed_keys
 
-from explorer import view
-from explorer.bundle import Bundle
 from explorer.course import exercises
 from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import builtin_tour
+from explorer.model.bundle import Bundle
+from explorer.views import view
 
 from screens.app import create_app
 from screens.widgets.item_table import ItemTable

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.disassembly import vector_registers
-from explorer.tvm_program import (
+from explorer.capture.disassembly import vector_registers
+from explorer.model.tvm_program import (
     TvmFunction,
     TvmProgram,
     asm_by_function,

@@ -5,7 +5,7 @@ no capture worker starts. (The CLI refuses such a command before the UI: tests/t
 from __future__ import annotations
 
 from explorer import targets
-from explorer.records import CaptureOptions
+from explorer.model.records import CaptureOptions
 
 from screens.app import create_app
 

@@ -1,4 +1,4 @@
-"""explorer/view.py on the recorded mnist_cnn bundle (cpu, gpu:h100, tpu:v5e), without Textual.
+"""explorer/views/view.py on the recorded mnist_cnn bundle (cpu, gpu:h100, tpu:v5e), without Textual.
 
 What these functions return is what the screens draw (the panes call them) and what
 `tensorweg inspect` prints; the Pilot tests check that the screens show it.
@@ -13,14 +13,14 @@ from functools import _lru_cache_wrapper
 
 import pytest
 
-from explorer import comparison, view
-from explorer.bundle import Bundle
 from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import builtin_tours
 from explorer.hlo.parser import parse_module
-from explorer.index import IndexEntry, build_index
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
-from explorer.records import LayerRecord
+from explorer.model.bundle import Bundle
+from explorer.model.index import IndexEntry, build_index
+from explorer.model.records import LayerRecord
+from explorer.views import comparison, view
 
 from pilot_support import BUNDLE, needs_bundle
 
@@ -344,13 +344,13 @@ def test_every_cache_of_the_view_is_bounded_and_keeps_only_a_few_bundles():
 
 
 def test_the_view_imports_no_textual():
-    code = "import sys, explorer.view; print([m for m in ('textual', 'screens') if m in sys.modules])"
+    code = "import sys, explorer.views.view; print([m for m in ('textual', 'screens') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 def test_inspect_prints_the_layers_and_roles_the_screens_show(bundle):
-    from explorer import inspect_view
+    from explorer.views import inspect as inspect_view
 
     data = inspect_view.level_data(bundle, "hlo", "cpu")
     by_name = {i["name"]: i for i in data["instructions"]}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import view
+from explorer.views import view
 
 from pilot_support import opened, sync, target_key_keeps_layers
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from explorer.errors import ParseError
-from explorer.serial import dump_json, write_text_atomic
+from explorer.model.serial import dump_json, write_text_atomic
 
 
 def write_parsed(text_path: Path) -> bool:
@@ -32,7 +32,7 @@ def write_parsed(text_path: Path) -> bool:
 
 def normalise_log(staging: Path) -> None:
     """The log may hold absolute paths and hashes from the compilers' messages."""
-    from explorer.normalise import normalise_text
+    from explorer.model.normalise import normalise_text
 
     log = staging / "capture.log"
     if log.is_file():

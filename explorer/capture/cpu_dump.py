@@ -27,8 +27,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from explorer.buffer_assignment import parse_buffer_assignment, with_derived_live_ranges
-from explorer.disassembly import (
+from explorer.capture.disassembly import (
     disassemble_object,
     exported_functions,
     library_calls,
@@ -37,9 +36,10 @@ from explorer.disassembly import (
 )
 from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule
-from explorer.normalise import normalise_text
-from explorer.records import KernelRecord
-from explorer.serial import dump_json, write_text_atomic
+from explorer.model.buffer_assignment import parse_buffer_assignment, with_derived_live_ranges
+from explorer.model.normalise import normalise_text
+from explorer.model.records import KernelRecord
+from explorer.model.serial import dump_json, write_text_atomic
 
 _AFTER = "cpu_after_optimizations.txt"
 _MODULE_NUMBER = re.compile(r"^module_(\d+)\.")
@@ -294,7 +294,7 @@ CPU_PASS_MODULES = ".*a_inference.*"
 
 def read_cpu_passes(dump_dir: Path, out_dir: Path) -> bool:
     """Write `out_dir/passes/` from the main module's per-pass snapshots; False when there are none."""
-    from explorer.passes_dump import write_pass_frames
+    from explorer.model.passes_dump import write_pass_frames
 
     prefix = _module_prefix(dump_dir)
     if prefix is None:

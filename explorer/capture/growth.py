@@ -11,7 +11,7 @@ meanwhile (`take_settled`) and exchanges the two directories in one rename
 never a mix; two racing growers end with one bundle that has both additions.
 
 Every file a worker writes goes under a temporary name and is renamed
-(explorer.serial.write_text_atomic), so a hard-linked file is never written
+(explorer.model.serial.write_text_atomic), so a hard-linked file is never written
 through; the only file appended to, `capture.log`, is copied.
 """
 
@@ -27,12 +27,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.bundle import MANIFEST, TARGET_LEVELS, Bundle, is_bundle, target_dirname
+from explorer.capture.model_source import ModelSource
 from explorer.capture.placement import settled, shown_path
 from explorer.capture.protocol import TARGET_INDEPENDENT_LEVELS
 from explorer.errors import TensorwegError
-from explorer.model_source import ModelSource
-from explorer.records import CaptureOptions, LevelStatus
+from explorer.model.bundle import MANIFEST, TARGET_LEVELS, Bundle, is_bundle, target_dirname
+from explorer.model.records import CaptureOptions, LevelStatus
 
 # What the TensorFlow worker writes at the bundle's top (its cpu target lives in targets/cpu).
 TENSORFLOW_FILES = ("identity.json", "signature.json", "model.json", "layers.json", "graph.json", "scopes.json")
@@ -67,7 +67,7 @@ class GrowPlan:
 
 def same_capture(bundle: Bundle, source: ModelSource, options: CaptureOptions) -> bool:
     """Whether `bundle` holds this model (bytes), compiled with these options and tools: then it may grow."""
-    from explorer.cache import tool_versions
+    from explorer.capture.cache import tool_versions
 
     manifest = bundle.manifest
     return (manifest.model.sha256 == source.content_hash and manifest.model.kind == source.kind

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.capture.model_inputs import structured_inputs
-from explorer.records import CostAnalysis
+from explorer.model.records import CostAnalysis
 from explorer.targets import TargetSpec, gpu_target_config_text
 
 # The traced function's name: HLO op_names read `jit(fwd)/<layer>/<op>` and the

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.sharding import MESH_AXES, axis_sizes, device_count
+from explorer.model.sharding import MESH_AXES, axis_sizes, device_count
 from explorer.targets import TargetSpec, gpu_target_config_text
 
 
@@ -74,12 +74,12 @@ def spec_text(spec: Any) -> str:
 class KerasLayout:
     """--layout-map: a real `keras.distribution.ModelParallel` with the file's `LayoutMap` over the
     compile-only mesh decides each argument's spec. The rules are checked against the model's
-    weights first (explorer.layout_map.assign), so a bad key is one line naming the file."""
+    weights first (explorer.capture.layout_map.assign), so a bad key is one line naming the file."""
 
     def __init__(self, mesh: Any, options: Any, model: Any) -> None:
         import keras
 
-        from explorer.layout_map import assign
+        from explorer.capture.layout_map import assign
 
         sizes = dict(zip(mesh.axis_names, mesh.devices.shape, strict=True))
         weights = [(v.path, tuple(v.shape)) for v in model.weights]

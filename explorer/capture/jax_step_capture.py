@@ -1,7 +1,7 @@
 """The JAX worker's levels for a training step or a sharded call (`--mode train`, `--mesh`).
 
 The same levels as an inference capture (explorer.capture.jax_worker), from the
-lowering in explorer.capture.jax_train, plus `step.json` (explorer.training.StepLayout):
+lowering in explorer.capture.jax_train, plus `step.json` (explorer.model.training.StepLayout):
 which argument is a weight, optimizer state, input or label, what is donated, and
 the inference call's memory figures on the same devices for comparison. `cpu` in
 train mode is compiled here too, by XLA:CPU through JAX (the TensorFlow worker
@@ -26,10 +26,10 @@ from explorer.capture.jax_worker import (
 )
 from explorer.capture.mesh_shardings import keep_mesh_devices, keep_sharded_module
 from explorer.capture.protocol import ProtocolWriter
-from explorer.records import CaptureOptions, MemoryLevel
-from explorer.serial import dump_json, load_json, write_text_atomic
+from explorer.model.records import CaptureOptions, MemoryLevel
+from explorer.model.serial import dump_json, load_json, write_text_atomic
+from explorer.model.training import STEP_FILE
 from explorer.targets import TargetSpec
-from explorer.training import STEP_FILE
 
 
 def options_of(request: dict) -> CaptureOptions:
@@ -191,7 +191,7 @@ def _cpu_levels(module_dump: Path, out_dir: Path, analysis) -> None:
 
 
 def _kernels(spec: TargetSpec, out_dir: Path, module_dump: Path, optimized: str, module_name: str) -> None:
-    from explorer.gpu_dump import find_gpu_module, kernels_from_dump
+    from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
 
     if spec.kind == "gpu":
         files = find_gpu_module(module_dump, module_name)

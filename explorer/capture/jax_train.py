@@ -17,10 +17,9 @@ from typing import Any
 
 from explorer.capture.jax_compile import FUNCTION_NAME, SCOPE_PREFIX, Lowering, _record_layer_scopes, device_for
 from explorer.capture.model_inputs import structured_inputs
-from explorer.records import CaptureOptions
-from explorer.sharding import axis_sizes, mesh_shape
-from explorer.targets import TargetSpec
-from explorer.training import (
+from explorer.model.records import CaptureOptions
+from explorer.model.sharding import axis_sizes, mesh_shape
+from explorer.model.training import (
     INPUTS,
     LABELS,
     LOSS,
@@ -34,6 +33,7 @@ from explorer.training import (
     op_phase,
     wrapped_scopes,
 )
+from explorer.targets import TargetSpec
 
 TRAIN_MODULE = f"jit_{TRAIN_FUNCTION}"
 TRAIN_PREFIX = f"jit({TRAIN_FUNCTION})"

@@ -25,15 +25,15 @@ from pathlib import Path
 from explorer.capture.mesh_shardings import enable_sharding_dump
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
 from explorer.errors import TensorwegError
-from explorer.records import KernelRecord, MemoryLevel
-from explorer.serial import dump_json, write_text_atomic
+from explorer.model.records import KernelRecord, MemoryLevel
+from explorer.model.serial import dump_json, write_text_atomic
 from explorer.targets import TARGETS, TargetSpec, availability
 
 LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
 
 
 def normalise(text: str) -> str:
-    from explorer.normalise import normalise_text
+    from explorer.model.normalise import normalise_text
 
     return normalise_text(text)
 
@@ -130,8 +130,8 @@ def memory_level(buffer_assignment: str, live_range: str, report: str,
     """
     import dataclasses
 
-    from explorer.buffer_assignment import parse_buffer_assignment, parse_live_ranges, parse_xla_peak
     from explorer.errors import ParseError
+    from explorer.model.buffer_assignment import parse_buffer_assignment, parse_live_ranges, parse_xla_peak
 
     memory = MemoryLevel(allocations=(), peak_bytes=0)
     try:
@@ -176,7 +176,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 def _enable_pass_dump(request: dict) -> None:
     """`--passes`: XLA also dumps the model's module after every pass (before jax is imported)."""
     if request.get("passes"):
-        from explorer.passes_dump import pass_dump_flags
+        from explorer.model.passes_dump import pass_dump_flags
 
         os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(_filmed_module(request))}"
 
@@ -193,7 +193,7 @@ def _collect_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
     """out_dir/passes/ from the model module's snapshots; a failure is logged, never fatal."""
     if not request.get("passes"):
         return
-    from explorer.passes_dump import module_number, write_pass_frames
+    from explorer.model.passes_dump import module_number, write_pass_frames
 
     module = _filmed_module(request)
     try:
@@ -321,7 +321,7 @@ def capture_memory(out_dir: Path, optimized_path: Path | None, compiled, analysi
 
 def _capture_kernels(spec: TargetSpec, out_dir: Path, dump_dir: Path, optimized: str) -> None:
     from explorer.capture import jax_compile
-    from explorer.gpu_dump import find_gpu_module, kernels_from_dump
+    from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
 
     if spec.kind == "gpu":
         files = find_gpu_module(dump_dir, jax_compile.MODULE_NAME)

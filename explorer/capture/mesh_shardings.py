@@ -1,7 +1,7 @@
 """`--mesh` captures keep the module as XLA's sharding propagation left it, and which device and
 chip each logical device number is (for the mesh view).
 
-Runs only inside the JAX worker. See explorer.mesh_view for why this snapshot, and
+Runs only inside the JAX worker. See explorer.views.mesh for why this snapshot, and
 not the optimized module or JAX's input/output shardings, is the exact source.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.mesh_view import MESH_DEVICES, SHARDED_HLO, SHARDING_PASS, MeshDevice
+from explorer.views.mesh import MESH_DEVICES, SHARDED_HLO, SHARDING_PASS, MeshDevice
 
 
 def enable_sharding_dump(request: dict) -> None:
@@ -45,6 +45,6 @@ def mesh_devices(compiled) -> list[MeshDevice]:
 
 def keep_mesh_devices(compiled, out_dir: Path) -> None:
     """out_dir/mesh_devices.json: which device and chip each `d<n>` of the mesh view is."""
-    from explorer.serial import dump_json
+    from explorer.model.serial import dump_json
 
     dump_json(mesh_devices(compiled), out_dir / MESH_DEVICES)

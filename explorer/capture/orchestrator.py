@@ -35,9 +35,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from explorer.bundle import MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
-from explorer.cache import cached_bundle_path, tool_versions
 from explorer.capture.artifacts import normalise_log
+from explorer.capture.cache import cached_bundle_path, tool_versions
 from explorer.capture.growth import (
     GrowPlan,
     folder_locked,
@@ -47,6 +46,7 @@ from explorer.capture.growth import (
     swap_into_place,
     take_settled,
 )
+from explorer.capture.model_source import ModelSource, resolve
 from explorer.capture.placement import (
     UNFINISHED,
     check_output_dir,
@@ -70,11 +70,11 @@ from explorer.capture.protocol import (
 )
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
 from explorer.levels import LEVELS
-from explorer.model_source import ModelSource, resolve
-from explorer.normalise import normalise_paths
-from explorer.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
-from explorer.serial import dump_json, load_json
-from explorer.sharding import check_mesh_options
+from explorer.model.bundle import MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
+from explorer.model.normalise import normalise_paths
+from explorer.model.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
+from explorer.model.serial import dump_json, load_json
+from explorer.model.sharding import check_mesh_options
 
 # CaptureEvent kinds: the worker protocol's level events, plus the capture's own.
 CACHE_HIT = "cache_hit"
@@ -105,7 +105,7 @@ class CaptureEvent:
 
 
 EventCallback = Callable[[CaptureEvent], None]
-# What a capture holds while its workers run, given its cancel event (explorer.capture_queue).
+# What a capture holds while its workers run, given its cancel event (explorer.capture.queue).
 Gate = Callable[[threading.Event], AbstractContextManager]
 
 
@@ -156,7 +156,7 @@ def capture(
     or `out_dir`'s) is reused when it has every level asked for, and grown by
     what it lacks otherwise; `use_cache=False` captures everything again and
     replaces it. Raises TensorwegError (one line) for bad input (mesh options no
-    worker could compile included: explorer.sharding.check_mesh_options), CaptureCancelled
+    worker could compile included: explorer.model.sharding.check_mesh_options), CaptureCancelled
     when `cancel` is set (or SIGTERM/SIGHUP arrive while this runs in the main
     thread), and CaptureFailed when the capture produced nothing trustworthy (a
     worker was killed, the staging directory vanished, every compiler level

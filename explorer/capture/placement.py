@@ -13,12 +13,12 @@ import shutil
 import time
 from pathlib import Path
 
-from explorer.bundle import TARGET_LEVELS, Bundle, is_bundle
-from explorer.cache import cache_root
 from explorer.capture.artifacts import normalise_log
+from explorer.capture.cache import cache_root
 from explorer.capture.protocol import TARGET_INDEPENDENT_LEVELS
 from explorer.errors import TensorwegError
-from explorer.records import CaptureOptions
+from explorer.model.bundle import TARGET_LEVELS, Bundle, is_bundle
+from explorer.model.records import CaptureOptions
 
 # A failed level with this error did not finish (older bundles): never a cache hit.
 UNFINISHED = "not captured:"

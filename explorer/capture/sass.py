@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
-from explorer.gpu_dump import ptx_target
-from explorer.records import KernelRecord, PtxasReport
+from explorer.capture.gpu_dump import ptx_target
+from explorer.model.records import KernelRecord, PtxasReport
 
 # (tool, the distribution whose wheel holds it).
 TOOL_WHEELS = (

@@ -18,8 +18,8 @@ from typing import Any
 
 from explorer.capture.tf_grappler_film import GrapplerFilm, each_optimizer
 from explorer.capture.tf_layers import LayerCall, call_model, recording_layer_calls
-from explorer.passes_grappler import FUSED_PREFIXES  # Grappler's fused ops: one definition
-from explorer.records import GraphLevel, GraphOp, GrapplerSummary, TensorSpecRecord
+from explorer.model.passes_grappler import FUSED_PREFIXES  # Grappler's fused ops: one definition
+from explorer.model.records import GraphLevel, GraphOp, GrapplerSummary, TensorSpecRecord
 
 # Attributes worth showing a learner; the rest (T, _class, value tensors...) is noise.
 KEY_ATTRIBUTES = (
@@ -76,7 +76,7 @@ def graph_level_and_film(concrete_fn: Any, scope_map: dict[str, str],
                          per_optimizer: bool) -> tuple[GraphLevel, GrapplerFilm | None]:
     """The graph level and, with `per_optimizer` (`--passes`), Grappler's film: the frozen
     graph's text and one (iteration, optimizer, graph text) per optimizer run
-    (`explorer.passes_grappler.write_grappler_frames` keeps the runs that changed it)."""
+    (`explorer.model.passes_grappler.write_grappler_frames` keeps the runs that changed it)."""
     ops = tuple(_graph_op(op, scope_map) for op in concrete_fn.graph.get_operations())
     try:
         frozen_ops, optimized_ops, film = _grappler_graphs(concrete_fn, scope_map, per_optimizer)

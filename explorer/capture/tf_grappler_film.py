@@ -8,14 +8,14 @@ TensorFlow's VLOG(1) results list the same order on TF 2.21). Here each optimize
 left, so every intermediate graph is Grappler's own output. On the samples the last graph is
 the one the default `OptimizeGraph` gives (tests/test_passes_grappler_e2e.py checks it).
 
-Runs in the TF worker only; graph texts are built with `explorer.passes_grappler.node_line`.
+Runs in the TF worker only; graph texts are built with `explorer.model.passes_grappler.node_line`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explorer.passes_grappler import node_line
+from explorer.model.passes_grappler import node_line
 
 # (the name Grappler logs, the RewriterConfig switch that runs it alone), in the meta optimizer's
 # order. `tfg_optimizer` (the MLIR hook) is left out: its default pipeline only sorts, infers
@@ -134,7 +134,7 @@ def stable_order(graph_def: Any, previous: dict[str, float]) -> dict[str, float]
 
 
 def graph_text(graph_def: Any, order: dict[str, float]) -> str:
-    """One line per node (`explorer.passes_grappler`'s format), in `order`."""
+    """One line per node (`explorer.model.passes_grappler`'s format), in `order`."""
     lines = []
     for node in sorted(graph_def.node, key=lambda node: order[node.name]):
         attributes = [(key, _attribute_text(node.attr[key])) for key in _ATTRIBUTES if key in node.attr]

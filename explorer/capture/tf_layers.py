@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-from explorer.records import LayerRecord
+from explorer.model.records import LayerRecord
 
 Shape = tuple[int | None, ...]
 # Keyword arguments that are not data flowing through the layer.

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.errors import TensorwegError
-from explorer.records import MAX_INPUT_ELEMENTS, ModelIdentity
+from explorer.model.records import MAX_INPUT_ELEMENTS, ModelIdentity
 
 ZIP_MAGIC = b"PK\x03\x04"
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"

@@ -35,7 +35,7 @@ from explorer.capture.protocol import (
     take_over_stdout,
 )
 from explorer.errors import TensorwegError
-from explorer.serial import dump_json, write_text_atomic
+from explorer.model.serial import dump_json, write_text_atomic
 
 DUMP_DIR_NAME = "xla_dump_cpu"
 
@@ -93,7 +93,7 @@ def _enable_pass_dump(request: dict) -> None:
     """`--passes`: XLA also dumps the module after every pass (before TensorFlow is imported)."""
     if request.get("passes"):
         from explorer.capture.cpu_dump import CPU_PASS_MODULES
-        from explorer.passes_dump import pass_dump_flags
+        from explorer.model.passes_dump import pass_dump_flags
 
         os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(CPU_PASS_MODULES)}"
 
@@ -173,7 +173,7 @@ def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) 
     try:
         level, film = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer)
         if film is not None:  # before graph.json: the level's "ok" means its film is there too
-            from explorer.passes_grappler import write_grappler_frames
+            from explorer.model.passes_grappler import write_grappler_frames
 
             write_grappler_frames(*film, staging)
         dump_json(level, staging / "graph.json")
@@ -187,7 +187,7 @@ def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) 
 
 def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) -> None:
     from explorer.capture.artifacts import write_parsed
-    from explorer.normalise import normalise_text
+    from explorer.model.normalise import normalise_text
 
     out_dir = staging / "targets" / "cpu"
     out_dir.mkdir(parents=True, exist_ok=True)

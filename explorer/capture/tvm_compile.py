@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.tvm_program import TvmFunction
+from explorer.model.tvm_program import TvmFunction
 
 # x86 with AVX-512, as the issue verified; LLVM chooses the vector width from it.
 TARGET = {"kind": "llvm", "mcpu": "skylake-avx512"}

@@ -12,7 +12,7 @@ It writes, into out_dir (the levels the learner knows, filled with TVM's answer)
     memory.json         TVM's static memory plan (StaticPlanBlockMemory)         level `memory`
     model.onnx is not kept (the weights are random: only shapes matter to a compiler).
 There is no hlo.json: Relax is not HLO, so the HLO parser and the cross-level
-index leave this target's text alone; explorer.tvm_view links it to the layers.
+index leave this target's text alone; explorer.views.tvm_view links it to the layers.
 
 A model that does not export to ONNX, or an op TVM rejects, fails this target's
 levels with that reason; the rest of the capture stands.
@@ -27,9 +27,8 @@ import tempfile
 from pathlib import Path
 
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
-from explorer.serial import dump_json, write_text_atomic
-from explorer.targets import TARGETS, availability
-from explorer.tvm_program import (
+from explorer.model.serial import dump_json, write_text_atomic
+from explorer.model.tvm_program import (
     TVM_PROGRAM_FILE,
     TvmProgram,
     asm_by_function,
@@ -37,12 +36,13 @@ from explorer.tvm_program import (
     plt_calls,
     static_memory_plan,
 )
+from explorer.targets import TARGETS, availability
 
 LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
 
 
 def _write(path: Path, text: str) -> None:
-    from explorer.normalise import normalise_text
+    from explorer.model.normalise import normalise_text
 
     write_text_atomic(path, normalise_text(text))
 
@@ -107,9 +107,9 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 
 
 def _kernels(program: TvmProgram, asm: str, llvm_ir: str) -> list:
-    from explorer.disassembly import vector_registers
-    from explorer.normalise import normalise_text
-    from explorer.records import KernelRecord
+    from explorer.capture.disassembly import vector_registers
+    from explorer.model.normalise import normalise_text
+    from explorer.model.records import KernelRecord
 
     names = [f.name for f in program.functions]
     asm_of, ir_of = asm_by_function(asm, names), llvm_ir_by_function(llvm_ir, names)

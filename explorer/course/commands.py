@@ -8,8 +8,8 @@ import sys
 from typing import TextIO
 
 from explorer.course.glossary import glossary, search_glossary
-from explorer.course.labels import label
 from explorer.course.lookup import default_language, explain_topic
+from explorer.labels import label
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -12,7 +12,7 @@ import json
 from explorer.course.lookup import memory_space_key
 from explorer.course.xla_opcodes import CUSTOM_CALL_FAMILIES
 from explorer.hlo.model import HloInstruction, Shape
-from explorer.records import Allocation, GraphOp, KernelRecord, LayerRecord
+from explorer.model.records import Allocation, GraphOp, KernelRecord, LayerRecord
 
 
 def layer_keys(layer: LayerRecord) -> list[str]:

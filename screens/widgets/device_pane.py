@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Tab, TabbedContent, TabPane
 
-from explorer.course.labels import label
+from explorer.labels import label
 from explorer.targets import TARGETS
-from explorer.view import Selection, device_lines
+from explorer.views.view import Selection, device_lines
 
 from screens.widgets.pane_text import PaneText
 
@@ -28,7 +28,7 @@ def family_of(target: str) -> str:
 
 def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,
                 lang: str = "en", reading: frozenset[str] = frozenset()) -> str:
-    """One tab: each captured target of the family (`explorer.view.device_lines`), or how to capture one.
+    """One tab: each captured target of the family (`explorer.views.view.device_lines`), or how to capture one.
 
     A target in `reading` is being read by the open worker: said so, not read here on the UI thread."""
     targets = [t for t in captured if family_of(t) == family]

@@ -1,4 +1,4 @@
-"""Course texts for the selection: `explorer.view.explanations`, rendered as Markdown.
+"""Course texts for the selection: `explorer.views.view.explanations`, rendered as Markdown.
 
 The item's own text first (a TPU kOutput fusion: `fusion:kOutput`), then what
 its data shows (a tiled layout, VMEM, the allocation holding it), each once.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from explorer.course.labels import label
-from explorer.view import Selection, explanations
+from explorer.labels import label
+from explorer.views.view import Selection, explanations
 
 from screens.widgets.pane_text import PaneText
 

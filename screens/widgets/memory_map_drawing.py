@@ -3,9 +3,9 @@ and value live ranges over program order (not time) with the peak marked."""
 
 from __future__ import annotations
 
-from explorer.buffer_assignment import peak_from_live_ranges, value_sizes
-from explorer.course.labels import label
-from explorer.records import MemoryLevel
+from explorer.labels import label
+from explorer.model.buffer_assignment import peak_from_live_ranges, value_sizes
+from explorer.model.records import MemoryLevel
 
 FILLS = "█▓▒░"
 

@@ -1,12 +1,12 @@
-"""Memory layout of the selection (`explorer.view.memory_facts`): shape, dtype, bytes,
+"""Memory layout of the selection (`explorer.views.view.memory_facts`): shape, dtype, bytes,
 minor-to-major, strides, tiles and padding; at the optimized level the buffer it lives in."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from explorer.course.labels import label
-from explorer.view import Selection, memory_facts
+from explorer.labels import label
+from explorer.views.view import Selection, memory_facts
 
 from screens.widgets.pane_text import PaneText
 

@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from explorer.capture_queue import CaptureQueue
+from explorer.capture.queue import CaptureQueue
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from explorer.course.tours.parser import (
 )
 from explorer.errors import TensorwegError
 from explorer.levels import TARGET_LEVELS
-from explorer.records import CaptureOptions
+from explorer.model.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
@@ -84,10 +84,10 @@ def _holds(condition: Condition, candidate: Candidate) -> bool:
 
 def capture_options(tour: Tour) -> CaptureOptions:
     """What the lesson was written on: its `# capture:` options as the command line reads them
-    (explorer.commands.capture_options, with its checks), or the default capture without them, plus
+    (explorer.cli.commands.capture_options, with its checks), or the default capture without them, plus
     every target its steps visit."""
-    from explorer.cli import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
-    from explorer.commands import capture_options as from_args  # noqa: PLC0415
+    from explorer.cli.commands import capture_options as from_args  # noqa: PLC0415
+    from explorer.cli.main import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
 
     options = from_args(build_parser().parse_args(["capture", tour.model, *tour.capture.split()]))
     return replace(options, targets=tuple(dict.fromkeys((*options.targets, *visited_targets(tour)))))
@@ -104,7 +104,7 @@ def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Names
     line's, unless the command line asks for a training step or a mesh of its own."""
     if not tour.capture or args.mode != "inference" or args.mesh:
         return args
-    from explorer.cli import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
+    from explorer.cli.main import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
 
     parsed = vars(build_parser().parse_args(["tour", "-", tour.model, *tour.capture.split()]))
     named = {word[2:].replace("-", "_") for word in tour.capture.split() if word.startswith("--")}

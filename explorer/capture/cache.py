@@ -1,0 +1,68 @@
+"""Per-user cache of capture bundles.
+
+A bundle is reused when the model's bytes, the capture options and the
+compiler versions are all the same; the key covers exactly those, so a
+cache hit opens without starting a compiler. The targets are not part of the
+key: one bundle per model and options grows by the targets asked for
+(explorer.capture.growth), so a capture for one more target compiles only that one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from explorer.capture.model_source import ModelSource
+from explorer.capture.sass import TOOL_WHEELS
+from explorer.model.bundle import SCHEMA_VERSION
+from explorer.model.records import CaptureOptions
+from explorer.model.serial import to_jsonable
+
+# Distributions whose versions change what a capture contains.
+TOOL_DISTRIBUTIONS = (
+    "tensorweg", "tensorflow", "keras", "jax", "jaxlib", "libtpu",
+    "jax-cuda12-plugin", "jax-cuda12-pjrt",
+    *(wheel for _, wheel in TOOL_WHEELS),  # ptxas and cuobjdump: the SASS of GPU kernels
+)
+
+
+@lru_cache(maxsize=1)
+def tool_versions() -> tuple[tuple[str, str], ...]:
+    """Installed versions, read from package metadata (no imports)."""
+    versions = []
+    for name in TOOL_DISTRIBUTIONS:
+        try:
+            versions.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            versions.append((name, "not installed"))
+    return tuple(versions)
+
+
+def cache_root() -> Path:
+    """`$TENSORWEG_CACHE_DIR`, else the platform's user cache directory (XDG on Linux)."""
+    override = os.environ.get("TENSORWEG_CACHE_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("tensorweg"))
+
+
+def cache_key(source: ModelSource, options: CaptureOptions) -> str:
+    payload = {
+        "schema": SCHEMA_VERSION,
+        "kind": source.kind,
+        "model": source.content_hash,
+        "options": to_jsonable(options.without_targets()),
+        "tools": tool_versions(),
+    }
+    text = json.dumps(payload, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def cached_bundle_path(source: ModelSource, options: CaptureOptions) -> Path:
+    return cache_root() / "bundles" / cache_key(source, options)

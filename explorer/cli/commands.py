@@ -1,0 +1,256 @@
+"""What each headless `tensorweg` subcommand does (the parser lives in `explorer.cli`).
+
+The commands that open the UI (`open`, `tour`, `screenshot`) live in
+`screens.cli`; the checks they make before the UI starts are here, in the core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from explorer.course.lookup import default_language as language_from_environment
+from explorer.course.tours import Tour, builtin_tour, parse_tour
+from explorer.course.tours.parser import read_tour_file
+from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
+
+_SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
+
+
+def parse_input_shapes(values: list[str]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """`NAME=1x128` or `NAME=128` (repeatable) -> ((name, dims), ...).
+
+    The dims may include the batch dim or not; the capture worker, which knows
+    the input's rank, decides which (explorer.capture.tf_loading.input_signature).
+    """
+    from explorer.model.records import MAX_INPUT_ELEMENTS  # noqa: PLC0415
+
+    shapes = []
+    for value in values:
+        match = _SHAPE.match(value.strip())
+        if not match:
+            raise TensorwegError(f"bad --input-shape '{value}': expected NAME=DIMxDIM..., e.g. image=1x224x224x3")
+        dims = tuple(int(d) for d in re.split(r"[x,]", match.group(2)))
+        if any(d <= 0 for d in dims):
+            raise TensorwegError(f"bad --input-shape '{value}': dimensions must be positive")
+        elements = 1
+        for dim in dims:
+            elements *= dim
+        if elements > MAX_INPUT_ELEMENTS:
+            raise TensorwegError(f"bad --input-shape '{value}': {elements:,} elements; "
+                                 f"at most {MAX_INPUT_ELEMENTS:,} are captured")
+        shapes.append((match.group(1).strip(), dims))
+    return tuple(shapes)
+
+
+def capture_options(args: argparse.Namespace, targets: str | None = None) -> CaptureOptions:
+    if args.batch < 1:
+        raise TensorwegError(f"bad --batch {args.batch}: must be at least 1")
+    target_text = targets if targets is not None else getattr(args, "targets", "cpu")
+    from explorer.model.sharding import check_mesh_options  # noqa: PLC0415
+
+    options = CaptureOptions(
+        targets=tuple(t.strip() for t in target_text.split(",") if t.strip()),
+        batch=args.batch,
+        input_shapes=parse_input_shapes(args.input_shape),
+        unsafe=args.unsafe,
+        passes=getattr(args, "passes", False),
+        mode=args.mode,
+        optimizer=_optimizer(args),
+        mesh=args.mesh,
+        remat=args.remat,
+        **_sharding(args),
+    )
+    if options.remat and options.mode != "train":
+        raise TensorwegError("--remat needs --mode train")
+    check_mesh_options(options)
+    return options
+
+
+def _sharding(args: argparse.Namespace) -> dict:
+    """--shard, or --layout-map FILE: model parallel by the file's rules (it replaces --shard; needs --mesh)."""
+    path = getattr(args, "layout_map", None)
+    if path is None:
+        return {"shard": args.shard or ""}
+    if args.shard:
+        raise TensorwegError("--layout-map replaces --shard: give one of them")
+    if not args.mesh:
+        raise TensorwegError("--layout-map needs --mesh, e.g. --mesh 2x2")
+    from explorer.capture.layout_map import load_layout_map  # noqa: PLC0415
+
+    return {"shard": "model", "layout_map": load_layout_map(path), "layout_map_file": path.name}
+
+
+def _optimizer(args: argparse.Namespace) -> str:
+    """The training step's optimizer: adam unless named; none for inference."""
+    if args.mode != "train":
+        if args.optimizer:
+            raise TensorwegError(f"--optimizer {args.optimizer} needs --mode train")
+        return ""
+    return args.optimizer or "adam"
+
+
+def progress_printer(stream=sys.stderr):
+    """Progress lines on stderr: one per level and target as it starts, ends or fails."""
+    from explorer.capture.orchestrator import CaptureEvent
+
+    def show(event: CaptureEvent) -> None:
+        where = f"{event.level}" + (f" [{event.target}]" if event.target else "")
+        if event.kind == "level_started":
+            print(f"capturing {where} ...", file=stream, flush=True)
+        elif event.kind == "level_done":
+            print(f"captured  {where} ({event.seconds:.1f} s)", file=stream, flush=True)
+        elif event.kind == "level_failed":
+            print(f"failed    {where}: {event.error}", file=stream, flush=True)
+        elif event.kind == "cache_hit":
+            print("cached: opening the earlier capture", file=stream, flush=True)
+
+    return show
+
+
+def open_or_capture(model: str, options: CaptureOptions, quiet: bool = False) -> Bundle:
+    """A bundle directory or a lesson pack opens as it is; anything else is captured (or taken from the cache)."""
+    from explorer.course.pack import bundle_argument  # noqa: PLC0415
+
+    bundle_path = bundle_argument(model)
+    if bundle_path is not None:
+        return Bundle.open(bundle_path)
+    from explorer.capture.orchestrator import capture
+
+    if options.unsafe:
+        print("warning: --unsafe lets the model file run its own code (Lambda layers)", file=sys.stderr)
+    bundle_path = capture(model, options, on_event=None if quiet else progress_printer())
+    return Bundle.open(bundle_path)
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    from sample_models import SAMPLES
+
+    for name, sample in SAMPLES.items():
+        print(f"{name}\t{sample.description}")
+    return 0
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    from explorer.capture.orchestrator import capture
+
+    options = capture_options(args)
+    if options.unsafe:
+        print("warning: --unsafe lets the model file run its own code (Lambda layers)", file=sys.stderr)
+    path = capture(args.model, options, out_dir=args.output, on_event=progress_printer(),
+                   use_cache=not args.no_cache)
+    print(args.output or path)  # the folder as the user named it (capture() makes it absolute)
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from explorer.views import inspect as inspect_view
+
+    bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
+    render = inspect_view.as_json if args.json else inspect_view.as_text
+    print(render(bundle, args.level, args.target, args.select))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from explorer.views import comparison_text as comparison_view
+
+    bundle = open_or_capture(args.model, capture_options(args))
+    render = comparison_view.as_json if args.json else comparison_view.as_text
+    print(render(bundle, args.layer))
+    return 0
+
+
+def cmd_passes(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from explorer.targets import TARGETS
+    from explorer.views import passes as pass_view
+
+    if args.target not in TARGETS:
+        raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
+    options = replace(capture_options(args, targets=args.target), passes=True)
+    bundle = open_or_capture(args.model, options)
+    render = pass_view.as_json if args.json else pass_view.as_text
+    film = pass_view.GRAPPLER if args.grappler else args.target
+    print(render(bundle, film, args.frame, args.follow, args.lang or default_language()))
+    return 0
+
+
+# A screenshot's terminal: large enough to show a level, small enough to render in seconds
+# (an unbounded size grows the SVG and the render without limit).
+MIN_SIZE = (40, 12)
+MAX_SIZE = (500, 200)
+
+
+def screenshot_size(text: str) -> tuple[int, int]:
+    """`--size COLUMNSxROWS`, bounded by MIN_SIZE and MAX_SIZE."""
+    match = re.fullmatch(r"(\d+)x(\d+)", text)
+    size = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+    if not all(low <= value <= high for low, value, high in zip(MIN_SIZE, size, MAX_SIZE, strict=True)):
+        raise TensorwegError(f"bad --size '{text}': expected COLUMNSxROWS from {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+                             f"to {MAX_SIZE[0]}x{MAX_SIZE[1]}, e.g. 120x40")
+    return size
+
+
+def check_output_file(out: Path, suffix: str) -> None:
+    """Fail before any work when `out` cannot become a new `suffix` file (checked again on writing)."""
+    if out.suffix.lower() != suffix:
+        raise TensorwegError(f"{out}: --out must name a {suffix} file")
+    if out.is_dir():
+        raise TensorwegError(f"{out}: --out is a folder; name a {suffix} file inside it")
+    parent = out.parent
+    if parent.exists() and not parent.is_dir():
+        raise TensorwegError(f"{out}: {parent} is not a folder")
+    if not parent.is_dir():
+        raise TensorwegError(f"{out}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise TensorwegError(f"{out}: the folder {parent} is not writable")
+
+
+def write_output_file(out: Path, text: str) -> None:
+    """Write `text` to a temporary name beside `out` and rename it: `out` is whole or absent."""
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
+
+
+def load_tour_argument(text: str) -> Tour:
+    """A tour file, else a built-in tour's name; a malformed file raises ParseError (FILE:LINE:COL)."""
+    path = Path(text)
+    if path.is_file():  # errors name the file as the user typed it
+        return parse_tour(read_tour_file(path, text), text)
+    if path.suffix == ".tour" or path.parent != Path("."):
+        raise TensorwegError(f"{text}: no such tour file")
+    return builtin_tour(text)
+
+
+def default_language() -> str:
+    """The language of the user's locale (LC_ALL, LC_MESSAGES, LANG): de or en."""
+    return language_from_environment(os.environ)
+
+
+HANDLERS = {
+    "samples": cmd_samples,
+    "capture": cmd_capture,
+    "inspect": cmd_inspect,
+    "compare": cmd_compare,
+    "passes": cmd_passes,
+}
+
+
+def dispatch(args: argparse.Namespace, handlers: dict | None = None) -> int:
+    """Run the handler of `args.command` (course subcommands carry theirs in `args.handler`)."""
+    handler = (handlers or HANDLERS).get(args.command) or getattr(args, "handler", None)
+    if handler is None:
+        raise TensorwegError(f"unknown command '{args.command}'")
+    return handler(args)

@@ -1,0 +1,363 @@
+"""Lesson packs: one versioned file with captured bundles and tours (`tensorweg pack`).
+
+A pack is a zip file (`.twpack`) holding `twpack.json` (format, version, the bundles and tours
+it holds, every member's name), `bundles/<name>/...` (bundle directories as captured) and
+`tours/<name>.tour`. It is written to a temporary name and renamed, so a pack is whole or absent.
+
+Opening a pack never imports a compiler: it is checked (format, version, member names, CRCs,
+each bundle's manifest) and extracted once into the per-user cache under the SHA-256 of its
+bytes (`<cache>/packs/<hash>/`), so the pack itself may sit in a read-only folder and the
+same pack opens from the cache the next time. Bad packs raise `PackError` (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from explorer.errors import BundleError, TensorwegError
+from explorer.model.bundle import Bundle, is_bundle, read_manifest
+
+PACK_SUFFIX = ".twpack"
+PACK_FORMAT = "tensorweg-pack"
+PACK_VERSION = 1
+PACK_MANIFEST = "twpack.json"
+# A pack larger than this when unpacked is refused (a zip bomb would fill the learner's disk).
+MAX_UNPACKED_BYTES = 4 << 30
+_AREAS = ("bundles", "tours")
+
+
+class PackError(TensorwegError):
+    """A file that is not a usable lesson pack (wrong, damaged, truncated, newer, unsafe)."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    """An opened (checked and extracted) pack: bundle directories and tour texts, by name."""
+
+    source: Path
+    root: Path
+    bundles: tuple[str, ...]
+    tours: tuple[str, ...]
+
+    def bundle_path(self, name: str | None = None) -> Path:
+        """The named bundle's directory (the first bundle when no name is given)."""
+        if name is None:
+            return self.root / "bundles" / self.bundles[0]
+        if name not in self.bundles:
+            raise PackError(f"{self.source.name}: no bundle '{name}' (it has: {', '.join(self.bundles)})")
+        return self.root / "bundles" / name
+
+    def bundle_for(self, tour) -> Path:
+        """The first bundle that has the capture `tour` selects in (`pack` checked one does), else the first."""
+        from explorer.course.tours import missing_capture  # noqa: PLC0415
+
+        for name in self.bundles:
+            manifest = read_manifest(self.root / "bundles" / name)
+            if not missing_capture(tour, manifest.model.spec, manifest.options):
+                return self.root / "bundles" / name
+        return self.bundle_path()
+
+    def tour_text(self, name: str) -> str:
+        return (self.root / "tours" / f"{name}.tour").read_text(encoding="utf-8")
+
+    def tour(self, name: str | None = None):
+        """The named tour (the first when no name is given) as an explorer.course.tours.Tour; None if none."""
+        from explorer.course.tours import parse_tour  # noqa: PLC0415
+
+        name = name if name is not None else (self.tours[0] if self.tours else None)
+        if name is None or name not in self.tours:
+            return None
+        return parse_tour(self.tour_text(name), f"{name}.tour")
+
+
+def is_pack(path: Path) -> bool:
+    """A lesson pack is a file named `*.twpack` (directories are bundles, anything else a model)."""
+    return path.suffix.lower() == PACK_SUFFIX and not path.is_dir()
+
+
+def bundle_argument(text: str, tour=None) -> Path | None:
+    """The bundle directory a MODEL argument names (a bundle, or a pack's first bundle: with a
+    `tour`, the first that has the lesson's capture), else None."""
+    path = Path(text)
+    if is_pack(path):
+        pack = open_pack(path)
+        return pack.bundle_for(tour) if tour is not None else pack.bundle_path()
+    if path.is_dir() and is_bundle(path):
+        return path
+    return None
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> None:
+    """Write `bundles` and `tours` ((name, text)) to `out` (temporary name, then renamed)."""
+    names = _bundle_names(bundles)
+    members: list[tuple[str, Path | str]] = []
+    for name, bundle in zip(names, bundles, strict=True):
+        for file in sorted(p for p in bundle.path.rglob("*") if p.is_file() and not p.is_symlink()):
+            relative = file.relative_to(bundle.path).as_posix()
+            if not any(part.startswith(".") for part in relative.split("/")):  # no staging leftovers
+                members.append((f"bundles/{name}/{relative}", file))
+    for name, text in tours:
+        members.append((f"tours/{name}.tour", text))
+    manifest = {"format": PACK_FORMAT, "version": PACK_VERSION, "bundles": names,
+                "tours": [name for name, _ in tours], "files": [name for name, _ in members]}
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(PACK_MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
+            for name, content in members:
+                if isinstance(content, Path):
+                    archive.write(content, name)
+                else:
+                    archive.writestr(name, content)
+        partial.replace(out)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _bundle_names(bundles: list[Bundle]) -> list[str]:
+    """One name per bundle: the model's name, with -2, -3 ... where two bundles share it."""
+    names: list[str] = []
+    for bundle in bundles:
+        base = "".join(c if c.isalnum() or c in "-_" else "_" for c in bundle.model_name) or "model"
+        name, count = base, 1
+        while name in names:
+            count += 1
+            name = f"{base}-{count}"
+        names.append(name)
+    return names
+
+
+# --- opening -----------------------------------------------------------------------------------
+
+
+def open_pack(path: Path) -> Pack:
+    """Check the pack at `path` and extract it into the cache (once per content); PackError if unusable."""
+    path = Path(path)
+    label = path.name
+    try:
+        digest = _sha256(path)
+    except OSError as exc:
+        raise PackError(f"{label}: cannot read ({exc.strerror or exc})") from None
+    from explorer.capture.cache import cache_root  # noqa: PLC0415
+
+    root = cache_root() / "packs" / digest[:32]
+    if (root / PACK_MANIFEST).is_file():
+        manifest = _read_manifest((root / PACK_MANIFEST).read_bytes(), label)
+        return Pack(path, root, tuple(manifest["bundles"]), tuple(manifest["tours"]))
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise PackError(f"{label}: not a tensorweg lesson pack, or truncated (no zip directory)") from None
+    except OSError as exc:
+        raise PackError(f"{label}: cannot read ({exc.strerror or exc})") from None
+    with archive:
+        manifest = _check_archive(archive, label)
+        _extract(archive, root, label)
+    return Pack(path, root, tuple(manifest["bundles"]), tuple(manifest["tours"]))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_manifest(data: bytes, label: str) -> dict:
+    try:
+        manifest = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise PackError(f"{label}: damaged pack manifest ({PACK_MANIFEST} is not JSON)") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != PACK_FORMAT:
+        raise PackError(f"{label}: not a tensorweg lesson pack")
+    version = manifest.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise PackError(f"{label}: damaged pack manifest (no version)")
+    if version > PACK_VERSION:
+        raise PackError(f"{label}: pack version {version} was made by a newer tensorweg "
+                        f"(this one reads version {PACK_VERSION}); update tensorweg")
+    if version < 1:
+        raise PackError(f"{label}: damaged pack manifest (version {version})")
+    for key in ("bundles", "tours", "files"):
+        value = manifest.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise PackError(f"{label}: damaged pack manifest ('{key}' is not a list of names)")
+    for name in manifest["bundles"] + manifest["tours"]:
+        if not _plain_name(name):
+            raise PackError(f"{label}: refused: unsafe name {name!r} in the pack manifest")
+    if not manifest["bundles"]:
+        raise PackError(f"{label}: the pack holds no bundle")
+    return manifest
+
+
+def _plain_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and all(c.isalnum() or c in "-_." for c in name)
+
+
+def _safe_member(name: str) -> bool:
+    """A relative POSIX path inside one of the pack's areas: no '..', no absolute or drive paths."""
+    if "\\" in name or "\0" in name or name.startswith("/"):
+        return False
+    parts = PurePosixPath(name).parts
+    return (len(parts) >= 2 and parts[0] in _AREAS and ":" not in parts[0]
+            and all(part not in ("", ".", "..") for part in parts))
+
+
+def _check_archive(archive: zipfile.ZipFile, label: str) -> dict:
+    infos = archive.infolist()
+    names = [info.filename for info in infos]
+    if PACK_MANIFEST not in names:
+        raise PackError(f"{label}: not a tensorweg lesson pack (no {PACK_MANIFEST})")
+    try:
+        manifest = _read_manifest(archive.read(PACK_MANIFEST), label)
+    except (zipfile.BadZipFile, OSError, EOFError):  # also zlib errors: see below
+        raise PackError(f"{label}: damaged pack (its manifest cannot be read)") from None
+    total = 0
+    for info in infos:
+        if info.filename == PACK_MANIFEST:
+            continue
+        if not _safe_member(info.filename):
+            raise PackError(f"{label}: refused: unsafe path {info.filename!r} in the pack")
+        mode = info.external_attr >> 16
+        if info.is_dir() or (stat.S_IFMT(mode) and not stat.S_ISREG(mode)):  # no type bits: a plain file
+            raise PackError(f"{label}: refused: {info.filename!r} is not a plain file")
+        total += info.file_size
+    if total > MAX_UNPACKED_BYTES:
+        raise PackError(f"{label}: refused: unpacks to {total:,} bytes (at most {MAX_UNPACKED_BYTES:,})")
+    if len(set(names)) != len(names) or set(names) - {PACK_MANIFEST} != set(manifest["files"]):
+        raise PackError(f"{label}: damaged pack (its files do not match its manifest)")
+    for name in manifest["bundles"]:
+        if f"bundles/{name}/manifest.json" not in names:
+            raise PackError(f"{label}: damaged pack (bundle '{name}' has no manifest)")
+    for name in manifest["tours"]:
+        if f"tours/{name}.tour" not in names:
+            raise PackError(f"{label}: damaged pack (tour '{name}' is missing)")
+    return manifest
+
+
+def _extract(archive: zipfile.ZipFile, root: Path, label: str) -> None:
+    """Extract into a staging sibling of `root`, check every bundle and tour there, then rename."""
+    try:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root.parent))
+    except OSError as exc:
+        raise PackError(f"{label}: cannot unpack into the cache ({exc.strerror or exc})") from None
+    try:
+        for info in archive.infolist():
+            target = staging.joinpath(*PurePosixPath(info.filename).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source, target.open("wb") as sink:
+                shutil.copyfileobj(source, sink)
+        _check_contents(staging, label)
+        try:
+            os.rename(staging, root)
+        except OSError:
+            if not (root / PACK_MANIFEST).is_file():  # another process unpacked it first: keep theirs
+                raise
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise PackError(f"{label}: damaged pack ({exc})") from None
+    except OSError as exc:
+        raise PackError(f"{label}: cannot unpack into the cache ({exc.strerror or exc})") from None
+    except Exception as exc:  # zlib.error from a corrupt deflate stream, and everything else
+        if isinstance(exc, TensorwegError):
+            raise
+        raise PackError(f"{label}: damaged pack ({exc.__class__.__name__})") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_contents(root: Path, label: str) -> None:
+    from explorer.course.tours import parse_tour  # noqa: PLC0415
+
+    manifest = json.loads((root / PACK_MANIFEST).read_text(encoding="utf-8"))
+    for name in manifest["bundles"]:
+        try:
+            read_manifest(root / "bundles" / name)
+        except BundleError as exc:
+            raise PackError(f"{label}: bundle '{name}': {exc}") from None
+    for name in manifest["tours"]:
+        try:
+            text = (root / "tours" / f"{name}.tour").read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise PackError(f"{label}: tour '{name}' is not UTF-8 text") from None
+        try:
+            parse_tour(text, f"{name}.tour")
+        except TensorwegError as exc:
+            raise PackError(f"{label}: {exc}") from None
+
+
+# --- `tensorweg pack` --------------------------------------------------------------------------
+
+
+def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
+    """Add `pack`; `capture_options_for(parser)` adds the capture options (explorer.cli's)."""
+    pack = subparsers.add_parser("pack", help="write a lesson pack: captured bundles and tours in one file")
+    pack.add_argument("models", nargs="+", metavar="MODEL", help="MODEL or BUNDLE (captured when needed)")
+    pack.add_argument("--tours", default="", help="comma-separated tour files or built-in tour names")
+    pack.add_argument("-o", "--output", type=Path, required=True, help=f"the {PACK_SUFFIX} file to write")
+    capture_options_for(pack)
+    pack.set_defaults(handler=run_pack)
+
+
+def run_pack(args: argparse.Namespace) -> int:
+    from explorer.cli.commands import (  # noqa: PLC0415
+        capture_options,
+        check_output_file,
+        load_tour_argument,
+        open_or_capture,
+    )
+
+    check_output_file(args.output, PACK_SUFFIX)
+    tours = []
+    for text in (t.strip() for t in args.tours.split(",") if t.strip()):
+        load_tour_argument(text)  # a bad tour fails before any capture
+        path = Path(text)
+        source = path.read_text(encoding="utf-8") if path.is_file() else _builtin_tour_text(text)
+        tours.append((path.stem if path.is_file() else text, source))
+    if len({name for name, _ in tours}) != len(tours):
+        raise TensorwegError("--tours names one tour twice")
+    options = capture_options(args)
+    bundles = [open_or_capture(model, options) for model in args.models]
+    for name, text in tours:
+        _check_capture_packed(name, text, bundles)
+    write_pack(bundles, tours, args.output)
+    print(args.output)
+    return 0
+
+
+def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> None:
+    """A lesson selects in the capture its `# capture:` header (and the targets its steps visit) names:
+    a pack without such a bundle would open it on one where its steps select nothing."""
+    from explorer.course.tours import capture_options, header_options, missing_capture, parse_tour  # noqa: PLC0415
+
+    tour = parse_tour(text, f"{name}.tour")
+    missing = [missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles]
+    if all(missing):
+        needed = capture_options(tour)
+        header = [text for option, text in header_options(tour.capture) if option != "targets"]
+        command = ["tensorweg capture", tour.model, *header, f"--targets {','.join(needed.targets)}"]
+        raise TensorwegError(f"--tours {name}: no packed bundle has the capture it needs ({missing[0]}); "
+                             f"pack a bundle made by `{' '.join(command)}`")
+
+
+def _builtin_tour_text(name: str) -> str:
+    from importlib import resources  # noqa: PLC0415
+
+    return resources.files("explorer.course.tours").joinpath(f"{name}.tour").read_text(encoding="utf-8")

@@ -1,0 +1,196 @@
+"""Sharded compiles: the mesh option, and what the compiled module says about dividing the work.
+
+Pure: no compiler is imported. The JAX worker (explorer.capture.jax_mesh) turns the
+mesh option into compile-only devices; this module checks the option before any
+worker starts, and reads per-device shapes and collectives from optimized HLO text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from explorer.errors import TensorwegError
+from explorer.model.records import CaptureOptions
+
+# Axis names of every mesh: the first grid dimension splits the batch, the rest the weights.
+MESH_AXES = ("data", "model")
+# The largest slice compiled: a 16x16 v5e pod (256 chips) compiles in minutes for small models.
+MAX_DEVICES = 256
+
+# Chip-to-chip bandwidth per chip and memory per chip, labelled with their source. GPU
+# memory comes from the target's own device description (explorer.targets).
+INTERCONNECT: dict[str, tuple[str, float, str]] = {
+    # target: (link name, bytes/s per chip, source)
+    "tpu:v5e": ("ICI", 1600e9 / 8, "Google Cloud TPU v5e system architecture (1,600 Gbps ICI per chip)"),
+    "tpu:v4": ("ICI", 2400e9 / 8, "Google Cloud TPU v4 system architecture (2,400 Gbps ICI per chip)"),
+    "tpu:v5p": ("ICI", 4800e9 / 8, "Google Cloud TPU v5p system architecture (4,800 Gbps ICI per chip)"),
+    "tpu:v6e": ("ICI", 3584e9 / 8, "Google Cloud TPU v6e system architecture (3,584 Gbps ICI per chip)"),
+    "gpu:h100": ("NVLink", 900e9, "NVIDIA H100 datasheet (NVLink 900 GB/s per GPU)"),
+    "gpu:a100": ("NVLink", 600e9, "NVIDIA A100 datasheet (NVLink 600 GB/s per GPU)"),
+}
+TPU_HBM_BYTES: dict[str, tuple[int, str]] = {
+    "tpu:v5e": (16 * 2**30, "Google Cloud TPU v5e system architecture (16 GiB HBM2 per chip)"),
+    "tpu:v4": (32 * 2**30, "Google Cloud TPU v4 system architecture (32 GiB HBM2 per chip)"),
+    "tpu:v5p": (95 * 2**30, "Google Cloud TPU v5p system architecture (95 GiB HBM2e per chip)"),
+    "tpu:v6e": (32 * 2**30, "Google Cloud TPU v6e system architecture (32 GiB HBM per chip)"),
+}
+
+_MESH = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?$")
+
+
+def mesh_shape(mesh: str) -> tuple[int, ...]:
+    """`2x2` -> (2, 2); raises TensorwegError for anything else."""
+    match = _MESH.match(mesh)
+    dims = tuple(int(d) for d in match.groups() if d is not None) if match else ()
+    if not dims or any(d < 1 for d in dims):
+        raise TensorwegError(f"bad --mesh '{mesh}': expected ROWSxCOLUMNS, e.g. 2x2")
+    if device_count(dims) > MAX_DEVICES:
+        raise TensorwegError(f"bad --mesh '{mesh}': {device_count(dims)} devices; at most {MAX_DEVICES}")
+    return dims
+
+
+def device_count(dims: tuple[int, ...]) -> int:
+    count = 1
+    for dim in dims:
+        count *= dim
+    return count
+
+
+def axis_sizes(dims: tuple[int, ...]) -> tuple[int, int]:
+    """(data, model) sizes of the mesh: the first grid dimension, then all the others."""
+    return dims[0], device_count(dims[1:])
+
+
+def check_mesh_options(options: CaptureOptions) -> None:
+    """Refuse mesh options no worker could compile, before anything starts."""
+    if not options.mesh:
+        if options.shard:
+            raise TensorwegError(f"--shard {options.shard} needs --mesh, e.g. --mesh 2x2")
+        return
+    dims = mesh_shape(options.mesh)
+    if not options.shard:
+        raise TensorwegError("--mesh needs --shard data or --shard model")
+    single = [t for t in options.targets if not (t.startswith("tpu:") or t in INTERCONNECT)]
+    if single:
+        raise TensorwegError(f"--mesh compiles for TPU slices and GPU boxes (tpu:*, gpu:h100, gpu:a100); "
+                             f"{', '.join(single)} is one device: leave it out of --targets")
+    data, model = axis_sizes(dims)
+    parts = data * model if options.shard == "data" else data
+    if options.batch % parts:
+        raise TensorwegError(f"--shard {options.shard} on a {options.mesh} mesh splits the batch in {parts}: "
+                             f"--batch {options.batch} is not a multiple of {parts}")
+
+
+# --- what the compiled module says ------------------------------------------------
+
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
+               "collective-broadcast")
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One collective of the optimized module: who talks to whom, and how much each device sends."""
+
+    name: str
+    opcode: str  # without -start/-done
+    shape: str  # the per-device result, as printed
+    bytes_per_device: int
+    replica_groups: str  # as printed, e.g. `[2,2]<=[4]` or `{{0,1},{2,3}}`
+    group_size: int
+    op_name: str = ""
+
+    def ring_bytes(self) -> float:
+        """Bytes each device sends in a ring algorithm (the usual estimate for ICI and NVLink)."""
+        n = max(self.group_size, 1)
+        if self.opcode == "all-reduce":
+            return 2 * (n - 1) / n * self.bytes_per_device
+        if self.opcode in ("all-gather", "reduce-scatter", "all-to-all"):
+            return (n - 1) / n * self.bytes_per_device
+        return float(self.bytes_per_device)
+
+
+_INSTR = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.+?) (?P<opcode>[a-z][a-z0-9\-]*)\(")
+_GROUPS = re.compile(r"replica_groups=(\[[\d,]+\]<=\[[\d,]+\](?:T\([\d,]+\))?|\{[\d,{} ]*\}"
+                     r"|mesh\[[^\]]*\] \{[^}]*\})")
+_MESH_AXIS = re.compile(r"'([^']+)'=(\d+)")
+_PAIRS = re.compile(r"source_target_pairs=(\{[\d,{} ]*\})")
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+_ARRAY = re.compile(r"\b(pred|s8|u8|s16|u16|f16|bf16|s32|u32|f32|s64|u64|f64|c64|c128|f8e4m3fn|f8e5m2)"
+                    r"\[([\d,]*)\]")
+_BYTES = {"pred": 1, "s8": 1, "u8": 1, "f8e4m3fn": 1, "f8e5m2": 1, "s16": 2, "u16": 2, "f16": 2,
+          "bf16": 2, "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
+
+
+def array_bytes(shape_text: str) -> int:
+    """Bytes of every array in a printed shape (a tuple counts each element; layouts ignored)."""
+    total = 0
+    for dtype, dims in _ARRAY.findall(shape_text):
+        count = 1
+        for dim in filter(None, dims.split(",")):
+            count *= int(dim)
+        total += count * _BYTES[dtype]
+    return total
+
+
+def group_size(groups: str) -> int:
+    """Devices per group: `[2,2]<=[4]` -> 2 (2 groups of 2); `{{0,1,2,3}}` -> 4;
+    `mesh['axis_0'=2,'axis_1'=2] {'axis_0'}` -> 2 (the named axes of the mesh, multiplied)."""
+    if groups.startswith("mesh["):
+        sizes = dict(_MESH_AXIS.findall(groups[: groups.index("]")]))
+        over = re.findall(r"'([^']+)'", groups[groups.index("]") + 1:])
+        return device_count(tuple(int(sizes[axis]) for axis in over if axis in sizes))
+    if groups.startswith("["):
+        shape = [int(d) for d in groups[1:groups.index("]")].split(",")]
+        return shape[-1]
+    first = re.search(r"\{([\d,\s]*)\}", groups[1:])
+    return len([d for d in first.group(1).split(",") if d.strip()]) if first else 0
+
+
+def collectives(optimized_hlo: str) -> tuple[Collective, ...]:
+    """Every collective of the module, in program order (an async pair counts once, at its start)."""
+    found = []
+    for line in optimized_hlo.splitlines():
+        match = _INSTR.match(line)
+        if not match:
+            continue
+        opcode = match["opcode"]
+        base = opcode[: -len("-start")] if opcode.endswith("-start") else opcode
+        if base not in COLLECTIVES:
+            continue
+        groups = _GROUPS.search(line) or _PAIRS.search(line)
+        group_text = groups.group(1) if groups else ""
+        shape = match["shape"]
+        if opcode.endswith("-start") and shape.startswith("("):  # (operand, result) of an async start
+            shape = _last_array(shape)
+        op_name = _OP_NAME.search(line)
+        found.append(Collective(
+            name=match["name"], opcode=base, shape=shape, bytes_per_device=array_bytes(shape),
+            replica_groups=group_text, group_size=group_size(group_text) if group_text else 0,
+            op_name=op_name.group(1) if op_name else "",
+        ))
+    return tuple(found)
+
+
+def _last_array(shape: str) -> str:
+    arrays = list(_ARRAY.finditer(shape))
+    return arrays[-1].group(0) if arrays else shape
+
+
+def transfer_seconds(collective: Collective, target: str) -> float | None:
+    """The ring estimate of one collective's time over the target's interconnect; None when unknown."""
+    figure = INTERCONNECT.get(target)
+    return collective.ring_bytes() / figure[1] if figure else None
+
+
+def device_memory(target: str) -> tuple[int, str] | None:
+    """(bytes, source) of one chip's memory: TPU figures here, GPU from its device description."""
+    if target in TPU_HBM_BYTES:
+        return TPU_HBM_BYTES[target]
+    from explorer.targets import TARGETS
+
+    spec = TARGETS.get(target)
+    info = dict(spec.gpu_device_info) if spec else {}
+    if "device_memory_size" in info:
+        return int(info["device_memory_size"]), spec.figures_source
+    return None

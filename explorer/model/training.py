@@ -1,0 +1,396 @@
+"""What a compiled training step holds that an inference call does not.
+
+Pure: reads the optimized HLO text and the step layout the JAX worker writes
+(`targets/<t>/step.json`, a `StepLayout`). Keras-on-JAX names every op by the
+transformation that made it: `jvp(dense)` is the forward pass (differentiated),
+`transpose(jvp(dense))` the backward pass, `adam/...` the optimizer update.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from explorer.model.sharding import array_bytes
+
+STEP_FILE = "step.json"
+TRAIN_FUNCTION = "train_step"
+LOSS_SCOPE = "loss"
+
+# Argument and output roles, in the order the training step takes and returns them.
+WEIGHTS = "weights"
+STATE = "non-trainable state"
+OPTIMIZER_STATE = "optimizer state"
+INPUTS = "inputs"
+LABELS = "labels"
+LOSS = "loss"
+# Buffers found inside the step.
+GRADIENTS = "gradients"
+SAVED_ACTIVATIONS = "saved activations"
+# The course text for each class (explorer/course/content/*/training/).
+ROLE_KEYS = {GRADIENTS: "training:gradients", SAVED_ACTIVATIONS: "training:saved-activations",
+             OPTIMIZER_STATE: "training:optimizer-state"}
+
+
+@dataclass(frozen=True)
+class ArgumentGroup:
+    """Consecutive entry parameters (or output tuple elements) with one role.
+
+    first: the first parameter number (output index). names: one per element
+    (a variable's path, an input's name). shardings: one PartitionSpec text per
+    element on a mesh, else ().
+    """
+
+    role: str
+    first: int
+    names: tuple[str, ...]
+    shardings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepLayout:
+    """How the compiled function's arguments and results map to the model (written by the JAX worker)."""
+
+    mode: str
+    optimizer: str
+    compiler: str  # which compiler produced it: "XLA:TPU (JAX)", ...
+    arguments: tuple[ArgumentGroup, ...]
+    outputs: tuple[ArgumentGroup, ...] = ()
+    donated: tuple[int, ...] = ()  # parameter numbers handed to the step to reuse
+    # memory_analysis() of the same model's inference call on the same devices (train mode).
+    inference_analysis: tuple[tuple[str, int], ...] = ()
+    mesh: str = ""
+    shard: str = ""
+    devices: int = 1
+    # --remat: memory_analysis() and (flops with, flops without) of the same step keeping its activations.
+    remat: bool = False
+    without_remat_analysis: tuple[tuple[str, int], ...] = ()
+    flops: tuple[float, float] = (0.0, 0.0)
+    layout_map: str = ""  # --layout-map: the file's name (the weights split by its Keras LayoutMap)
+
+
+@dataclass(frozen=True)
+class VariablePaths:
+    """A step's Keras variables in argument order: `trainable[i]` is `trainable[i]` here
+    (`dense/kernel`), and so for `non_trainable[i]`. The cross-index credits a weight to its
+    layer by them: a split weight's per-device size in the optimized module cannot say whose it is."""
+
+    trainable: tuple[str, ...]
+    non_trainable: tuple[str, ...]
+
+
+def variable_paths(layout: StepLayout | None) -> VariablePaths | None:
+    if layout is None:
+        return None
+    groups = {group.role: group.names for group in layout.arguments}
+    return VariablePaths(groups.get(WEIGHTS, ()), groups.get(STATE, ()))
+
+
+# --- op names: which layer, which pass ----------------------------------------------
+
+
+
+@dataclass(frozen=True)
+class OpPhase:
+    """Where an op of a training step comes from: the layer (scope path) and the pass."""
+
+    scope: str  # the layer's scope path ("dense", "outer/dense"), "" for none
+    phase: str  # "forward", "backward", "loss", "loss, backward", "optimizer update", ""
+
+    def label(self) -> str:
+        """`dense, backward`; the phase alone where there is no layer."""
+        return f"{self.scope}, {self.phase}" if self.scope and self.phase else self.phase or self.scope
+
+
+def op_phase(op_name: str, optimizer: str = "") -> OpPhase:
+    """Parse `jit(train_step)/transpose(jvp(dense))/dot_general` into ("dense", "backward").
+
+    Fused instructions carry several names joined by `;`: the first decides. Under
+    `jax.checkpoint` the layer follows the transformation:
+    `transpose(jvp(jvp()))/checkpoint/dense/dot_general` is dense's backward pass too.
+    """
+    name = op_name.split(";", 1)[0]
+    if name.startswith("jit("):
+        name = name.split("/", 1)[1] if "/" in name else ""
+    first, _, rest = name.partition("/")
+    if first.startswith(_TRANSFORMS) and first.endswith(")"):
+        backward = first.startswith("transpose(")
+        inner = first
+        while inner.startswith(_TRANSFORMS) and inner.endswith(")"):
+            inner = inner[inner.index("(") + 1:-1]
+        # Nested jits (`jit(relu)`) are how an activation was written, and `checkpoint` how the
+        # step was traced: neither is a layer.
+        parts = [p for p in (inner, *rest.split("/")[:-1])
+                 if p and not p.startswith("jit(") and p not in _NOT_LAYERS]
+        scope = "/".join(parts)
+        if not scope or scope.split("/", 1)[0] == LOSS_SCOPE:
+            return OpPhase("", "loss, backward" if backward else "loss")
+        return OpPhase(scope, "backward" if backward else "forward")
+    if optimizer and name.startswith(f"{optimizer}/"):
+        return OpPhase("", "optimizer update")
+    return OpPhase("", "")
+
+
+_TRANSFORMS = ("transpose(", "jvp(")
+_NOT_LAYERS = frozenset({"checkpoint", "remat", "rematted_computation"})
+
+
+def gradient_of(phase: OpPhase, shape: str, weights: dict[str, str]) -> str:
+    """`kernel` when a backward result of a layer has the shape of that layer's kernel (its gradient).
+
+    weights: variable path (`dense/kernel`) -> `f32[64,128]`.
+    """
+    if phase.phase != "backward" or not phase.scope:
+        return ""
+    for path, weight_shape in weights.items():
+        layer, _, variable = path.rpartition("/")
+        if weight_shape == shape and (phase.scope == layer or phase.scope.endswith(f"/{layer}")):
+            return variable
+    return ""
+
+
+def wrapped_scopes(prefix: str, scope: str) -> tuple[str, ...]:
+    """The op_name prefixes of one layer's forward and backward ops in a training step
+    (with `--remat` the backward pass names the layer after `checkpoint`)."""
+    return (f"{prefix}/jvp({scope})", f"{prefix}/transpose(jvp({scope}))",
+            f"{prefix}/jvp(jvp())/checkpoint/{scope}", f"{prefix}/transpose(jvp(jvp()))/checkpoint/{scope}")
+
+
+# --- buffers --------------------------------------------------------------------------
+
+_ENTRY = re.compile(r"^ENTRY ")
+_LINE = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.+?) (?P<opcode>[a-z][a-z0-9\-]*)\(")
+_OPERAND = re.compile(r"%([\w.\-]+)")
+_PARAM = re.compile(r"parameter\((\d+)\)")
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),")
+_DIMS = re.compile(r"^\s*(\w+\[[\d,]*\])")
+_NOT_BUFFERS = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast"})
+
+
+@dataclass(frozen=True)
+class BufferClass:
+    role: str
+    bytes: int
+    count: int
+    examples: tuple[str, ...] = ()  # a few instruction or variable names
+
+
+@dataclass(frozen=True)
+class StepMemory:
+    """What one compiled step keeps in memory, by role, per device."""
+
+    classes: tuple[BufferClass, ...]
+    aliases: tuple[tuple[str, int], ...]  # (output index, donated parameter number)
+    peak_bytes: int  # memory_analysis: arguments + outputs + temporaries - aliased
+    inference_peak_bytes: int  # the same for the inference call (0 when not compiled)
+    # Weights whose gradient no buffer holds: XLA computed it inside the update's fusion.
+    fused_gradients: int = 0
+    members: tuple[tuple[str, str], ...] = ()  # (entry instruction, role)
+
+    def bytes_of(self, role: str) -> int:
+        return sum(c.bytes for c in self.classes if c.role == role)
+
+
+def entry_instructions(optimized_hlo: str) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+    """(name, shape, opcode, operands, the whole line) of each entry instruction."""
+    found, inside = [], False
+    for line in optimized_hlo.splitlines():
+        if _ENTRY.match(line):
+            inside = True
+        elif inside and line.startswith("}"):
+            break
+        elif inside and (match := _LINE.match(line)):
+            operands = tuple(_OPERAND.findall(_operand_text(line, match.end())))
+            found.append((match["name"], match["shape"], match["opcode"], operands, line))
+    return found
+
+
+def _operand_text(line: str, start: int) -> str:
+    """The text between `opcode(` and its closing parenthesis (layouts inside hold parentheses too)."""
+    depth = 1
+    for position in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[position], 0)
+        if depth == 0:
+            return line[start:position]
+    return line[start:]
+
+
+def input_output_aliases(optimized_hlo: str) -> tuple[tuple[str, int], ...]:
+    """`input_output_alias={ {1}: (0, {}, may-alias), ... }` of the module header."""
+    header = optimized_hlo.split("\n", 1)[0]
+    start = header.find("input_output_alias={")
+    if start < 0:
+        return ()
+    body = header[start:header.find("entry_computation_layout") if "entry_computation_layout" in header else None]
+    return tuple((f"{{{out.strip()}}}", int(param)) for out, param in _ALIAS.findall(body))
+
+
+def peak_of(analysis: tuple[tuple[str, int], ...]) -> int:
+    """The bytes a step needs at once from memory_analysis: arguments, outputs and temporaries,
+    counting a donated argument that the output reuses once."""
+    figures = dict(analysis)
+    return (figures.get("argument_size_in_bytes", 0) + figures.get("output_size_in_bytes", 0)
+            + figures.get("temp_size_in_bytes", 0) - figures.get("alias_size_in_bytes", 0))
+
+
+def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str, int], ...]) -> StepMemory:
+    """Classify the step's buffers: arguments by the layout's roles; inside the step, gradients
+    (backward results shaped like a weight) and saved activations (forward results the backward
+    pass reads)."""
+    instructions = entry_instructions(optimized_hlo)
+    role_of: dict[int, tuple[str, str]] = {}
+    for group in layout.arguments:
+        for offset, name in enumerate(group.names):
+            role_of[group.first + offset] = (group.role, name)
+    classes: dict[str, list] = {}
+
+    members: dict[str, str] = {}
+
+    def add(role: str, size: int, example: str, instruction: str = "") -> None:
+        members.setdefault(instruction or example, role)
+        entry = classes.setdefault(role, [0, 0, []])
+        entry[0] += size
+        entry[1] += 1
+        if len(entry[2]) < 3:
+            entry[2].append(example)
+
+    weight_shapes = set()
+    phases = {}
+    for name, shape, opcode, _operands, line in instructions:
+        if opcode == "parameter":
+            number = int(_PARAM.search(line).group(1))
+            role, label = role_of.get(number, ("", name))
+            if role:
+                add(role, array_bytes(shape), label, name)
+            if role == WEIGHTS:
+                weight_shapes.add(_dims(shape))
+            continue
+        op_name = _OP_NAME.search(line)
+        phases[name] = op_phase(op_name.group(1) if op_name else "", layout.optimizer)
+    element_phase = {}
+    for name, _shape, opcode, operands, line in instructions:
+        if opcode == "get-tuple-element" and operands and (index := _INDEX.search(line)):
+            element_phase[(operands[0], int(index.group(1)))] = phases[name].phase
+    saved = set()
+    for name, shape, opcode, operands, _line in instructions:
+        phase = phases.get(name)
+        if phase is None or opcode in _NOT_BUFFERS:
+            continue
+        # A fusion's tuple result may hold several values: each element is what its reader
+        # (get-tuple-element) is named after, else what the fusion is (its first op's name).
+        for index, array in enumerate(_ARRAY.findall(shape)):
+            if array in weight_shapes and element_phase.get((name, index), phase.phase).endswith("backward"):
+                add(GRADIENTS, array_bytes(array), name)
+        if phase.phase.endswith("backward"):
+            for operand in operands:
+                before = phases.get(operand)
+                if before is not None and before.phase in ("forward", "loss") and operand not in saved:
+                    saved.add(operand)
+    sizes = {name: shape for name, shape, *_ in instructions}
+    for operand in sorted(saved):
+        add(SAVED_ACTIVATIONS, array_bytes(sizes[operand]), operand)
+    weights = sum(len(g.names) for g in layout.arguments if g.role == WEIGHTS)
+    gradients = classes.get(GRADIENTS, [0, 0, []])[1]
+    order = (WEIGHTS, STATE, OPTIMIZER_STATE, INPUTS, LABELS, GRADIENTS, SAVED_ACTIVATIONS)
+    return StepMemory(
+        classes=tuple(BufferClass(role, *classes[role][:2], tuple(classes[role][2]))
+                      for role in order if role in classes),
+        aliases=input_output_aliases(optimized_hlo),
+        peak_bytes=peak_of(analysis),
+        inference_peak_bytes=peak_of(layout.inference_analysis),
+        fused_gradients=max(weights - gradients, 0) if layout.mode == "train" else 0,
+        members=tuple(members.items()),
+    )
+
+
+def _dims(shape: str) -> str:
+    """`f32[64,128]{1,0:T(8,128)}` -> `f32[64,128]` (layouts differ between uses of one value)."""
+    match = _DIMS.match(shape)
+    return match.group(1) if match else shape
+
+
+_ARRAY = re.compile(r"\w+\[[\d,]*\]")
+_INDEX = re.compile(r"\bindex=(\d+)")
+
+
+# --- what the panes and `tensorweg inspect` print ----------------------------------------------
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{int(n)} B"
+
+
+def shape_without_layout(shape: str) -> str:
+    """`(f32[]{:T(128)}, f32[64,128]{1,0})` -> `(f32[], f32[64,128])`."""
+    return re.sub(r"\{[^{}]*\}", "", re.sub(r"/\*[^*]*\*/", "", shape))
+
+
+def _duration(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.1f} {unit}"
+    return f"{seconds * 1e9:.0f} ns"
+
+
+def mode_label(layout: StepLayout) -> str:
+    """`train (adam)`, `inference`, plus the mesh: `train (sgd) on 2x2, data parallel`."""
+    text = f"train ({layout.optimizer})" if layout.mode == "train" else layout.mode
+    text += ", rematerialised" if layout.remat else ""
+    if layout.mesh:
+        text += f" on {layout.mesh}, {layout.shard} parallel"
+        text += f" by layout map {layout.layout_map}" if layout.layout_map else ""
+    return text
+
+
+def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str, int], ...],
+               target: str, memory: StepMemory | None = None) -> tuple[str, ...]:
+    """The memory pane's summary of a training step or sharded call (per device). `memory`: the
+    step's `step_memory`, when the caller has it already (it reads every entry instruction)."""
+    from explorer.model.sharding import INTERCONNECT, collectives, device_memory, transfer_seconds
+
+    memory = memory or step_memory(layout, optimized_hlo, analysis)
+    lines = [f"{mode_label(layout)}, compiled by {layout.compiler}"]
+    where = " per device" if layout.devices > 1 else ""
+    lines.append(f"buffers{where}:")
+    for group in memory.classes:
+        lines.append(f"  {group.role:<20} {_size(group.bytes):>10}  ({group.count})")
+    if memory.fused_gradients:
+        lines.append(f"  {memory.fused_gradients} gradients never stored: computed inside the optimizer's fusion")
+    if memory.inference_peak_bytes:
+        ratio = memory.peak_bytes / memory.inference_peak_bytes
+        lines.append(f"peak {_size(memory.peak_bytes)}{where}, inference {_size(memory.inference_peak_bytes)}"
+                     f" ({ratio:.1f}x; memory_analysis)")
+    elif memory.peak_bytes:
+        lines.append(f"peak {_size(memory.peak_bytes)}{where} (memory_analysis)")
+    if layout.remat and layout.without_remat_analysis:
+        kept = peak_of(layout.without_remat_analysis)
+        lines.append(f"remat saves {_size(max(kept - memory.peak_bytes, 0))}: peak {_size(kept)} when"
+                     f" activations are kept")
+        with_remat, without = layout.flops
+        if with_remat and without:
+            lines.append(f"remat adds {100 * (with_remat / without - 1):.0f}% work: {with_remat:,.0f} FLOP"
+                         f" against {without:,.0f} (cost analysis)")
+    if memory.aliases:
+        lines.append(f"donated: {len(memory.aliases)} outputs reuse their argument's buffer (input_output_alias)")
+    if layout.devices > 1:
+        capacity = device_memory(target)
+        if capacity and memory.peak_bytes:
+            fits = "fits" if memory.peak_bytes <= capacity[0] else "does NOT fit"
+            lines.append(f"{fits} in one chip's {_size(capacity[0])} ({capacity[1]})")
+        found = collectives(optimized_hlo)
+        lines.append(f"collectives: {len(found)}, {_size(sum(c.bytes_per_device for c in found))} per device per step")
+        if found and target in INTERCONNECT:
+            link, bandwidth, source = INTERCONNECT[target]
+            lines.append(f"  over {link} at {_size(bandwidth)}/s per chip ({source})")
+        for collective in found:
+            seconds = transfer_seconds(collective, target)
+            time = f", ~{_duration(seconds)} (ring estimate)" if seconds is not None else ""
+            phase = op_phase(collective.op_name, layout.optimizer).label()
+            shape = shape_without_layout(collective.shape)
+            lines.append(f"  {collective.opcode} {shape} groups {collective.replica_groups}"
+                         f" {_size(collective.bytes_per_device)}{time}" + (f"  [{phase}]" if phase else ""))
+    return tuple(lines)

@@ -1,0 +1,220 @@
+"""`tensorweg compare`: the cross-target comparison as a text table or JSON.
+
+The data is `explorer.views.comparison`'s; this module only words and formats it, and
+the compare screen uses the same cell texts so the CLI and the UI agree.
+JSON fields are documented in docs/inspect-json.md ("tensorweg compare --json").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from explorer.labels import label
+from explorer.model.bundle import Bundle
+from explorer.model.serial import to_jsonable
+from explorer.targets import TARGETS
+from explorer.views.comparison import (
+    InstructionComparison,
+    TargetLayer,
+    TargetSummary,
+    comparison_targets,
+    layer_comparison,
+    target_summary,
+)
+
+JSON_SCHEMA_VERSION = 1
+MISSING = "-"
+
+
+def format_bytes(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{int(value)} B"
+
+
+def format_count(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= size:
+            return f"{value / size:.1f}{unit}"
+    return f"{value:g}"
+
+
+def format_seconds(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+# --- cell texts shared with the compare screen ----------------------------------------------------
+
+
+def summary_rows(summaries: list[TargetSummary], lang: str = "en") -> list[tuple[str, list[str]]]:
+    """(row label, one cell per target) for the per-target summary table; words in `lang`."""
+    def word(key: str) -> str:
+        return label(f"compare.{key}", lang)
+
+    def cells(get) -> list[str]:
+        return [get(s) if s.captured else (label("state.not_captured", lang) if s.status == "not captured"
+                                           else s.status)
+                for s in summaries]
+
+    def kernels(s: TargetSummary) -> str:
+        text = MISSING if s.kernel_count is None else str(s.kernel_count)
+        steps = s.kernel_count is not None and "no inspectable" in s.kernels_note
+        return text + (" " + word("steps") if steps else "")
+
+    def source(text: str) -> str:
+        return word("cost_analysis") if text.startswith("XLA cost") else word("shapes")
+
+    return [
+        (word("row.kernels"), cells(kernels)),
+        (word("row.fusions"), cells(lambda s: MISSING if s.fusion_count is None else str(s.fusion_count))),
+        (word("row.peak_memory"), cells(lambda s: format_bytes(s.peak_memory_bytes))),
+        (word("row.flops"), cells(lambda s: f"{format_count(s.flops)} ({source(s.flops_source)})"
+                                  if s.flops is not None else MISSING)),
+        (word("row.bytes_accessed"), cells(
+            lambda s: f"{format_bytes(s.bytes_accessed)} ({source(s.bytes_accessed_source)})"
+            if s.bytes_accessed is not None else MISSING)),
+        (word("row.est_time"), cells(
+            lambda s: f"{format_seconds(s.estimated_seconds)} ("
+                      + word("mem_comp").format(memory=s.memory_bound, compute=s.compute_bound) + ")"
+            if s.estimated_seconds is not None else word("no_peaks"))),
+        (word("row.xla_optimal_time"), cells(lambda s: format_seconds(s.xla_optimal_seconds)
+                                              if s.xla_optimal_seconds is not None
+                                              else s.xla_optimal_note or MISSING)),
+    ]
+
+
+def library_text(column: TargetLayer, lang: str = "en") -> str:
+    """Each distinct call once, with how many of the layer's instructions make it when more than one."""
+    counts: dict[str, int] = {}
+    for c in column.library_calls:
+        name = f"{c.family} {c.name}" if c.name else f"{c.family} ({label('compare.symbol_not_recorded', lang)})"
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items()) or label("compare.none", lang)
+
+
+def vector_text(column: TargetLayer, lang: str = "en") -> str:
+    """Each kernel's widest SIMD register and how many vector registers it uses ("" when none recorded)."""
+    registers = label("compare.vector_registers", lang)
+    return "; ".join(f"{k.name} {k.vector_width_bits}-bit" + (f" ({registers.format(count=len(k.vector_registers))})"
+                                                              if k.vector_registers else "")
+                     for k in column.kernels if k.vector_width_bits)
+
+
+def decision_text(column: TargetLayer, lang: str = "en") -> str:
+    """What the target's compiler made of the layer, in one line: `TVM made 2: reshape (reshape),
+    fused_conv2d_relu (fusion conv2d+relu)` beside `XLA made 2: ...` ("" when nothing was captured)."""
+    if not column.captured or not column.working:
+        return ""
+    spec = TARGETS.get(column.target)
+    compiler = spec.compiler.upper() if spec is not None else column.target
+    items = ", ".join(f"{i.name} ({instruction_kind(i)})" for i in column.working)
+    return label("compare.decided", lang).format(compiler=compiler, count=len(column.working), items=items)
+
+
+def instruction_kind(instruction: InstructionComparison) -> str:
+    if instruction.fusion_kind:
+        return f"fusion {instruction.fusion_kind}"
+    if instruction.custom_call_target:
+        return f"custom-call {instruction.custom_call_target}"
+    return instruction.opcode
+
+
+def layout_text(instruction: InstructionComparison) -> str:
+    return "; ".join(o.shape for o in instruction.outputs) or MISSING
+
+
+def layer_rows(column: TargetLayer) -> list[tuple[str, ...]]:
+    """One row per instruction of the layer on one target."""
+    rows = []
+    for i in column.instructions:
+        bytes_ = sum(o.bytes or 0 for o in i.outputs)
+        padded = sum(o.padded_bytes or 0 for o in i.outputs)
+        est = i.estimate
+        rows.append((
+            i.name + (f" (+{','.join(i.also_layers)})" if i.also_layers else ""),
+            instruction_kind(i), ",".join(i.kernels) or MISSING, layout_text(i),
+            format_bytes(bytes_), format_bytes(padded), format_count(i.flops) if i.flops else MISSING,
+            f"{format_seconds(est.seconds)} {est.bound}" if est else MISSING,
+        ))
+    return rows
+
+
+LAYER_HEADER = ("instruction", "kind", "kernels", "output layout", "bytes", "padded", "FLOPs", "est. time")
+
+
+# --- the command's output ---------------------------------------------------------------------
+
+
+def compare_data(bundle: Bundle, layer: str | None) -> dict[str, Any]:
+    targets = comparison_targets(bundle)
+    data: dict[str, Any] = {
+        "schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "targets": list(targets),
+        "summaries": [to_jsonable(target_summary(bundle, t)) for t in targets],
+        "layer": to_jsonable(layer_comparison(bundle, layer)) if layer else None,
+    }
+    if layer:  # 1 chip vs 2x2 vs 4x4 on each target that compiles for a mesh (explorer.views.comparison_mesh)
+        from explorer.views.comparison_mesh import mesh_comparison, meshable
+
+        columns = layer_comparison(bundle, layer).targets  # the compare screen's "decided" and "vector code"
+        data["decisions"] = [{"target": c.target, "decided": decision_text(c), "vector_code": vector_text(c)}
+                             for c in columns]
+
+        data["meshes"] = {target: to_jsonable(mesh_comparison(bundle, target, layer))
+                          for target in bundle.targets if meshable(target)}
+    return data
+
+
+def as_json(bundle: Bundle, layer: str | None) -> str:
+    return json.dumps(compare_data(bundle, layer), indent=1)
+
+
+def as_text(bundle: Bundle, layer: str | None) -> str:
+    summaries = [target_summary(bundle, t) for t in comparison_targets(bundle)]
+    header = ("", *(s.target for s in summaries))
+    lines = [f"{bundle.model_name} on {len(summaries)} targets",
+             _table(header, [(name, *cells) for name, cells in summary_rows(summaries)]), ""]
+    notes = [f"{s.target}: {s.estimate_note}" for s in summaries if s.estimate_note]
+    notes += [f"{s.target} kernels: {s.kernels_note}" for s in summaries if s.kernels_note]
+    notes += [f"{s.target} not captured: {s.capture_hint}" for s in summaries if s.capture_hint]
+    if layer:
+        comparison = layer_comparison(bundle, layer)
+        for column in comparison.targets:
+            lines.append(f"{comparison.layer} ({comparison.class_name}) on {column.target}"
+                         f" ({column.display_name})")
+            if not column.captured:
+                lines += [f"  {column.status}" + (f": {column.capture_hint}" if column.capture_hint else ""), ""]
+                continue
+            if not column.instructions:
+                lines += ["  no optimized-HLO instruction carries this layer's ops", ""]
+                continue
+            lines.append(_indent(_table(LAYER_HEADER, layer_rows(column))))
+            lines += [f"  decided: {decision_text(column)}",
+                      f"  library calls: {library_text(column)}",
+                      *([f"  vector code: {vector_text(column)}"] if vector_text(column) else []),
+                      f"  bytes {format_bytes(column.bytes)}, with tile padding {format_bytes(column.padded_bytes)};"
+                      f" est. time {format_seconds(column.estimated_seconds)}", ""]
+    lines += ["Figures:", *(f"  {n}" for n in notes)]
+    return "\n".join(lines)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+    # Every row has one cell per header column (summary_rows: one per target; layer_rows: LAYER_HEADER's).
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    return "\n".join(lines)

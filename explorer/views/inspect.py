@@ -1,0 +1,210 @@
+"""`tensorweg inspect`: one level of a bundle as plain text or as JSON.
+
+The JSON schema is documented in docs/inspect-json.md; every list carries at
+least the fields named there, and tests check them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from explorer.errors import TensorwegError
+from explorer.hlo.text import shape_text
+from explorer.levels import LIST_LEVELS, NEXT_UP, is_hlo, target_key
+from explorer.model.bundle import Bundle
+from explorer.model.serial import to_jsonable
+from explorer.views import view
+from explorer.views.tvm_view import is_tvm
+
+JSON_SCHEMA_VERSION = 1
+
+
+def _require(bundle: Bundle, level: str, target: str) -> None:
+    status = bundle.status(level, target)
+    if status.status != "ok":
+        where = level + (f" for {target}" if target_key(level, target) else "")
+        reason = status.error or status.status
+        raise TensorwegError(f"{where} was not captured: {reason}")
+
+
+def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
+    """The JSON document for one level (a dict of lists and scalars)."""
+    if target_key(level, target) and target not in bundle.targets:
+        raise TensorwegError(f"target {target} is not in this bundle (captured: {', '.join(bundle.targets)})")
+    _require(bundle, level, target)
+    head: dict[str, Any] = {"schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "level": level}
+    if level == "layers":
+        layers = [
+            {**to_jsonable(layer), "class": layer.class_name, "output_shape": _first(layer.output_shapes),
+             "params": layer.params, **_mesh_of(bundle, target, layer.name)}
+            for layer in bundle.layers
+        ]
+        return {**head, "layers": layers}
+    if level == "graph":
+        graph = bundle.graph
+        return {**head, "ops": [to_jsonable(op) for op in graph.ops],
+                "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
+                "grappler": to_jsonable(graph.grappler)}
+    head["target"] = target
+    if is_hlo(level) and is_tvm(target):  # Relax, not HLO: the rows the screen lists
+        return {**head, **_relax_data(bundle, level, target)}
+    if is_hlo(level):
+        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+        if module is None:
+            raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
+        instructions = []
+        for computation, instruction in module.all_instructions():
+            # The same layer and parameter role the explorer's screens show (explorer.views.view).
+            item = {"name": instruction.name, "opcode": instruction.opcode,
+                    "shape": shape_text(instruction.shape), "computation": computation.name,
+                    "layer": view.layer_of(bundle, level, instruction.name, target),
+                    "operands": list(instruction.operands), "op_name": instruction.metadata.op_name}
+            role = view.parameter_role(bundle, level, target, instruction.name)
+            if role:
+                item["role"] = role
+            if instruction.fusion_kind:
+                item["fusion_kind"] = instruction.fusion_kind
+            if instruction.custom_call_target:
+                item["custom_call_target"] = instruction.custom_call_target
+            instructions.append(item)
+        return {**head, "module": module.name, "instructions": instructions}
+    if level == "kernels":
+        kernels = []
+        for kernel in bundle.kernels(target):
+            item = to_jsonable(kernel)
+            item["layer"] = view.layer_of(bundle, "kernels", kernel.name, target)
+            item["hlo"] = list(kernel.hlo)
+            if kernel.ptx:  # a GPU kernel: its machine code and registers per thread (null: not compiled)
+                item["registers"] = kernel.ptxas.registers if kernel.ptxas is not None else None
+            kernels.append(item)
+        return {**head, "kernels": kernels}
+    if level == "memory":
+        memory = bundle.memory(target)
+        if memory is None:
+            raise TensorwegError(f"memory for {target} was not captured")
+        return {**head, **to_jsonable(memory), "step": list(view.step_lines(bundle, target))}
+    raise TensorwegError(f"unknown level '{level}'")
+
+
+def _mesh_of(bundle: Bundle, target: str, layer: str) -> dict[str, Any]:
+    """`--target` compiled for a mesh: the layer's slices per device, as the mesh view (`D`) shows them."""
+    found = view.layer_mesh(bundle, target, layer)
+    return {"mesh": to_jsonable(found)} if found is not None else {}
+
+
+def as_json(bundle: Bundle, level: str, target: str, select: str | None = None) -> str:
+    """The level's document; with `select`, also `selection`: that item as the side panes show it."""
+    data = level_data(bundle, level, target)
+    if select is not None:
+        data["selection"] = selection_data(bundle, level, target, select)
+    return json.dumps(data, indent=1)
+
+
+def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) -> str:
+    """The level as text; with `select`, that item's trace, explanation keys and device mapping below."""
+    data = level_data(bundle, level, target)
+    text = _level_text(bundle, level, target, data)
+    if select is None:
+        return text
+    return text + "\n\n" + _selection_text(selection_data(bundle, level, target, select), target)
+
+
+def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
+    """A readable table for people; the raw module text for XLA's HLO levels, TVM's Relax as rows."""
+    if level == "layers":
+        rows = [(l["name"], l["class"], str(l["output_shape"]), str(l["params"]), str(l["weight_bytes"]),
+                 "" if l["flops"] is None else str(l["flops"])) for l in data["layers"]]
+        return _table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
+    if level == "graph":
+        rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
+        return _table(("op", "type", "layer"), rows)
+    if is_hlo(level) and is_tvm(target):
+        return _table(view.COLUMNS[level], [item.cells for item in view.rows(bundle, level, target)])
+    if is_hlo(level):
+        return bundle.hlo_text(target, optimized=level == "optimized-hlo")
+    if level == "kernels":
+        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or view.CREATED_BY_XLA,
+                 str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]
+        return _table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
+    rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
+             + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
+    step = "".join(f"\n{line}" for line in data["step"])  # train mode or a mesh: buffers by role
+    return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
+
+
+# --- TVM's Relax at the HLO levels (explorer.views.tvm): the rows `explorer.views.view.rows` lists ---
+
+
+def _relax_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
+    """`hlo`: Relax `main`'s bindings as imported; `optimized-hlo`: the TIR functions after fusion."""
+    from explorer.views import tvm as tvm_levels  # noqa: PLC0415
+
+    items = tvm_levels.relax_items(bundle, target, level == "optimized-hlo")
+    if not items:
+        raise TensorwegError(f"{level} for {target}: the Relax text was captured but lists no bindings")
+    return {"compiler": "tvm", "relax": [
+        {"name": item.name, "kind": item.kind, "ops": list(item.ops), "shape": item.shape,
+         "function": item.function, "layers": list(item.layers),
+         "layer": view.layer_of(bundle, level, item.name, target), "line": item.line}
+        for item in items]}
+
+
+# --- `--select NAME`: one item as the side panes show it (explorer.views.view) ---------------------------
+
+_SHOWN = 8  # names an unknown --select lists
+
+
+def selection_data(bundle: Bundle, level: str, target: str, name: str) -> dict[str, Any]:
+    """The item `name` of `level`: its layer, the trace one level up and down, its course keys
+    (`explorer.views.view.explanation_keys`) and what each captured target made of its layer (the
+    device pane's `explorer.views.view.device_lines`)."""
+    names = _selectable(bundle, level, target)
+    if name not in names:
+        shown = ", ".join(list(names)[:_SHOWN]) + (" ..." if len(names) > _SHOWN else "")
+        where = level + (f" for {target}" if target_key(level, target) else "")
+        raise TensorwegError(f"--select {name}: no such item at {where} (items: {shown or 'none'})")
+    descent = view.descend(bundle, level, name, target)
+    return {
+        "name": name, "layer": view.layer_of(bundle, level, name, target),
+        "up": {"level": NEXT_UP.get(level, ""), "items": list(view.up(bundle, level, name, target))
+               if level in NEXT_UP else []},
+        "down": {"level": descent.level, "items": list(descent.found), "enter": descent.select}
+        if descent is not None else {"level": "", "items": [], "enter": ""},
+        "explanation_keys": [list(group) for group in view.explanation_keys(bundle, level, target, name)],
+        "device": {other: list(view.device_lines(bundle, level, name, target, other)) for other in bundle.targets},
+    }
+
+
+def _selectable(bundle: Bundle, level: str, target: str) -> tuple[str, ...]:
+    if level in LIST_LEVELS:
+        return tuple(item.name for item in view.rows(bundle, level, target))
+    memory = bundle.memory(target)
+    return tuple(str(allocation.index) for allocation in memory.allocations) if memory is not None else ()
+
+
+def _selection_text(selection: dict[str, Any], target: str) -> str:
+    up, down = selection["up"], selection["down"]
+    no_layer = "created by TVM" if is_tvm(target) else view.CREATED_BY_XLA
+    lines = [f"selected: {selection['name']}", f"  layer: {selection['layer'] or no_layer}"]
+    if up["level"]:
+        lines.append(f"  up ({up['level']}): {', '.join(up['items']) or '-'}")
+    if down["level"]:
+        lines.append(f"  down ({down['level']}): {', '.join(down['items']) or '-'}"
+                     + (f"; Enter selects {down['enter']}" if down["enter"] else ""))
+    lines.append("  explanations: " + ("; ".join(" > ".join(group) for group in selection["explanation_keys"])
+                                       or "-"))
+    lines.append("  device:")
+    lines += [f"    {line}" for target_lines in selection["device"].values() for line in target_lines]
+    return "\n".join(lines)
+
+
+def _first(shapes) -> list | None:
+    return list(shapes[0]) if shapes else None
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,196 @@
+"""TVM's Relax at the levels the learner knows: `hlo` is Relax as imported, `optimized-hlo` after fusion.
+
+Pure (no TVM import): reads the bundle's `hlo.txt`, `optimized_hlo.txt` (TVMScript, as
+the TVM worker printed them) and `tvm.json`. XLA's HLO levels list instructions;
+for a TVM target they list:
+
+* `hlo`: each binding of Relax `main` as the ONNX importer made it (`lv1 = R.nn.conv2d(...)`),
+  linked to the TIR function that computes it after fusion (`TvmFunction.bindings`,
+  recorded by the worker from FuseOps' grouping) and so to its layers;
+* `optimized-hlo`: each TIR function `main` calls after FuseOps + FuseTIR, in program
+  order (`fused_conv2d_relu`), at the line of its `def` in the module's text;
+* `kernels`: the same functions, compiled (one `KernelRecord` each, named alike).
+
+The trace (`layer_of`, `items_for_layer`, `down`, `up`) and `counterpart` answer from
+these links; `explorer.views.view` asks here when the target is a TVM one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from explorer.model.bundle import Bundle
+from explorer.model.tvm_program import TvmFunction
+from explorer.views.tvm_view import short_ops, tvm_program
+
+# `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
+_BINDING = re.compile(
+    r"^\s+(?P<var>[\w.]+): R\.Tensor\(\((?P<shape>[^)]*)\), dtype=\"(?P<dtype>\w+)\"\) = R\.(?P<op>[\w.]+)\(", re.M)
+_DEF = re.compile(r"^\s+def (?P<name>[\w.]+)\(", re.M)
+# Relax ops that do a layer's work, and the XLA opcodes doing the same work (for `t` between compilers).
+_WORK = (("conv", "convolution"), ("matmul", "dot"), ("dense", "dot"), ("pool", "reduce-window"),
+         ("softmax", "reduce"), ("sum", "reduce"), ("mean", "reduce"))
+
+
+@dataclass(frozen=True)
+class RelaxItem:
+    """One row of a TVM target's `hlo` or `optimized-hlo` level.
+
+    name: the Relax var (`lv1`) or TIR function (`fused_conv2d_relu`).
+    kind: the Relax op without `R.` (`nn.conv2d`), or for a function `fusion` / its one op.
+    ops: the Relax ops it computes (one for a binding). shape: `f32[1,8,26,26]`.
+    function: the TIR function computing it after fusion. layers: the Keras layers, in order.
+    line: 1-based line in the level's text.
+    """
+
+    name: str
+    kind: str
+    ops: tuple[str, ...]
+    shape: str
+    function: str
+    layers: tuple[str, ...]
+    line: int
+
+
+# A few bundles' rows (the open one and a staging one); a bundle's files never change.
+@lru_cache(maxsize=8)
+def relax_items(bundle: Bundle, target: str, optimized: bool) -> tuple[RelaxItem, ...]:
+    """The rows of a TVM target's HLO level (empty when it was not captured)."""
+    program = tvm_program(bundle, target)
+    text = bundle.hlo_text(target, optimized)
+    if program is None or not text:
+        return ()
+    if optimized:
+        return _functions(program.functions, text)
+    return _bindings(program.functions, text)
+
+
+def _functions(functions: tuple[TvmFunction, ...], text: str) -> tuple[RelaxItem, ...]:
+    lines = {m["name"]: text.count("\n", 0, m.start()) + 1 for m in _DEF.finditer(text)}
+    shapes = {function.name: _output_shape(function.tir) for function in functions}
+    return tuple(RelaxItem(f.name, "fusion" if f.fused else short_ops(f), f.ops, shapes[f.name], f.name,
+                           f.layers, lines.get(f.name, 0)) for f in functions)
+
+
+def _bindings(functions: tuple[TvmFunction, ...], text: str) -> tuple[RelaxItem, ...]:
+    owner = {var: function for function in functions for var in function.bindings}
+    found = []
+    for match in _BINDING.finditer(text):
+        function = owner.get(match["var"])
+        found.append(RelaxItem(
+            match["var"], match["op"], (f"relax.{match['op']}",), _shape(match["dtype"], match["shape"]),
+            function.name if function else "", function.layers if function else (),
+            text.count("\n", 0, match.start()) + 1))
+    return tuple(found)
+
+
+_DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int64": "s64",
+           "int32": "s32", "int8": "s8", "uint8": "u8", "bool": "pred"}
+# The last `T.Buffer((...), "dtype")` of a PrimFunc's signature is its output (TIR's destination-passing style).
+_BUFFER = re.compile(r"T\.Buffer\(\((?P<shape>[^()]*(?:\([^()]*\)[^()]*)*)\), \"(?P<dtype>\w+)\"\)")
+
+
+def _output_shape(tir: str) -> str:
+    header = next((line for line in tir.splitlines() if line.startswith("def ")), "")
+    buffers = list(_BUFFER.finditer(header))
+    if not buffers:
+        return ""
+    last = buffers[-1]
+    dims = re.sub(r"T\.int64\((\d+)\)", r"\1", last["shape"])
+    return _shape(last["dtype"], dims)
+
+
+def _shape(dtype: str, dims: str) -> str:
+    return f"{_DTYPES.get(dtype, dtype)}[{','.join(d.strip() for d in dims.split(',') if d.strip())}]"
+
+
+def work(kind_or_ops: str) -> frozenset[str]:
+    """The XLA opcodes doing the same work as a Relax op (`nn.conv2d` -> convolution), so `t`
+    between XLA and TVM lands on the convolution's counterpart, not its reshape."""
+    lowered = kind_or_ops.lower()
+    return frozenset(opcode for needle, opcode in _WORK if needle in lowered)
+
+
+def item_work(item: RelaxItem) -> frozenset[str]:
+    return frozenset().union(*(work(op) for op in item.ops))
+
+
+# --- the trace on a TVM target: what `explorer.views.view` answers for it ------------------------------
+
+_LEVEL_ROWS = {"hlo": False, "optimized-hlo": True}
+
+
+def items(bundle: Bundle, level: str, target: str) -> tuple[RelaxItem, ...]:
+    """A TVM target's rows at `hlo`, `optimized-hlo` or `kernels` (kernels: the functions again)."""
+    if level in _LEVEL_ROWS:
+        return relax_items(bundle, target, _LEVEL_ROWS[level])
+    if level == "kernels":
+        compiled = {kernel.name for kernel in bundle.kernels(target)}
+        return tuple(item for item in relax_items(bundle, target, True) if item.name in compiled)
+    return ()
+
+
+def find(bundle: Bundle, level: str, target: str, name: str) -> RelaxItem | None:
+    return next((item for item in items(bundle, level, target) if item.name == name), None)
+
+
+def layer_of(bundle: Bundle, level: str, name: str, target: str) -> str:
+    found = find(bundle, level, target, name)
+    return found.layers[0] if found is not None and found.layers else ""
+
+
+def items_for_layer(bundle: Bundle, layer: str, level: str, target: str) -> tuple[str, ...]:
+    return tuple(item.name for item in items(bundle, level, target) if layer in item.layers)
+
+
+def down(bundle: Bundle, level: str, name: str, target: str) -> tuple[str, ...]:
+    """A binding -> the function computing it; a function -> its compiled kernel."""
+    found = find(bundle, level, target, name)
+    if found is None or not found.function:
+        return ()
+    below = {"hlo": "optimized-hlo", "optimized-hlo": "kernels"}.get(level, "")
+    return (found.function,) if below and find(bundle, below, target, found.function) else ()
+
+
+def up(bundle: Bundle, level: str, name: str, target: str) -> tuple[str, ...]:
+    """A kernel -> its function; a function -> the bindings of Relax as imported that it computes."""
+    if level == "kernels":
+        return (name,) if find(bundle, "optimized-hlo", target, name) else ()
+    if level == "optimized-hlo":
+        return tuple(item.name for item in items(bundle, "hlo", target) if item.function == name)
+    return ()
+
+
+def counterpart(bundle: Bundle, level: str, target: str, layer: str, work_done: frozenset[str],
+                fusion: bool = False) -> str:
+    """On a TVM target, `layer`'s item at `level` doing `work_done` (the XLA opcodes of the item
+    left behind), else for a fusion the layer's fused function, else its first item; "" when none."""
+    candidates = [item for item in items(bundle, level, target) if layer in item.layers]
+    owned = [item for item in candidates if item.layers[0] == layer] or candidates
+    best = next((item for item in owned if item_work(item) & work_done), None)
+    best = best or next((item for item in owned if fusion and len(item.ops) > 1), None)
+    best = best or (owned[0] if owned else None)
+    return best.name if best is not None else ""
+
+
+def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list[tuple[str, ...]]:
+    """The course keys of a TVM item, one group per text (`explorer.views.view.explanation_keys`):
+    a Relax binding, a fused or single-op TIR function, its compiled code, a storage of the plan."""
+    if level == "memory":
+        memory = bundle.memory(target)
+        allocation = next((a for a in memory.allocations if str(a.index) == name), None) if memory else None
+        if allocation is None:
+            return []
+        own = ("compiler:tvm-storage",) if "storage" in allocation.flags else ("allocation:output",)
+        return [own, ("compiler:tvm-memory-plan",)]
+    found = find(bundle, level, target, name)
+    if found is None:
+        return []
+    if level == "hlo":
+        return [("compiler:tvm-relax",), ("compiler:tvm-fusion",)]
+    function = ("compiler:tvm-fused-function",) if found.kind == "fusion" else ("compiler:tvm-tir",)
+    if level == "optimized-hlo":
+        return [function, ("compiler:tvm-tir",), ("compiler:tvm-pipeline",)]
+    return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",)]
