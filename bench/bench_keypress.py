@@ -103,7 +103,8 @@ async def _timed_press(pilot, key: str) -> tuple[float, float]:
 def _descending_layer(path: Path) -> str:
     """The first layer that Enter takes down a level (the first rows are often inputs, with nothing below)."""
     from explorer.model.bundle import Bundle
-    from explorer.views.view import descend, rows
+    from explorer.views.rows import rows
+    from explorer.views.trace import descend
 
     bundle = Bundle.open(path)
     return next(item.name for item in rows(bundle, "layers", "cpu")

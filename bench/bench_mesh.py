@@ -92,14 +92,14 @@ def _model_alone(bundle: Path, target: str, layer: str) -> dict:
     """The mesh model without the UI: reading the sharded module (once per bundle and target), then
     one layer's MeshLayer from it (what `n` computes for a layer not seen before)."""
     from explorer.model.bundle import Bundle
-    from explorer.views import view
+    from explorer.views import mesh_layer
     from explorer.views.mesh import SHARDED_HLO, sharded_values
 
     opened = Bundle.open(bundle)
     text = (opened.target_dir(target) / SHARDED_HLO).read_text(encoding="utf-8")
     found = {"sharded_lines": text.count("\n")}
     for key, work in (("read_module_ms", lambda: sharded_values(text)),
-                      ("layer_mesh_ms", lambda: view.layer_mesh.__wrapped__(opened, target, layer))):
+                      ("layer_mesh_ms", lambda: mesh_layer.layer_mesh.__wrapped__(opened, target, layer))):
         times = []
         for _ in range(5):
             t = time.perf_counter()
@@ -121,7 +121,7 @@ def _largest_layer(bundle: Path, target: str) -> str:
     from explorer.model.bundle import Bundle
     from explorer.model.training import WEIGHTS
     from explorer.views.mesh import own_variable
-    from explorer.views.view import step_layout
+    from explorer.views.panes import step_layout
 
     opened = Bundle.open(bundle)
     layout = step_layout(opened, target)

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from explorer.course.tours import Tour
     from explorer.model.bundle import Bundle
     from explorer.model.records import CaptureOptions
-    from explorer.views.view import Trace
+    from explorer.views.trace import Trace
 
 CSS_DIR = Path(__file__).parent
 # How long the open worker waits for the first screen to show the rows and their selection.
@@ -93,9 +93,12 @@ def _warm_up_renderers() -> None:
 def _prepare(bundle: Bundle, level: str, target: str, lang: str, read=lambda target: None) -> None:
     """Build, off the UI thread, the per-bundle tables the first screen reads: its rows and what the
     side panes show for its first row (buffer maps, the layer's per-target lines, explanations).
-    `explorer.views.view` keeps them per bundle, so the UI thread only looks them up. `read(target)` is
+    `explorer.views` keeps them per bundle, so the UI thread only looks them up. `read(target)` is
     called once a target's lines are built (the shown target first)."""
-    from explorer.views.view import descend, device_lines, explanations, memory_facts, rows  # noqa: PLC0415
+    from explorer.views.explain import explanations
+    from explorer.views.panes import device_lines, memory_facts
+    from explorer.views.rows import rows
+    from explorer.views.trace import descend  # noqa: PLC0415
 
     if level not in LIST_LEVELS:
         return
@@ -122,8 +125,8 @@ def _prepare(bundle: Bundle, level: str, target: str, lang: str, read=lambda tar
 def _prepare_levels(bundle: Bundle, target: str, lang: str, cancelled) -> None:
     """Every level's rows, off the UI thread once the first screen is ready: a level's first visit
     then only fills its list (of a first `4` on 30,000 optimized instructions, 0.24 s of 0.39 s
-    was building its rows). `explorer.views.view` keeps them per bundle; stops when `cancelled()`."""
-    from explorer.views.view import created_by_compiler, row_groups, rows  # noqa: PLC0415
+    was building its rows). `explorer.views` keeps them per bundle; stops when `cancelled()`."""
+    from explorer.views.rows import created_by_compiler, row_groups, rows  # noqa: PLC0415
 
     for level in LIST_LEVELS:
         if cancelled():
@@ -318,7 +321,9 @@ class TensorwegApp(App):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
         from explorer.model.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from explorer.views.view import build_trace, rows, warm_layer_facts  # noqa: PLC0415
+        from explorer.views.panes import warm_layer_facts
+        from explorer.views.rows import rows
+        from explorer.views.trace import build_trace  # noqa: PLC0415
 
         try:
             bundle = Bundle.open(path)
@@ -432,7 +437,7 @@ class TensorwegApp(App):
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
         from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
         from explorer.errors import CaptureCancelled  # noqa: PLC0415
-        from explorer.views.view import build_trace  # noqa: PLC0415
+        from explorer.views.trace import build_trace  # noqa: PLC0415
 
         # The first captured level is shown while the compiler still runs: its side panes'
         # renderers (Markdown, Pygments) are imported here, not on the UI thread.
@@ -512,7 +517,7 @@ class TensorwegApp(App):
         elif event.staging_dir is not None and event.staging_dir.is_dir():
             # A message without a reader (tests inject levels so): read the directory here.
             from explorer.model.bundle import Bundle  # noqa: PLC0415
-            from explorer.views.view import build_trace  # noqa: PLC0415
+            from explorer.views.trace import build_trace  # noqa: PLC0415
 
             staging = Bundle(event.staging_dir)
             self.bundle = staging
@@ -561,7 +566,7 @@ class TensorwegApp(App):
     def trace(self) -> Trace:
         """The vertical trace of the bundle on screen (an empty one before any is read)."""
         if self._trace is None:
-            from explorer.views.view import build_trace  # noqa: PLC0415
+            from explorer.views.trace import build_trace  # noqa: PLC0415
 
             self._trace = build_trace(None)
         return self._trace
@@ -638,9 +643,9 @@ class TensorwegApp(App):
         number = LIST_LEVELS.index(level) + 1 if level in LIST_LEVELS else 4
         trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
         line = f"{model} | {number} {self.level_title(level)} | {self.target}"
-        from explorer.views import view  # noqa: PLC0415 (kept off the first frame's imports, as elsewhere here)
+        from explorer.views import panes
 
-        mode = view.mode_text(self.bundle) if self.has_manifest() else ""  # "train (adam) on 2x2, ..."
+        mode = panes.mode_text(self.bundle) if self.has_manifest() else ""  # "train (adam) on 2x2, ..."
         line += f" | {mode}" if mode else ""
         return line + (f" | {label('word.trail', self.lang)}: {trail}" if trail else "")
 
@@ -699,8 +704,8 @@ class TensorwegApp(App):
         self.goto_level(level)
 
     def descend(self, level: str, name: str) -> None:
-        """Enter: from `name` to the item one level down that implements it (`explorer.views.view.descend`)."""
-        from explorer.views.view import descend  # noqa: PLC0415 (loaded with the bundle)
+        """Enter: from `name` to the item one level down that implements it (`explorer.views.trace.descend`)."""
+        from explorer.views.trace import descend  # noqa: PLC0415 (loaded with the bundle)
 
         descent = descend(self.bundle, level, name, self.target)
         if descent is None:
@@ -724,8 +729,9 @@ class TensorwegApp(App):
 
     def action_next_target(self) -> None:
         """`t`: the next captured target, each level's selection moved to its counterpart there
-        (the same layer's nearest item: `explorer.views.view.counterpart`)."""
-        from explorer.views.view import counterpart, layer_of, rows  # noqa: PLC0415 (loaded with the bundle)
+        (the same layer's nearest item: `explorer.views.trace.counterpart`)."""
+        from explorer.views.rows import rows
+        from explorer.views.trace import counterpart, layer_of  # noqa: PLC0415 (loaded with the bundle)
 
         targets = self.captured_targets()
         if len(targets) < 2:

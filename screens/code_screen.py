@@ -9,7 +9,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from explorer.labels import label
-from explorer.views.view import LevelItem, instruction
+from explorer.views.rows import LevelItem
+from explorer.views.tables import instruction
 
 from screens.bindings import keyed
 from screens.level_screen import LevelScreen

@@ -7,7 +7,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from explorer.levels import LIST_LEVELS
-from explorer.views.view import LevelItem, rows
+from explorer.views.rows import LevelItem, rows
 
 
 class ItemCommands(Provider):

@@ -23,6 +23,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from explorer.capture.orchestrator import capture_meshes
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.bundle import Bundle
@@ -36,23 +37,15 @@ from explorer.views.comparison import (
 )
 from explorer.views.comparison_mesh import (
     MeshColumn,
-    capture_meshes,
     mesh_comparison,
     mesh_notes,
     mesh_table,
     meshable,
     missing_meshes,
 )
-from explorer.views.comparison_text import (
-    MISSING,
-    decision_text,
-    format_bytes,
-    format_count,
-    format_seconds,
-    library_text,
-    vector_text,
-)
-from explorer.views.view import compare_layer, neighbour_layer
+from explorer.views.comparison_text import decision_text, library_text, vector_text
+from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
+from explorer.views.trace import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter

@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from explorer.labels import label
-from explorer.views.view import LevelItem, Selection, column_titles, created_by_compiler, row_groups, rows
+from explorer.views.rows import LevelItem, column_titles, created_by_compiler, row_groups, rows
+from explorer.views.tables import Selection
 
 from screens.bindings import keyed
 from screens.widgets.device_pane import DevicePane

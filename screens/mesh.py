@@ -3,7 +3,7 @@
 One grid per tensor (the layer's kernel, bias and output): rows are the mesh's
 data axis, columns its model axis, and each cell the device at that position with
 the slice it holds (per-device shape, bytes, index ranges), the picture
-`jax.debug.visualize_sharding` draws. Data: `explorer.views.view.layer_mesh` (the
+`jax.debug.visualize_sharding` draws. Data: `explorer.views.mesh_layer.layer_mesh` (the
 compiler's own shardings); this screen only lays the cells out.
 Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, Esc or D closes.
 """
@@ -23,7 +23,8 @@ from textual.widgets import Static
 
 from explorer.labels import label
 from explorer.views.mesh import MeshLayer, devices_note, grid_cells, slice_cells, split_text, tensor_name
-from explorer.views.view import layer_mesh, neighbour_layer
+from explorer.views.mesh_layer import layer_mesh
+from explorer.views.trace import neighbour_layer
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter

@@ -26,10 +26,12 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.course import exercises
+from explorer.course.lessons import LessonChoice, lesson_choices, resolve_tour_step
 from explorer.course.lookup import explain_topic
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
-from explorer.views.view import LessonChoice, Selection, lesson_choices, resolve_tour_step, rows
+from explorer.views.rows import rows
+from explorer.views.tables import Selection
 
 from screens.bindings import keyed
 from screens.widgets.explanation_pane import explanation_markdown
@@ -53,7 +55,7 @@ def verdicts(app: "TensorwegApp", tour: Tour) -> dict[int, exercises.Verdict]:
 
 
 def resolve_step(app: "TensorwegApp", step: TourStep) -> str | None:
-    """The name of the item the step selects on the app's bundle (`explorer.views.view.resolve_tour_step`)."""
+    """The name of the item the step selects on the app's bundle (`explorer.course.lessons.resolve_tour_step`)."""
     if app.bundle is None or not app.level_ready(step.level):
         return None
     return resolve_tour_step(app.bundle, step)

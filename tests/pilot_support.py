@@ -42,7 +42,7 @@ async def target_key_keeps_layers(app, pilot) -> int:
     """From each layer's last item at each per-target level, `t` round all targets: after every
     press the list's selection belongs to that layer on the new target, wherever the layer owns an
     item there. Returns how many presses were checked."""
-    from explorer.views import view
+    from explorer.views import trace
 
     from screens.widgets.item_table import ItemTable
 
@@ -50,8 +50,8 @@ async def target_key_keeps_layers(app, pilot) -> int:
     first = bundle.targets[0]
 
     def owned(layer, level, target):
-        return [n for n in view.items_for_layer(bundle, layer, level, target)
-                if view.layer_of(bundle, level, n, target) == layer]
+        return [n for n in trace.items_for_layer(bundle, layer, level, target)
+                if trace.layer_of(bundle, level, n, target) == layer]
 
     for level in ("hlo", "optimized-hlo", "kernels"):
         for layer in (record.name for record in bundle.layers):
@@ -70,7 +70,7 @@ async def target_key_keeps_layers(app, pilot) -> int:
                 assert app.selections[level] == current
                 if owned(layer, level, app.target):
                     checked += 1
-                    assert view.layer_of(bundle, level, current, app.target) == layer, (level, layer, app.target)
+                    assert trace.layer_of(bundle, level, current, app.target) == layer, (level, layer, app.target)
             assert app.target == first
     return checked
 

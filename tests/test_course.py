@@ -316,25 +316,26 @@ def sample_bundle(tmp_path_factory, sample: str, options=None):
 
 def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
     """(level, target, kind keys) for every item of every level of a bundle, from
-    `explorer.views.view.explanation_keys`: the function the explanation pane shows."""
+    `explorer.views.explain.explanation_keys`: the function the explanation pane shows."""
     from explorer.levels import LIST_LEVELS, TARGET_LEVELS
-    from explorer.views import view
+    from explorer.views import explain as explain_view
+    from explorer.views import rows
 
     found = set()
     for level in LIST_LEVELS:
         for target in bundle.targets if level in TARGET_LEVELS else ("cpu",):
-            for item in view.rows(bundle, level, target):
-                for group in view.explanation_keys(bundle, level, target, item.name):
+            for item in rows.rows(bundle, level, target):
+                for group in explain_view.explanation_keys(bundle, level, target, item.name):
                     found.add((level, target if level in TARGET_LEVELS else "", group))
-    from explorer.views.tvm_view import is_tvm
+    from explorer.targets import is_tvm
 
     for target in bundle.targets:
         for optimized in (False, True):
-            # TVM's levels are Relax, not HLO: their rows came from view.rows above
+            # TVM's levels are Relax, not HLO: their rows came from rows.rows above
             assert is_tvm(target) or bundle.hlo_module(target, optimized) is not None, (bundle.model_name, target)
         memory = bundle.memory(target)
         for allocation in memory.allocations if memory else ():
-            for group in view.explanation_keys(bundle, "memory", target, str(allocation.index)):
+            for group in explain_view.explanation_keys(bundle, "memory", target, str(allocation.index)):
                 found.add(("memory", target, group))
     graph = bundle.graph
     for op in graph.optimized_ops:  # Grappler's ops are listed in the graph's summary, not as rows

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from explorer.course import exercises
+from explorer.course.lessons import tour_candidates
 from explorer.course.tours import builtin_tours, parse_tour
 from explorer.errors import ParseError
 from explorer.model.bundle import Bundle
-from explorer.views.view import tour_candidates
 
 from screens.app import create_app
 from screens.tour import TourScreen, verdicts
@@ -224,8 +224,8 @@ async def test_learner_answers_in_the_tour_panel_right_and_wrong_and_sees_the_su
 def test_every_builtin_question_is_answerable_on_a_real_capture(name, tmp_path_factory):
     from test_course import sample_bundle  # the shared captures of the other built-in tour tests
 
+    from explorer.course.lessons import resolve_tour_step
     from explorer.course.tours import builtin_tour, capture_options, meets
-    from explorer.views.view import resolve_tour_step
 
     tour = builtin_tour(name)
     bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))

@@ -15,7 +15,7 @@ from explorer.hlo.parser import parse_module
 from explorer.model.bundle import Bundle
 from explorer.model.index import build_index
 from explorer.model.records import LayerRecord
-from explorer.views import view
+from explorer.views import trace
 
 PARAMETERS, LAYERS = 300, 200
 RECORDED = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
@@ -134,7 +134,7 @@ def optimizer_bundle(tmp_path: Path, size) -> Bundle:
 def test_enter_on_an_update_lands_on_the_fusion_updating_an_array_of_its_shape(tmp_path):
     # Variable v is an f32[v + 1]: the update of variable 7 is the only f32[8] among 400 carriers.
     bundle = optimizer_bundle(tmp_path, lambda variable: variable + 1)
-    descent = view.descend(bundle, "hlo", "sub7", "tpu:v5e")
+    descent = trace.descend(bundle, "hlo", "sub7", "tpu:v5e")
     assert descent.select == "u7"
     assert descent.found == tuple(f"u{v}" for v in range(VARIABLES))  # every carrier stays listed
 
@@ -142,4 +142,4 @@ def test_enter_on_an_update_lands_on_the_fusion_updating_an_array_of_its_shape(t
 def test_enter_on_an_update_no_carrier_matches_in_shape_lands_on_the_first(tmp_path):
     # All variables alike: the shape tells no copy apart, so the first carrier (as without the rule).
     bundle = optimizer_bundle(tmp_path, lambda variable: 8)
-    assert view.descend(bundle, "hlo", "sub7", "tpu:v5e").select == "u0"
+    assert trace.descend(bundle, "hlo", "sub7", "tpu:v5e").select == "u0"

@@ -132,7 +132,7 @@ def test_the_rules_are_part_of_the_cache_key(tmp_path):
 @pytest.mark.e2e
 def test_splitting_the_first_kernel_gives_half_columns_per_chip_and_an_all_reduce(tmp_path):
     from explorer.model.bundle import Bundle
-    from explorer.views import view
+    from explorer.views import panes
 
     layout = tmp_path / "first.toml"
     layout.write_text('# split the first kernel\'s columns over the model axis\n"dense/kernel" = ["", "model"]\n',
@@ -140,7 +140,7 @@ def test_splitting_the_first_kernel_gives_half_columns_per_chip_and_an_all_reduc
     done = _cli("capture", "mlp", "-o", str(tmp_path / "b"), *MESH, "--layout-map", str(layout))
     assert done.returncode == 0, done.stderr
     bundle = Bundle.open(tmp_path / "b")
-    step = view.step_layout(bundle, "tpu:v5e")
+    step = panes.step_layout(bundle, "tpu:v5e")
     specs = {name: spec for group in step.arguments for name, spec in zip(group.names, group.shardings, strict=True)}
     assert specs["dense/kernel"] == "P(None, 'model')" and specs["dense_1/kernel"] == "P(None, None)"
     assert specs["features"] == "P('data', None)"  # ModelParallel splits the batch over the data axis
@@ -153,7 +153,7 @@ def test_splitting_the_first_kernel_gives_half_columns_per_chip_and_an_all_reduc
     # The split kernel is still dense's (its per-device size once credited it to dense_1).
     assert bundle.index.layer_of("optimized-hlo", next(i.name for i in entry.instructions if i.opcode == "parameter"
                                  and dict(i.attributes)["parameter_number"] == "0"), "tpu:v5e") == "dense"
-    lines = view.step_lines(bundle, "tpu:v5e")
+    lines = panes.step_lines(bundle, "tpu:v5e")
     assert lines[0].startswith("train (sgd) on 2x2, model parallel by layout map first.toml")
     # dense_1 contracts over the split columns: its partial sums are added over the model axis.
     assert any(line.strip().startswith("all-reduce") and "[2,2]<=[4]" in line and "[dense_1, forward]" in line

@@ -3,7 +3,7 @@
 Reduced input sizes keep the compiles short; the layer structure is the full
 model's. Captures (sample_models.architectures, random weights, nothing
 downloaded) are shared by the module; about 70 s on two cores in all, DenseNet121
-being most of it. Everything is asked through `explorer.views.view` and
+being most of it. Everything is asked through `explorer.views` and
 `explorer.views.comparison`, what the screens and `tensorweg compare` call.
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 from explorer.errors import TensorwegError
 from explorer.targets import DEFAULT_TARGETS
-from explorer.views import view
+from explorer.views import tables, trace
 from explorer.views.comparison import layer_comparison
 
 pytestmark = pytest.mark.e2e
@@ -56,8 +56,8 @@ def convnext(tmp_path_factory):
 
 
 def fusions_of(bundle, layer: str, target: str) -> list[str]:
-    return [name for name in view.items_for_layer(bundle, layer, "optimized-hlo", target)
-            if view.instruction(bundle, "optimized-hlo", target, name).opcode == "fusion"]
+    return [name for name in trace.items_for_layer(bundle, layer, "optimized-hlo", target)
+            if tables.instruction(bundle, "optimized-hlo", target, name).opcode == "fusion"]
 
 
 def layers_of(bundle, name: str, target: str) -> set[str]:
@@ -69,7 +69,7 @@ def layers_of(bundle, name: str, target: str) -> set[str]:
 def assert_every_weight_layer_linked(bundle):
     for target in bundle.targets:
         unlinked = [layer.name for layer in bundle.layers
-                    if layer.params and not view.items_for_layer(bundle, layer.name, "optimized-hlo", target)]
+                    if layer.params and not trace.items_for_layer(bundle, layer.name, "optimized-hlo", target)]
         assert not unlinked, (target, unlinked)
 
 
@@ -136,7 +136,7 @@ def test_encoder_blocks_are_attributed_alike(encoder):
     """The two blocks are the same computation: each attention layer gets as many instructions as the
     other on one target (the GPU used to give mha_1 3 instructions against 15 on the CPU)."""
     for target in encoder.targets:
-        counts = [len(view.items_for_layer(encoder, f"{kind}_{b}", "optimized-hlo", target))
+        counts = [len(trace.items_for_layer(encoder, f"{kind}_{b}", "optimized-hlo", target))
                   for kind in ("mha", "ffn1") for b in (0, 1)]
         assert counts[0] == counts[1] and counts[2] == counts[3] and min(counts) > 0, (target, counts)
 
@@ -155,8 +155,8 @@ def test_bidirectional_links_to_the_model_layer_on_every_target(seq2seq):
     assert_every_weight_layer_linked(seq2seq)
     assert_scopes_name_listed_layers(seq2seq)
     for target in seq2seq.targets:
-        items = view.items_for_layer(seq2seq, "enc_bilstm", "optimized-hlo", target)
-        opcodes = [view.instruction(seq2seq, "optimized-hlo", target, name).opcode for name in items]
+        items = trace.items_for_layer(seq2seq, "enc_bilstm", "optimized-hlo", target)
+        opcodes = [tables.instruction(seq2seq, "optimized-hlo", target, name).opcode for name in items]
         assert opcodes.count("while") >= 2, (target, opcodes)  # both directions' loops are the layer's
 
 
@@ -170,7 +170,7 @@ def test_a_nested_sequential_holds_its_inner_layers_on_every_target(convnext):
     for target in convnext.targets:
         for container in containers:
             inner = [layer.name for layer in convnext.layers if layer.path.startswith(f"{container}/")]
-            held = set(view.items_for_layer(convnext, container, "optimized-hlo", target))
+            held = set(trace.items_for_layer(convnext, container, "optimized-hlo", target))
             assert inner and held, (target, container)
             for layer in inner:
-                assert set(view.items_for_layer(convnext, layer, "optimized-hlo", target)) <= held, (target, layer)
+                assert set(trace.items_for_layer(convnext, layer, "optimized-hlo", target)) <= held, (target, layer)

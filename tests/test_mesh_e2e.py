@@ -10,7 +10,7 @@ from explorer.capture.orchestrator import capture
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import collectives
-from explorer.views import view
+from explorer.views import mesh_layer, panes
 from explorer.views.mesh import grid_cells, mesh_lines, slice_cells
 
 pytestmark = pytest.mark.e2e
@@ -28,11 +28,11 @@ def test_4x4_data_parallel_gives_each_of_16_chips_one_example_and_all_reduces_th
     assert shapes["dense/kernel"] == "f32[64, 128]"  # every chip holds every weight
     reduces = [c for c in collectives(bundle.hlo_text("tpu:v5e", optimized=True)) if c.opcode == "all-reduce"]
     assert reduces and reduces[-1].group_size == 16  # the gradients, summed over every chip
-    lines = view.step_lines(bundle, "tpu:v5e")
+    lines = panes.step_lines(bundle, "tpu:v5e")
     assert lines[0].startswith("train (sgd) on 4x4, data parallel")
     assert any(line.startswith("fits in one chip's 16.0 GiB") for line in lines)
     # The mesh view: the kernel is replicated on all 16, the output split over the batch only.
-    kernel, _bias, output = view.layer_mesh(bundle, "tpu:v5e", "dense").tensors
+    kernel, _bias, output = mesh_layer.layer_mesh(bundle, "tpu:v5e", "dense").tensors
     assert kernel.replicas == 16 and {s.ranges for s in kernel.slices} == {((0, 64), (0, 128))}
     assert output.split == (16, 1) and {s.shape for s in output.slices} == {"f32[1,128]"}
 
@@ -46,7 +46,7 @@ def test_4x4_model_parallel_splits_kernels_in_four_and_gathers_over_groups_of_fo
     found = collectives(bundle.hlo_text("tpu:v5e", optimized=True))
     assert {c.opcode for c in found} >= {"all-gather", "all-reduce"}
     assert any(c.replica_groups == "[4,4]<=[16]" and c.group_size == 4 for c in found)
-    layer = view.layer_mesh(bundle, "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(bundle, "tpu:v5e", "dense")
     kernel = layer.tensors[0]
     assert layer.grid == (4, 4) and kernel.split == (1, 4) and kernel.replicas == 4
     # Column j of the mesh holds columns 32j..32j+32 of the kernel, in every row.
@@ -56,7 +56,7 @@ def test_4x4_model_parallel_splits_kernels_in_four_and_gathers_over_groups_of_fo
 
 def test_2x2_mesh_view_shows_dense_kernel_halves_on_the_devices(tmp_path):
     bundle = _bundle(tmp_path, "2x2", "model", 8)
-    layer = view.layer_mesh(bundle, "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(bundle, "tpu:v5e", "dense")
     kernel, bias, output = layer.tensors
     assert (kernel.shape, kernel.sharding) == ("f32[64,128]", "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}")
     halves = {s.device: s.ranges[1] for s in kernel.slices}
@@ -113,7 +113,7 @@ def test_the_mesh_view_of_a_four_gpu_box_and_of_an_inference_call(tmp_path):
     mesh (no --mode train) keeps its snapshot too."""
     options = CaptureOptions(targets=("gpu:h100",), batch=8, mode="train", optimizer="sgd", mesh="2x2", shard="model")
     gpu = Bundle.open(capture("mlp", options, out_dir=tmp_path / "gpu", use_cache=False))
-    layer = view.layer_mesh(gpu, "gpu:h100", "dense")
+    layer = mesh_layer.layer_mesh(gpu, "gpu:h100", "dense")
     kernel = layer.tensors[0]
     assert {s.device: s.ranges[1] for s in kernel.slices} == {0: (0, 64), 1: (64, 128), 2: (0, 64), 3: (64, 128)}
     # Ids, and a (slice, host, GPU) index that is no place on a board: the view says so plainly.
@@ -122,7 +122,7 @@ def test_the_mesh_view_of_a_four_gpu_box_and_of_an_inference_call(tmp_path):
     assert "where each GPU sits is NOT known" in mesh_lines(layer)[-1]
     options = CaptureOptions(targets=("tpu:v5e",), batch=8, mesh="2x2", shard="data")
     call = Bundle.open(capture("mlp", options, out_dir=tmp_path / "call", use_cache=False))
-    kernel, _bias, output = view.layer_mesh(call, "tpu:v5e", "dense_1").tensors
+    kernel, _bias, output = mesh_layer.layer_mesh(call, "tpu:v5e", "dense_1").tensors
     assert kernel.replicas == 4 and output.split == (4, 1) and output.slices[3].ranges == ((6, 8), (0, 64))
 
 
@@ -131,7 +131,7 @@ def test_attention_shows_the_weights_of_its_sub_layers(tmp_path):
     of `attention` lists their kernels, each split over the model axis."""
     options = CaptureOptions(targets=("tpu:v5e",), batch=4, mode="train", optimizer="adam", mesh="2x2", shard="model")
     bundle = Bundle.open(capture("tiny_transformer", options, out_dir=tmp_path / "tt", use_cache=False))
-    tensors = {t.label: t for t in view.layer_mesh(bundle, "tpu:v5e", "attention").tensors}
+    tensors = {t.label: t for t in mesh_layer.layer_mesh(bundle, "tpu:v5e", "attention").tensors}
     assert {"query/kernel", "key/kernel", "value/kernel", "attention_output/kernel", ""} <= set(tensors)
     assert tensors["query/kernel"].shape == "f32[32,2,16]" and tensors["query/kernel"].split == (1, 1, 2)
     assert tensors[""].shape == "f32[4,16,32]"  # the layer's output, batch over data, features over model

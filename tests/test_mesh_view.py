@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explorer.model.bundle import Bundle
-from explorer.views import view
+from explorer.views import mesh_layer
 from explorer.views.mesh import (
     MESH_DEVICES,
     device_name,
@@ -50,7 +50,7 @@ def test_the_recorded_shardings_cover_transposed_iota_replicated_and_4x4():
 
 
 def test_dense_kernel_columns_are_split_over_the_model_axis(bundle):
-    layer = view.layer_mesh(bundle, "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(bundle, "tpu:v5e", "dense")
     assert (layer.mesh, layer.shard, layer.grid) == ("2x2", "model", (2, 2))
     kernel, bias, output = layer.tensors
     assert (kernel.label, kernel.kind, kernel.shape) == ("kernel", "weight", "f32[64,128]")
@@ -66,7 +66,7 @@ def test_dense_kernel_columns_are_split_over_the_model_axis(bundle):
 
 
 def test_words_in_both_languages(bundle):
-    layer = view.layer_mesh(bundle, "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(bundle, "tpu:v5e", "dense")
     assert split_text(layer.tensors[0]) == "dim 1 in 2 parts, each part on 2 devices"
     assert split_text(layer.tensors[0], "de") == "Dim. 1 in 2 Teilen, jeder Teil auf 2 Geräten"
     lines = mesh_lines(layer, "de")
@@ -75,17 +75,17 @@ def test_words_in_both_languages(bundle):
 
 def test_the_input_layer_shows_the_batch_split_over_the_data_axis(bundle):
     """Model parallel: each row of the mesh gets half the batch; both devices of a row hold the same half."""
-    (features,) = view.layer_mesh(bundle, "tpu:v5e", "features").tensors
+    (features,) = mesh_layer.layer_mesh(bundle, "tpu:v5e", "features").tensors
     assert (features.kind, features.shape, features.split, features.replicas) == ("activation", "f32[8,64]", (2, 1), 2)
     assert [s.ranges[0] for s in features.slices] == [(0, 4), (0, 4), (4, 8), (4, 8)]
 
 
 def test_no_mesh_no_view(tmp_path):
     """A bundle compiled for one chip (or before the sharded snapshot was kept) has no mesh view."""
-    assert view.layer_mesh(Bundle.open(FIXTURES / "mnist_cnn"), "tpu:v5e", "conv2d") is None
-    assert view.layer_mesh(None, "tpu:v5e", "dense") is None
+    assert mesh_layer.layer_mesh(Bundle.open(FIXTURES / "mnist_cnn"), "tpu:v5e", "conv2d") is None
+    assert mesh_layer.layer_mesh(None, "tpu:v5e", "dense") is None
     bundle = Bundle.open(FIXTURES / "mlp_mesh_2x2")
-    assert view.layer_mesh(bundle, "cpu", "dense") is None  # a target the bundle lacks
+    assert mesh_layer.layer_mesh(bundle, "cpu", "dense") is None  # a target the bundle lacks
 
 
 def test_inspect_json_gives_each_layer_its_slices(capsys):
@@ -107,7 +107,7 @@ def test_inspect_json_gives_each_layer_its_slices(capsys):
 def test_on_a_4x4_slice_each_d_names_its_chip_and_the_slice_map_shows_where_it_sits():
     """v5e:4x4's compile-only devices come in 2x2 blocks (ids 0,1,4,5 first): the mesh's first row
     d0..d3 is the chips (0,0) (1,0) (0,1) (1,1), not a row of the slice."""
-    layer = view.layer_mesh(Bundle.open(FIXTURES / "mlp_mesh_4x4"), "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(Bundle.open(FIXTURES / "mlp_mesh_4x4"), "tpu:v5e", "dense")
     assert len(layer.devices) == 16 and {d.kind for d in layer.devices} == {"TPU v5 lite"}
     assert [device_name(layer, n) for n in range(4)] == [
         "d0 = chip (0,0), id 0", "d1 = chip (1,0), id 1", "d2 = chip (0,1), id 4", "d3 = chip (1,1), id 5"]
@@ -121,7 +121,7 @@ def test_on_a_4x4_slice_each_d_names_its_chip_and_the_slice_map_shows_where_it_s
 
 
 def test_on_a_2x2_slice_the_mesh_grid_is_the_slice(bundle):
-    layer = view.layer_mesh(bundle, "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(bundle, "tpu:v5e", "dense")
     assert slice_cells(layer) == (("x=0", "x=1"), (("y=0", ("d0", "d1")), ("y=1", ("d2", "d3"))))
 
 
@@ -131,7 +131,7 @@ def test_a_capture_that_did_not_record_its_devices_says_so(tmp_path):
     copy = tmp_path / "old"
     shutil.copytree(FIXTURES / "mlp_mesh_2x2", copy)
     (copy / "targets" / "tpu-v5e" / MESH_DEVICES).unlink()
-    layer = view.layer_mesh(Bundle.open(copy), "tpu:v5e", "dense")
+    layer = mesh_layer.layer_mesh(Bundle.open(copy), "tpu:v5e", "dense")
     assert layer.devices == () and slice_cells(layer) == ((), ())
     assert grid_cells(layer, layer.tensors[0])[0][1].startswith("d1\nf32[64,64]")
     assert "did not record its devices" in mesh_lines(layer)[-1]

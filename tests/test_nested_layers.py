@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from explorer.model.bundle import Bundle
-from explorer.views import view
+from explorer.views import rows as rows_view
+from explorer.views import tables, trace
 
 from screens.app import create_app
 from screens.widgets.device_pane import family_text
@@ -33,34 +34,34 @@ def nested() -> Bundle:
 
 
 def test_inner_layers_are_listed_under_their_container_with_their_depth(nested):
-    found = {item.name: (item.group, item.depth) for item in view.rows(nested, "layers", "cpu")}
+    found = {item.name: (item.group, item.depth) for item in rows_view.rows(nested, "layers", "cpu")}
     assert found == {"image": ("", 0), "stem": ("", 0), "stem_conv": ("stem", 1), "stem_relu": ("stem", 1),
                      "pool": ("", 0), "head": ("", 0), "head_dense": ("head", 1), "head_out": ("head", 1),
                      "logits": ("head_out", 2)}
 
 
 def test_each_container_is_a_group_headed_by_its_own_row_and_folded_when_the_list_opens(nested):
-    groups = view.row_groups(nested, "layers", "cpu")
+    groups = rows_view.row_groups(nested, "layers", "cpu")
     assert {key: (group.head, group.within, group.size, group.folded) for key, group in groups.items()} == {
         "stem": ("stem", "", 2, True), "head": ("head", "", 3, True), "head_out": ("head_out", "head", 1, True)}
 
 
 def test_a_model_without_containers_has_no_layer_groups():
-    assert view.row_groups(Bundle.open(MNIST), "layers", "cpu") == {}
+    assert rows_view.row_groups(Bundle.open(MNIST), "layers", "cpu") == {}
 
 
 def test_a_blocks_weights_are_its_inner_layers_and_count_for_the_block(nested):
     """The Sequential's parameter count is its Conv2D's: the arguments go to the Conv2D."""
     for level in ("hlo", "optimized-hlo"):
-        conv = view.items_for_layer(nested, "stem_conv", level, "cpu")
-        weights = [name for name in conv if view.parameter_role(nested, level, "cpu", name)]
+        conv = trace.items_for_layer(nested, "stem_conv", level, "cpu")
+        weights = [name for name in conv if rows_view.parameter_role(nested, level, "cpu", name)]
         assert len(weights) == 2, (level, conv)
-        assert all("stem_conv" in view.parameter_role(nested, level, "cpu", name) for name in weights)
-        assert set(conv) <= set(view.items_for_layer(nested, "stem", level, "cpu"))
-    logits = view.items_for_layer(nested, "logits", "optimized-hlo", "cpu")
-    assert logits and set(logits) <= set(view.items_for_layer(nested, "head_out", "optimized-hlo", "cpu"))
-    assert set(logits) <= set(view.items_for_layer(nested, "head", "optimized-hlo", "cpu"))
-    assert not set(logits) & set(view.items_for_layer(nested, "head_dense", "optimized-hlo", "cpu"))
+        assert all("stem_conv" in rows_view.parameter_role(nested, level, "cpu", name) for name in weights)
+        assert set(conv) <= set(trace.items_for_layer(nested, "stem", level, "cpu"))
+    logits = trace.items_for_layer(nested, "logits", "optimized-hlo", "cpu")
+    assert logits and set(logits) <= set(trace.items_for_layer(nested, "head_out", "optimized-hlo", "cpu"))
+    assert set(logits) <= set(trace.items_for_layer(nested, "head", "optimized-hlo", "cpu"))
+    assert not set(logits) & set(trace.items_for_layer(nested, "head_dense", "optimized-hlo", "cpu"))
 
 
 # --- the layers screen ---------------------------------------------------------------------------
@@ -104,7 +105,7 @@ async def test_an_inner_layer_goes_down_to_its_own_work_and_stays_selected_on_th
             await pilot.press("enter")
             await opened(pilot)
             assert app.current_mode == lower
-            assert view.layer_of(app.bundle, lower, app.selections[lower], "cpu") == "stem_relu"
+            assert trace.layer_of(app.bundle, lower, app.selections[lower], "cpu") == "stem_relu"
         await pilot.press("backspace", "backspace")
         await opened(pilot)
         assert app.current_mode == "layers"
@@ -147,7 +148,7 @@ def test_a_target_being_read_says_so_and_is_not_read_by_the_pane(monkeypatch):
     parse = parser.parse_module
     monkeypatch.setattr(parser, "parse_module", lambda text: pytest.fail("the pane read a module"))
     bundle = Bundle.open(MNIST)
-    selection = view.Selection(bundle, "layers", "cpu", "conv2d")
+    selection = tables.Selection(bundle, "layers", "cpu", "conv2d")
     reading = frozenset({"gpu:h100"})
     assert family_text(selection, "gpu", bundle.targets, False, "en", reading) == "gpu:h100: reading its modules ..."
     assert family_text(selection, "gpu", bundle.targets, False, "de", reading) == "gpu:h100: liest seine Module ..."

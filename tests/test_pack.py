@@ -72,7 +72,8 @@ from explorer.levels import LEVELS, TARGET_LEVELS
 from explorer.course.pack import open_pack
 from explorer.course import exercises
 from explorer.course.tours import meets
-from explorer.views.view import resolve_tour_step, rows, tour_candidates
+from explorer.course.lessons import resolve_tour_step, tour_candidates
+from explorer.views.rows import rows
 from screens.cli import main
 
 pack_path = sys.argv[1]

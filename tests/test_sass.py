@@ -24,7 +24,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.records import KernelRecord, LaunchShape, PtxasReport
 from explorer.model.serial import from_jsonable
 from explorer.targets import TARGETS
-from explorer.views import view
+from explorer.views import explain, panes, tables
 
 from pilot_support import BUNDLE, needs_bundle
 
@@ -108,7 +108,7 @@ def test_without_the_wheels_gpu_kernels_say_what_to_install(tmp_path, monkeypatc
     assert done[0].sass_note == sass.NOT_AVAILABLE and done[0].ptxas is None
     assert "nvidia-cuda-nvcc-cu12" in sass.NOT_AVAILABLE and "Linux x86-64" in sass.NOT_AVAILABLE
     assert done[1] == kernels[1]
-    assert view.register_lines(done[0], "gpu:h100") == (sass.NOT_AVAILABLE,)
+    assert panes.register_lines(done[0], "gpu:h100") == (sass.NOT_AVAILABLE,)
 
 
 # --- parsing recorded tool output -------------------------------------------------------------
@@ -185,7 +185,7 @@ def test_sm_limits_name_their_source():
 @needs_bundle
 def test_memory_pane_shows_registers_and_the_occupancy_estimate():
     bundle = Bundle.open(BUNDLE)
-    lines = view.memory_facts(bundle, "kernels", "gpu:h100", "wrapped_transpose")
+    lines = panes.memory_facts(bundle, "kernels", "gpu:h100", "wrapped_transpose")
     assert "registers 10 per thread (ptxas -v, sm_90a)" in lines
     assert "occupancy (estimate) 63/64 warps/SM 98%" in lines
     assert "  10 registers x 72 threads: 21 blocks, limited by threads per SM" in lines
@@ -194,8 +194,8 @@ def test_memory_pane_shows_registers_and_the_occupancy_estimate():
 @needs_bundle
 def test_device_pane_lists_registers_and_warps_per_kernel():
     bundle = Bundle.open(BUNDLE)
-    lines = view.device_lines(bundle, "kernels", "loop_multiply_fusion", "gpu:h100", "gpu:h100")
-    kernel = view.kernel(bundle, "gpu:h100", "loop_multiply_fusion")
+    lines = panes.device_lines(bundle, "kernels", "loop_multiply_fusion", "gpu:h100", "gpu:h100")
+    kernel = tables.kernel(bundle, "gpu:h100", "loop_multiply_fusion")
     assert f"  kernel loop_multiply_fusion [fusion] {kernel.ptxas.registers} regs, 64/64 warps/SM" in lines
 
 
@@ -209,7 +209,7 @@ def test_a_kernel_record_without_the_new_fields_still_reads():
     old = {"name": "k", "hlo": ["fusion"], "kind": "fusion", "ptx": ".target sm_90a"}
     kernel = from_jsonable(KernelRecord, old)
     assert (kernel.sass, kernel.ptxas, kernel.sass_note) == ("", None, "")
-    assert view.register_lines(kernel, "gpu:h100") == ()
+    assert panes.register_lines(kernel, "gpu:h100") == ()
 
 
 @needs_bundle
@@ -226,21 +226,21 @@ def test_inspect_json_has_sass_and_registers_for_gpu_kernels_only(capsys):
 @needs_bundle
 def test_a_gpu_kernel_explains_its_registers_and_occupancy_with_its_own_figures():
     bundle = Bundle.open(BUNDLE)
-    keys = view.explanation_keys(bundle, "kernels", "gpu:h100", "wrapped_transpose")
+    keys = explain.explanation_keys(bundle, "kernels", "gpu:h100", "wrapped_transpose")
     assert keys[1:] == (("sass:registers",), ("sass:occupancy",))
-    texts = {e.key: e.body for e in view.explanations(bundle, "kernels", "gpu:h100", "wrapped_transpose", "en")}
+    texts = {e.key: e.body for e in explain.explanations(bundle, "kernels", "gpu:h100", "wrapped_transpose", "en")}
     assert "this kernel uses 10, as `ptxas -v` reports" in texts["sass:registers"]
     assert "This kernel: 63 of 64 warps per SM." in texts["sass:occupancy"]
-    german = {e.key: e.body for e in view.explanations(bundle, "kernels", "gpu:h100", "wrapped_transpose", "de")}
+    german = {e.key: e.body for e in explain.explanations(bundle, "kernels", "gpu:h100", "wrapped_transpose", "de")}
     assert "Dieser Kernel: 63 von 64 Warps pro SM." in german["sass:occupancy"]
-    assert view.explanation_keys(bundle, "kernels", "cpu", "broadcast_maximum_fusion")[1:] == ()
+    assert explain.explanation_keys(bundle, "kernels", "cpu", "broadcast_maximum_fusion")[1:] == ()
 
 
 def test_a_kernel_that_spills_gets_the_spill_text():
     spilling = replace(kernel_with(255, 128), ptxas=PtxasReport("sm_90a", 255, spill_store_bytes=64,
                                                                 spill_load_bytes=64))
-    assert view.sass_keys(spilling) == ("sass:registers", "sass:occupancy", "sass:spills")
-    assert view.sass_keys(kernel_with(10, 72)) == ("sass:registers", "sass:occupancy")
+    assert explain.sass_keys(spilling) == ("sass:registers", "sass:occupancy", "sass:spills")
+    assert explain.sass_keys(kernel_with(10, 72)) == ("sass:registers", "sass:occupancy")
 
 
 @needs_wheels

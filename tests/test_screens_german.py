@@ -15,7 +15,7 @@ import re
 import pytest
 
 from explorer.labels import LABELS
-from explorer.views.view import row_groups
+from explorer.views.rows import row_groups
 
 from screens.app import SCREENS, create_app
 from screens.help import key_lines

@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
-from explorer.views.view import COLUMNS, rows
+from explorer.views.rows import COLUMNS, rows
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText
 from pilot_support import BUNDLE, needs_bundle, sync

@@ -263,7 +263,7 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
     from textual.widgets import TabbedContent
 
     from explorer.model.bundle import Bundle
-    from explorer.views.view import Selection
+    from explorer.views.tables import Selection
     from screens.widgets import device_pane
 
     selection = Selection(Bundle.open(BUNDLE), "optimized-hlo", target, "fusion.11", "en")

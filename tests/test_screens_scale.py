@@ -13,7 +13,7 @@ import pytest
 from large_bundle import PARAMETERS, fusion_count, last_fusion_name, write_large_bundle
 
 from explorer.model.bundle import Bundle
-from explorer.views import view
+from explorer.views import rows as rows_view
 
 from screens.app import create_app
 from screens.widgets.code_view import CodeView
@@ -43,7 +43,7 @@ def cells_on_screen(app) -> list[str]:
 
 
 def test_the_generated_module_is_as_large_as_asked(large):
-    items = view.rows(Bundle.open(large), "optimized-hlo", "cpu")
+    items = rows_view.rows(Bundle.open(large), "optimized-hlo", "cpu")
     assert len(items) == INSTRUCTIONS
 
 

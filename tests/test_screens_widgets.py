@@ -12,7 +12,7 @@ from screens.widgets.code_view import highlight_line, highlight_lines
 from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
-from explorer.views.view import shape_lines
+from explorer.views.panes import shape_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.course import lessons
 from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import (
     Candidate,
@@ -19,7 +20,7 @@ from explorer.course.tours import (
     with_capture_options,
 )
 from explorer.errors import ParseError, TensorwegError
-from explorer.views import view
+from explorer.views import panes
 
 EXAMPLE = """\
 # title: Eine Faltung von oben nach unten
@@ -224,7 +225,8 @@ def test_every_builtin_step_selects_an_item_of_a_real_capture(name, tmp_path_fac
     missing = []
     for step in tour.steps:
         assert step.target in bundle.targets or step.level in ("layers", "graph"), step
-        if step.selection is not None and view.resolve_tour_step(bundle, step) is None:  # what the tour screen selects
+        # what the tour screen selects
+        if step.selection is not None and lessons.resolve_tour_step(bundle, step) is None:
             missing.append(f"line {step.line}: {step.level} {step.target} select={step.selection.text}")
     assert not missing, "selects nothing:\n" + "\n".join(missing)
 
@@ -236,10 +238,10 @@ def test_the_four_chips_lesson_shows_half_a_kernel_and_the_all_reduce_of_a_model
 
     tour = builtin_tour("four_chips")
     bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
-    kernel = view.resolve_tour_step(bundle, tour.steps[1])
-    assert "shape  f32[64,64]" in view.memory_facts(bundle, "optimized-hlo", "tpu:v5e", kernel)
+    kernel = lessons.resolve_tour_step(bundle, tour.steps[1])
+    assert "shape  f32[64,64]" in panes.memory_facts(bundle, "optimized-hlo", "tpu:v5e", kernel)
     assert bundle.index.layer_of("optimized-hlo", kernel, "tpu:v5e") == "dense"  # "This is dense's kernel"
-    reduce = view.resolve_tour_step(bundle, tour.steps[3])
+    reduce = lessons.resolve_tour_step(bundle, tour.steps[3])
     assert reduce.startswith("all-reduce")
     assert any(line.strip().startswith("all-reduce") and "[2,2]<=[4]" in line and "[dense_1, backward]" in line
-               for line in view.step_lines(bundle, "tpu:v5e"))
+               for line in panes.step_lines(bundle, "tpu:v5e"))

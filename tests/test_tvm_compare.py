@@ -11,7 +11,7 @@ from test_cli import run_cli
 from test_screens_compare import open_compare, text_of
 
 from explorer.model.bundle import Bundle
-from explorer.views import view
+from explorer.views import tables
 
 from screens.app import create_app
 
@@ -24,7 +24,7 @@ TVM_DECIDED = "TVM made 2: reshape (reshape), fused_conv2d_relu (fusion conv2d+r
 
 def registers(target: str, kernel: str) -> str:
     """`fused_conv2d_relu 512-bit (31 vector registers)` from the kernel record the capture wrote."""
-    found = view.kernel(Bundle.open(TVM_BUNDLE), target, kernel)
+    found = tables.kernel(Bundle.open(TVM_BUNDLE), target, kernel)
     assert found is not None and found.vector_width_bits and found.vector_registers
     return f"{kernel} {found.vector_width_bits}-bit ({len(found.vector_registers)} vector registers)"
 

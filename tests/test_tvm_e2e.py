@@ -15,8 +15,7 @@ import pytest
 from explorer.capture.orchestrator import capture
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
-from explorer.views.tvm_view import tvm_program
-from explorer.views.view import device_lines
+from explorer.views.panes import device_lines
 
 pytestmark = [pytest.mark.e2e, pytest.mark.tvm]
 
@@ -41,7 +40,7 @@ def test_every_tvm_level_is_captured(bundle):
 
 
 def test_every_conv_and_dense_layer_has_a_tvm_function_with_x86_code(bundle):
-    program = tvm_program(bundle, "tvm:cpu")
+    program = bundle.tvm_program("tvm:cpu")
     kernels = {k.name: k for k in bundle.kernels("tvm:cpu")}
     layers = [layer.name for layer in bundle.layers if layer.class_name in WORKING_LAYERS]
     assert layers
@@ -59,7 +58,7 @@ def test_every_conv_and_dense_layer_has_a_tvm_function_with_x86_code(bundle):
 
 
 def test_tvm_fuses_the_activation_into_the_layers_main_op(bundle):
-    program = tvm_program(bundle, "tvm:cpu")
+    program = bundle.tvm_program("tvm:cpu")
     fused = {f.name: f.ops for f in program.functions if f.fused}
     if bundle.model_name == "mnist_cnn":
         assert fused["fused_conv2d_relu"] == ("relax.nn.conv2d", "relax.nn.relu")
@@ -110,34 +109,35 @@ def test_a_model_tvm_cannot_import_fails_only_the_tvm_target(tmp_path):
 
 
 def test_inspecting_tvms_relax_prints_the_rows_the_screen_lists(bundle):
-    from explorer.views import view
+    from explorer.views import rows
 
     result = subprocess.run([sys.executable, "-m", "screens.cli", "inspect", str(bundle.path), "--level", "hlo",
                              "--target", "tvm:cpu"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     names = [line.split()[0] for line in result.stdout.splitlines()[1:]]
-    assert names == [item.name for item in view.rows(bundle, "hlo", "tvm:cpu")]
+    assert names == [item.name for item in rows.rows(bundle, "hlo", "tvm:cpu")]
 
 
 def test_relax_levels_list_bindings_and_functions_linked_down_to_code_and_t_keeps_the_work(bundle):
     from explorer.course.lookup import explain
-    from explorer.views import view
+    from explorer.views import explain as explain_view
+    from explorer.views import rows, tables, trace
 
-    bindings = view.rows(bundle, "hlo", "tvm:cpu")
-    functions = view.rows(bundle, "optimized-hlo", "tvm:cpu")
+    bindings = rows.rows(bundle, "hlo", "tvm:cpu")
+    functions = rows.rows(bundle, "optimized-hlo", "tvm:cpu")
     assert bindings and functions
     kernels = {kernel.name for kernel in bundle.kernels("tvm:cpu")}
     assert {item.name for item in functions} == kernels
     for item in bindings:  # every Relax binding ends in a function that was compiled
-        (function,) = view.down(bundle, "hlo", item.name, "tvm:cpu")
-        assert view.down(bundle, "optimized-hlo", function, "tvm:cpu") == (function,)
+        (function,) = trace.down(bundle, "hlo", item.name, "tvm:cpu")
+        assert trace.down(bundle, "optimized-hlo", function, "tvm:cpu") == (function,)
     layer, work = ("conv2d", "convolution.1") if bundle.model_name == "mnist_cnn" else ("dense", "")
-    start = work or next(n for n in view.items_for_layer(bundle, layer, "optimized-hlo", "cpu")
-                         if "dot" in view.instruction(bundle, "optimized-hlo", "cpu", n).opcode
-                         or view.instruction(bundle, "optimized-hlo", "cpu", n).fusion_kind)
-    landed = view.counterpart(bundle, "optimized-hlo", start, "cpu", "tvm:cpu")
-    assert view.layer_of(bundle, "optimized-hlo", landed, "tvm:cpu") == layer
+    start = work or next(n for n in trace.items_for_layer(bundle, layer, "optimized-hlo", "cpu")
+                         if "dot" in tables.instruction(bundle, "optimized-hlo", "cpu", n).opcode
+                         or tables.instruction(bundle, "optimized-hlo", "cpu", n).fusion_kind)
+    landed = trace.counterpart(bundle, "optimized-hlo", start, "cpu", "tvm:cpu")
+    assert trace.layer_of(bundle, "optimized-hlo", landed, "tvm:cpu") == layer
     for level in ("hlo", "optimized-hlo", "kernels"):
-        for item in view.rows(bundle, level, "tvm:cpu"):
-            for group in view.explanation_keys(bundle, level, "tvm:cpu", item.name):
+        for item in rows.rows(bundle, level, "tvm:cpu"):
+            for group in explain_view.explanation_keys(bundle, level, "tvm:cpu", item.name):
                 assert explain(level, list(group), "tvm:cpu", "de").key.startswith("compiler:tvm-"), (level, group)

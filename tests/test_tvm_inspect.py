@@ -11,7 +11,7 @@ import pytest
 from test_cli import assert_one_line_error, run_cli
 
 from explorer.model.bundle import Bundle
-from explorer.views import view
+from explorer.views import rows as rows_view
 
 TVM_BUNDLE = str(Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn_tvm")
 
@@ -25,7 +25,7 @@ def inspect(*args: str) -> str:
 @pytest.mark.parametrize("level", ["hlo", "optimized-hlo"])
 def test_text_lists_the_rows_the_screen_lists(level):
     lines = inspect("--level", level).splitlines()
-    rows = view.rows(Bundle.open(Path(TVM_BUNDLE)), level, "tvm:cpu")
+    rows = rows_view.rows(Bundle.open(Path(TVM_BUNDLE)), level, "tvm:cpu")
     assert len(lines) == 1 + len(rows)
     assert [line.split()[0] for line in lines[1:]] == [row.name for row in rows]
     expected = "lv1 nn.conv2d f32[1,8,26,26] conv2d" if level == "hlo" else \

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 from test_course import needed_keys
 
-from explorer.course import exercises
+from explorer.course import exercises, lessons
 from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import builtin_tour
 from explorer.model.bundle import Bundle
-from explorer.views import view
+from explorer.views import explain as explain_view
+from explorer.views import rows as rows_view
+from explorer.views import trace
 
 from screens.app import create_app
 from screens.widgets.item_table import ItemTable
@@ -30,7 +32,7 @@ def bundle() -> Bundle:
 
 
 def test_hlo_level_lists_relax_as_imported_one_binding_per_op(bundle):
-    rows = {item.name: item for item in view.rows(bundle, "hlo", "tvm:cpu")}
+    rows = {item.name: item for item in rows_view.rows(bundle, "hlo", "tvm:cpu")}
     assert rows["lv1"].cells == ("lv1", "nn.conv2d", "f32[1,8,26,26]", "conv2d")
     assert rows["gv"].kind == "nn.softmax"
     text = bundle.hlo_text("tvm:cpu").splitlines()
@@ -38,7 +40,7 @@ def test_hlo_level_lists_relax_as_imported_one_binding_per_op(bundle):
 
 
 def test_optimized_level_lists_the_tir_functions_after_fusion_at_their_def(bundle):
-    rows = {item.name: item for item in view.rows(bundle, "optimized-hlo", "tvm:cpu")}
+    rows = {item.name: item for item in rows_view.rows(bundle, "optimized-hlo", "tvm:cpu")}
     assert list(rows) == ["reshape", "fused_conv2d_relu", "max_pool2d", "fused_transpose_reshape1", "matmul",
                           "softmax"]
     conv = rows["fused_conv2d_relu"]
@@ -49,15 +51,15 @@ def test_optimized_level_lists_the_tir_functions_after_fusion_at_their_def(bundl
 
 
 def test_the_trace_runs_from_the_relax_binding_to_the_function_and_its_code_and_back(bundle):
-    assert view.layer_of(bundle, "hlo", "lv2", "tvm:cpu") == "conv2d"
-    assert view.down(bundle, "hlo", "lv2", "tvm:cpu") == ("fused_conv2d_relu",)
-    assert view.down(bundle, "optimized-hlo", "fused_conv2d_relu", "tvm:cpu") == ("fused_conv2d_relu",)
-    assert view.up(bundle, "kernels", "fused_conv2d_relu", "tvm:cpu") == ("fused_conv2d_relu",)
-    assert view.up(bundle, "optimized-hlo", "fused_conv2d_relu", "tvm:cpu") == ("lv1", "lv2")
-    assert "mnist_cnn_1/conv2d_1/convolution" in view.up(bundle, "hlo", "lv1", "tvm:cpu")  # TF graph ops
-    descent = view.descend(bundle, "layers", "conv2d", "tvm:cpu")
+    assert trace.layer_of(bundle, "hlo", "lv2", "tvm:cpu") == "conv2d"
+    assert trace.down(bundle, "hlo", "lv2", "tvm:cpu") == ("fused_conv2d_relu",)
+    assert trace.down(bundle, "optimized-hlo", "fused_conv2d_relu", "tvm:cpu") == ("fused_conv2d_relu",)
+    assert trace.up(bundle, "kernels", "fused_conv2d_relu", "tvm:cpu") == ("fused_conv2d_relu",)
+    assert trace.up(bundle, "optimized-hlo", "fused_conv2d_relu", "tvm:cpu") == ("lv1", "lv2")
+    assert "mnist_cnn_1/conv2d_1/convolution" in trace.up(bundle, "hlo", "lv1", "tvm:cpu")  # TF graph ops
+    descent = trace.descend(bundle, "layers", "conv2d", "tvm:cpu")
     assert descent.level == "graph"
-    assert view.items_for_layer(bundle, "conv2d", "hlo", "tvm:cpu") == ("lv", "lv1", "lv2")
+    assert trace.items_for_layer(bundle, "conv2d", "hlo", "tvm:cpu") == ("lv", "lv1", "lv2")
 
 
 @pytest.mark.parametrize(("level", "xla", "tvm"), [
@@ -68,9 +70,9 @@ def test_the_trace_runs_from_the_relax_binding_to_the_function_and_its_code_and_
     ("kernels", "convolution.1", "fused_conv2d_relu"),
 ])
 def test_t_between_xla_and_tvm_lands_on_the_same_work(bundle, level, xla, tvm):
-    assert view.counterpart(bundle, level, xla, "cpu", "tvm:cpu") == tvm
-    back = view.counterpart(bundle, level, tvm, "tvm:cpu", "cpu")
-    assert view.layer_of(bundle, level, back, "cpu") == view.layer_of(bundle, level, xla, "cpu")
+    assert trace.counterpart(bundle, level, xla, "cpu", "tvm:cpu") == tvm
+    back = trace.counterpart(bundle, level, tvm, "tvm:cpu", "cpu")
+    assert trace.layer_of(bundle, level, back, "cpu") == trace.layer_of(bundle, level, xla, "cpu")
 
 
 def test_every_tvm_item_gets_a_tvm_text_in_both_languages(bundle):
@@ -93,7 +95,7 @@ def test_every_tvm_item_gets_a_tvm_text_in_both_languages(bundle):
 
 
 def test_the_codegen_text_quotes_the_functions_vector_width(bundle):
-    texts = view.explanations(bundle, "kernels", "tvm:cpu", "fused_conv2d_relu", "en")
+    texts = explain_view.explanations(bundle, "kernels", "tvm:cpu", "fused_conv2d_relu", "en")
     assert "512 bits" in next(t.body for t in texts if t.key == "compiler:tvm-codegen")
 
 
@@ -103,7 +105,7 @@ def test_the_two_compiler_lesson_selects_real_items_and_its_questions_check_the_
     assert {step.target for step in tour.steps} == {"cpu", "tvm:cpu"}
     for step in tour.steps:
         if step.selection is not None:
-            assert view.resolve_tour_step(bundle, step) is not None, (step.line, step.selection.text)
+            assert lessons.resolve_tour_step(bundle, step) is not None, (step.line, step.selection.text)
     select, most = (step for step in tour.steps if step.question is not None)
     assert exercises.check(bundle, select, "fused_conv2d_relu").correct
     assert not exercises.check(bundle, select, "reshape").correct

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.views import view
+from explorer.views import rows, trace
 
 from pilot_support import opened, sync, target_key_keeps_layers
 
@@ -24,21 +24,21 @@ def transformer(tmp_path_factory):
 def test_every_item_keeps_its_layer_on_every_other_target(transformer):
     for level in ("hlo", "optimized-hlo", "kernels"):
         for target in transformer.targets:
-            for item in view.rows(transformer, level, target):
-                layer = view.layer_of(transformer, level, item.name, target)
+            for item in rows.rows(transformer, level, target):
+                layer = trace.layer_of(transformer, level, item.name, target)
                 for other in (t for t in transformer.targets if t != target and layer):
-                    owned = [n for n in view.items_for_layer(transformer, layer, level, other)
-                             if view.layer_of(transformer, level, n, other) == layer]
-                    found = view.counterpart(transformer, level, item.name, target, other)
+                    owned = [n for n in trace.items_for_layer(transformer, layer, level, other)
+                             if trace.layer_of(transformer, level, n, other) == layer]
+                    found = trace.counterpart(transformer, level, item.name, target, other)
                     if owned:
-                        assert view.layer_of(transformer, level, found, other) == layer, (level, item.name, other)
+                        assert trace.layer_of(transformer, level, found, other) == layer, (level, item.name, other)
 
 
 def test_entry_parameters_are_linked_to_inputs_and_weights(transformer):
     for target in transformer.targets:
         module = transformer.hlo_module(target, optimized=False)
         parameters = [i.name for i in module.entry.instructions if i.opcode == "parameter"]
-        roles = [view.parameter_role(transformer, "hlo", target, name) for name in parameters]
+        roles = [rows.parameter_role(transformer, "hlo", target, name) for name in parameters]
         assert all(role.startswith(("input", "model input", "weight ")) for role in roles), (target, roles)
 
 

@@ -568,3 +568,19 @@ def _inputs(staging: Path) -> tuple[tuple[str, tuple[int, ...], str], ...]:
 
 __all__ = ["CACHE_HIT", "CaptureCancelled", "CaptureEvent", "CaptureFailed", "FINISHED", "LEVELS", "Bundle",
            "cached_bundle", "capture", "staging_reader", "wanted_levels", "worker_command"]
+
+
+def capture_meshes(spec: str, wanted: tuple[CaptureOptions, ...], cancel=None) -> dict[str, str]:
+    """`M`: capture each wanted mesh into the cache, one after the other; return mesh -> the one-line
+    reason for each the capture refused or could not make (the compare table shows it in that column).
+    CaptureCancelled passes through: nothing more is captured."""
+
+    refused = {}
+    for options in wanted:
+        try:
+            capture(spec, options, cancel=cancel)
+        except CaptureCancelled:
+            raise
+        except TensorwegError as exc:
+            refused[options.mesh] = str(exc)
+    return refused

@@ -3,13 +3,13 @@
 A step's `ask:` line (docs/tours.md) is one of
 
 - `select=SELECTOR`: the learner selects an item of the step's level; right when it meets the
-  selector (the same conditions as `select=`, checked on `explorer.views.view.tour_candidates`);
+  selector (the same conditions as `select=`, checked on `explorer.course.lessons.tour_candidates`);
 - `target=most:FACT` or `target=least:FACT`: multiple choice among the bundle's targets;
 - `number=FACT` (optionally `tolerance=N` or `tolerance=N%`): a number, compared with the
   capture's figure.
 
 FACTs are per target (`TARGET_FACTS`) or figures of the step's selected item (`ITEM_FIGURES`,
-the same figures that fill the explanations' placeholders, `explorer.views.view.figures`). Every
+the same figures that fill the explanations' placeholders, `explorer.views.explain.figures`). Every
 question carries a `hint:` that a wrong answer shows. Nothing here imports Textual.
 """
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 QUESTION_KINDS = ("select", "target", "number")
 # Facts of one target, computed from its captured levels.
 TARGET_FACTS = ("temp-bytes", "peak-bytes", "kernels")
-# Figures of the step's selected item (explorer.views.view.figures).
+# Figures of the step's selected item (explorer.views.explain.figures).
 ITEM_FIGURES = ("bytes", "padding_bytes", "vector_width_bits")
 EXTREMES = ("most", "least")
 
@@ -113,7 +113,7 @@ def expected(bundle: Bundle, step: TourStep, selected: str | None = None) -> tup
         return target_fact(bundle, step.target, question.fact)
     if not selected:
         return None
-    from explorer.views.view import figures  # noqa: PLC0415
+    from explorer.views.explain import figures  # noqa: PLC0415
 
     value = dict(figures(bundle, step.level, step.target, selected)).get(question.fact)
     return value if isinstance(value, int | float) else None
@@ -150,8 +150,8 @@ def _verdict(correct: bool, question: Question, said: dict[str, str], answer: st
 
 
 def _meets(bundle: Bundle, step: TourStep, selection: Selection | None, name: str) -> bool:
+    from explorer.course.lessons import tour_candidates  # noqa: PLC0415
     from explorer.course.tours import meets  # noqa: PLC0415
-    from explorer.views.view import tour_candidates  # noqa: PLC0415
 
     candidate = next((c for c in tour_candidates(bundle, step.level, step.target) if c.name == name), None)
     return candidate is not None and selection is not None and meets(selection, candidate)

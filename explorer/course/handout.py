@@ -5,7 +5,7 @@ says where it is (level, target, the selected item), gives the step's texts, the
 it shows (filled with the capture's figures), the selected item's row and, on HLO levels,
 the lines of code around it, the question's hint (never the answer), the picture of its
 screen and the commands that show that screen again. What a step selects and explains comes
-from `explorer.views.view`, as on screen.
+from `explorer.views`, as on screen.
 
 This module composes the words (no Textual here): the pictures are rendered by the UI side
 (`screens.screenshot.render_tour_screenshots`), which runs the command (`screens.cli`).
@@ -80,10 +80,11 @@ def handout_steps(bundle: Bundle, tour: Tour, tour_argument: str, model_argument
 
 
 def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, model_argument: str) -> HandoutStep:
-    from explorer.views import view  # noqa: PLC0415
+    from explorer.course import lessons
+    from explorer.views import rows
 
     lang, step = tour.lang, tour.steps[index]
-    selected = view.resolve_tour_step(bundle, step)
+    selected = lessons.resolve_tour_step(bundle, step)
     where = f"{label(f'level.{step.level}', lang)} · {step.target}"
     if selected:
         where += f" · {selected}"
@@ -92,9 +93,9 @@ def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, mo
     explanations = tuple((e.title, _paragraphs(e.body)) for e in _explanations(bundle, step, selected, lang))
     row, code = None, None
     if selected and step.level in LIST_LEVELS:
-        item = next((i for i in view.rows(bundle, step.level, step.target, lang) if i.name == selected), None)
+        item = next((i for i in rows.rows(bundle, step.level, step.target, lang) if i.name == selected), None)
         if item is not None:
-            row = (tuple(view.column_titles(step.level, lang)), tuple(item.cells))
+            row = (tuple(rows.column_titles(step.level, lang)), tuple(item.cells))
             if item.line:
                 code = _code_excerpt(bundle.hlo_text(step.target, step.level == "optimized-hlo"), item.line)
     return HandoutStep(
@@ -111,13 +112,13 @@ def _paragraphs(text: str) -> tuple[str, ...]:
 
 def _explanations(bundle: Bundle, step: TourStep, selected: str | None, lang: str):
     from explorer.course.lookup import explain_topic  # noqa: PLC0415
-    from explorer.views import view  # noqa: PLC0415
+    from explorer.views import explain
 
     if not step.explain:
         return ()
     if step.explain != "selected":
         return (explain_topic(step.explain, lang),)
-    return view.explanations(bundle, step.level, step.target, selected, lang) if selected else ()
+    return explain.explanations(bundle, step.level, step.target, selected, lang) if selected else ()
 
 
 def _code_excerpt(code: str, line: int) -> CodeExcerpt:

@@ -26,6 +26,7 @@ from explorer.model.records import (
     MemoryLevel,
 )
 from explorer.model.serial import from_jsonable, load_json
+from explorer.model.tvm_program import TVM_PROGRAM_FILE, TvmProgram
 from explorer.targets import TARGETS, target_dirname
 
 SCHEMA_VERSION = 1
@@ -216,9 +217,10 @@ class Bundle:
             self._parsed[("passes", target)] = strip
         return strip
 
-    def raw_file(self, target: str, name: str) -> str:
-        """A raw (normalised) artifact such as `buffer_assignment.txt`; "" if absent."""
-        return self._read_text(self.target_dir(target) / name)
+    def tvm_program(self, target: str) -> TvmProgram | None:
+        """The TVM program of a `tvm:*` target (its Relax bindings and TIR functions), or None when it
+        was not captured (read on each call, as before the level is written it is not there)."""
+        return self._load(TvmProgram, self._target_file(target, TVM_PROGRAM_FILE))
 
     # --- helpers ----------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 Pure: no TVM import. The TVM worker (explorer.capture.tvm_worker) fills a
 `TvmProgram` and writes it as `targets/tvm-cpu/tvm.json`; the comparison and the
-device pane read it (explorer.views.tvm_view). The functions here cut TVM's printed
+device pane read it (explorer.views.comparison). The functions here cut TVM's printed
 output into per-function pieces; tests/test_tvm_program.py runs them on output
 recorded from a real capture (tests/fixtures/tvm/).
 
@@ -155,3 +155,8 @@ def _tensor_bytes(shape: str, dtype: str) -> int:
         if dim:
             size *= int(dim) if dim.isdigit() else 0
     return size
+
+
+def short_ops(function: TvmFunction) -> str:
+    """`conv2d+relu`: the Relax ops of a function without their namespaces."""
+    return "+".join(op.rsplit(".", 1)[-1] for op in function.ops) or function.name

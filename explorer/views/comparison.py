@@ -30,6 +30,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.memo import derived
 from explorer.model.records import KernelRecord, LaunchShape
 from explorer.model.roofline import RooflineEstimate, estimate, instruction_bytes, instruction_flops
+from explorer.model.tvm_program import short_ops
 from explorer.targets import DEFAULT_TARGETS, TARGETS, get_target
 
 __all__ = [
@@ -325,8 +326,6 @@ def _display_name(target: str) -> str:
 def target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
     """`layer` on one target (the device pane shows one at a time)."""
     if target in TARGETS and TARGETS[target].compiler == "tvm":  # TIR functions, not HLO
-        from explorer.views.tvm_view import tvm_target_layer
-
         return tvm_target_layer(bundle, layer, target)
     captured, status = _target_state(bundle, target, ("optimized-hlo",))
     module = bundle.hlo_module(target, optimized=True) if captured else None
@@ -416,8 +415,6 @@ def target_summary(bundle: Bundle, target: str) -> TargetSummary:
     if module is not None and module.entry is not None:
         figures.update(_module_figures(bundle, target, module, cost is None))
     elif captured and TARGETS[target].compiler == "tvm":
-        from explorer.views.tvm_view import tvm_fusion_count
-
         figures["fusion_count"] = tvm_fusion_count(bundle, target)
     return TargetSummary(target, name, captured, status, "", **figures)
 
@@ -453,3 +450,41 @@ def _module_figures(bundle: Bundle, target: str, module: HloModule, from_shapes:
             memory_bound=sum(e.bound == "memory" for e in estimates),
             estimate_note="sum of per-instruction roofline times; " + estimates[0].note)
     return figures
+
+
+# --- `tvm:cpu` through the comparison: a layer's TIR functions beside XLA's fusions -----------
+# TVM's output has no HLO, so no layouts, FLOPs or roofline estimate: those fields stay empty.
+
+NO_ESTIMATE = "no estimate: TVM's output has no HLO to count FLOPs from"
+
+
+def tvm_target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
+    """`layer` on a TVM target: its TIR functions (fused or single ops) and their x86 code."""
+    spec = get_target(target)
+    status = bundle.status("optimized-hlo", target)
+    program = bundle.tvm_program(target) if status.status == "ok" else None
+    if program is None:
+        state = "not captured" if status.status in ("pending", "ok") else status.status
+        detail = f"optimized-hlo {state}" + (f": {status.error}" if status.error else "")
+        return TargetLayer(target, spec.display_name, False, detail)
+    kernels = {kernel.name: kernel for kernel in bundle.kernels(target)}
+    rows, briefs, calls = [], [], []
+    for function in program.for_layer(layer):
+        kernel = kernels.get(function.name)
+        rows.append(InstructionComparison(
+            name=function.name, opcode="fusion" if function.fused else short_ops(function),
+            fusion_kind=short_ops(function) if function.fused else "", custom_call_target="",
+            also_layers=tuple(other for other in function.layers if other != layer), outputs=(),
+            kernels=(function.name,) if kernel else (), flops=0.0, bytes_accessed=0, estimate=None))
+        if kernel is not None:
+            briefs.append(KernelBrief(kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, None,
+                                      kernel.vector_width_bits, kernel.notes, kernel.vector_registers))
+            calls += [LibraryCall(symbol, "runtime library", function.name, "kernel record")
+                      for symbol in kernel.library_calls]
+    return TargetLayer(target, spec.display_name, True, "ok", "", tuple(rows), tuple(briefs), tuple(calls),
+                       NO_ESTIMATE)
+
+
+def tvm_fusion_count(bundle: Bundle, target: str) -> int | None:
+    program = bundle.tvm_program(target)
+    return None if program is None else sum(f.fused for f in program.functions)

@@ -18,6 +18,7 @@ from pathlib import Path
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import array_bytes, check_mesh_options, collectives, device_memory, transfer_seconds
+from explorer.views.format import MISSING, format_bytes, format_seconds
 
 MESHES = ("", "2x2", "4x4")  # "" is one chip
 DEFAULT_SHARD = "model"  # a one-chip bundle's meshes split the weights: that is what changes a layer
@@ -105,24 +106,6 @@ def missing_meshes(columns: tuple[MeshColumn, ...], bundle: Bundle, target: str)
     return tuple(wanted)
 
 
-def capture_meshes(spec: str, wanted: tuple[CaptureOptions, ...], cancel=None) -> dict[str, str]:
-    """`M`: capture each wanted mesh into the cache, one after the other; return mesh -> the one-line
-    reason for each the capture refused or could not make (the compare table shows it in that column).
-    CaptureCancelled passes through: nothing more is captured."""
-    from explorer.capture.orchestrator import capture
-    from explorer.errors import CaptureCancelled, TensorwegError
-
-    refused = {}
-    for options in wanted:
-        try:
-            capture(spec, options, cancel=cancel)
-        except CaptureCancelled:
-            raise
-        except TensorwegError as exc:
-            refused[options.mesh] = str(exc)
-    return refused
-
-
 def mesh_comparison(bundle: Bundle, target: str, layer: str,
                     refused: Mapping[str, str] | None = None) -> tuple[MeshColumn, ...]:
     """One column per entry of MESHES: the bundle itself where it is that mesh, else its sibling.
@@ -147,13 +130,13 @@ def mesh_comparison(bundle: Bundle, target: str, layer: str,
 
 def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
     from explorer.model.training import peak_of
-    from explorer.views import view
+    from explorer.views import mesh_layer, tables
 
     options = bundle.manifest.options
     memory = bundle.memory(target)
     peak = peak_of(memory.analysis) if memory is not None else 0
-    sharded = view.layer_mesh(bundle, target, layer)
-    record = view.layer_record(bundle, layer)
+    sharded = mesh_layer.layer_mesh(bundle, target, layer)
+    record = tables.layer_record(bundle, layer)
     path = record.path if record else layer
     if sharded is not None:
         tensors = tuple((t.label, t.slices[0].shape, t.slices[0].bytes) for t in sharded.tensors if t.slices)
@@ -173,7 +156,7 @@ def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
 
 def _whole_tensors(bundle: Bundle, target: str, path: str, record, batch: int) -> tuple[tuple[str, str, int], ...]:
     from explorer.views.mesh import own_variable
-    from explorer.views.view import _weight_shapes
+    from explorer.views.panes import _weight_shapes
 
     tensors = []
     for variable, shape in _weight_shapes(bundle, target).items():
@@ -217,7 +200,6 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
     """(headers: (mesh, shard), rows: (label, one cell per column)) in the UI's language;
     `capturing`: `M` is capturing the missing meshes now."""
     from explorer.labels import label
-    from explorer.views.comparison_text import MISSING, format_bytes, format_seconds
     from explorer.views.mesh import tensor_name
 
     def word(key: str) -> str:

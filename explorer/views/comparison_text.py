@@ -22,38 +22,9 @@ from explorer.views.comparison import (
     layer_comparison,
     target_summary,
 )
+from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
 
 JSON_SCHEMA_VERSION = 1
-MISSING = "-"
-
-
-def format_bytes(value: float | None) -> str:
-    if value is None:
-        return MISSING
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if value >= size:
-            return f"{value / size:.1f} {unit}"
-    return f"{int(value)} B"
-
-
-def format_count(value: float | None) -> str:
-    if value is None:
-        return MISSING
-    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if value >= size:
-            return f"{value / size:.1f}{unit}"
-    return f"{value:g}"
-
-
-def format_seconds(value: float | None) -> str:
-    if value is None:
-        return MISSING
-    for unit, size in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if value >= size:
-            return f"{value / size:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
-
-
 # --- cell texts shared with the compare screen ----------------------------------------------------
 
 

@@ -14,8 +14,9 @@ from explorer.hlo.text import shape_text
 from explorer.levels import LIST_LEVELS, NEXT_UP, is_hlo, target_key
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
-from explorer.views import view
-from explorer.views.tvm_view import is_tvm
+from explorer.targets import is_tvm
+from explorer.views import explain, mesh_layer, panes, trace
+from explorer.views import rows as rows_view
 
 JSON_SCHEMA_VERSION = 1
 
@@ -55,12 +56,12 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
             raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
         instructions = []
         for computation, instruction in module.all_instructions():
-            # The same layer and parameter role the explorer's screens show (explorer.views.view).
+            # The same layer and parameter role the explorer's screens show (explorer.views).
             item = {"name": instruction.name, "opcode": instruction.opcode,
                     "shape": shape_text(instruction.shape), "computation": computation.name,
-                    "layer": view.layer_of(bundle, level, instruction.name, target),
+                    "layer": trace.layer_of(bundle, level, instruction.name, target),
                     "operands": list(instruction.operands), "op_name": instruction.metadata.op_name}
-            role = view.parameter_role(bundle, level, target, instruction.name)
+            role = rows_view.parameter_role(bundle, level, target, instruction.name)
             if role:
                 item["role"] = role
             if instruction.fusion_kind:
@@ -73,7 +74,7 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
         kernels = []
         for kernel in bundle.kernels(target):
             item = to_jsonable(kernel)
-            item["layer"] = view.layer_of(bundle, "kernels", kernel.name, target)
+            item["layer"] = trace.layer_of(bundle, "kernels", kernel.name, target)
             item["hlo"] = list(kernel.hlo)
             if kernel.ptx:  # a GPU kernel: its machine code and registers per thread (null: not compiled)
                 item["registers"] = kernel.ptxas.registers if kernel.ptxas is not None else None
@@ -83,13 +84,13 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
         memory = bundle.memory(target)
         if memory is None:
             raise TensorwegError(f"memory for {target} was not captured")
-        return {**head, **to_jsonable(memory), "step": list(view.step_lines(bundle, target))}
+        return {**head, **to_jsonable(memory), "step": list(panes.step_lines(bundle, target))}
     raise TensorwegError(f"unknown level '{level}'")
 
 
 def _mesh_of(bundle: Bundle, target: str, layer: str) -> dict[str, Any]:
     """`--target` compiled for a mesh: the layer's slices per device, as the mesh view (`D`) shows them."""
-    found = view.layer_mesh(bundle, target, layer)
+    found = mesh_layer.layer_mesh(bundle, target, layer)
     return {"mesh": to_jsonable(found)} if found is not None else {}
 
 
@@ -120,11 +121,11 @@ def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
         return _table(("op", "type", "layer"), rows)
     if is_hlo(level) and is_tvm(target):
-        return _table(view.COLUMNS[level], [item.cells for item in view.rows(bundle, level, target)])
+        return _table(rows_view.COLUMNS[level], [item.cells for item in rows_view.rows(bundle, level, target)])
     if is_hlo(level):
         return bundle.hlo_text(target, optimized=level == "optimized-hlo")
     if level == "kernels":
-        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or view.CREATED_BY_XLA,
+        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or rows_view.CREATED_BY_XLA,
                  str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]
         return _table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
@@ -133,7 +134,7 @@ def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -
     return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
 
 
-# --- TVM's Relax at the HLO levels (explorer.views.tvm): the rows `explorer.views.view.rows` lists ---
+# --- TVM's Relax at the HLO levels (explorer.views.tvm): the rows `explorer.views.rows.rows` lists ---
 
 
 def _relax_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
@@ -146,46 +147,46 @@ def _relax_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
     return {"compiler": "tvm", "relax": [
         {"name": item.name, "kind": item.kind, "ops": list(item.ops), "shape": item.shape,
          "function": item.function, "layers": list(item.layers),
-         "layer": view.layer_of(bundle, level, item.name, target), "line": item.line}
+         "layer": trace.layer_of(bundle, level, item.name, target), "line": item.line}
         for item in items]}
 
 
-# --- `--select NAME`: one item as the side panes show it (explorer.views.view) ---------------------------
+# --- `--select NAME`: one item as the side panes show it (explorer.views) ---------------------------
 
 _SHOWN = 8  # names an unknown --select lists
 
 
 def selection_data(bundle: Bundle, level: str, target: str, name: str) -> dict[str, Any]:
     """The item `name` of `level`: its layer, the trace one level up and down, its course keys
-    (`explorer.views.view.explanation_keys`) and what each captured target made of its layer (the
-    device pane's `explorer.views.view.device_lines`)."""
+    (`explorer.views.explain.explanation_keys`) and what each captured target made of its layer (the
+    device pane's `explorer.views.panes.device_lines`)."""
     names = _selectable(bundle, level, target)
     if name not in names:
         shown = ", ".join(list(names)[:_SHOWN]) + (" ..." if len(names) > _SHOWN else "")
         where = level + (f" for {target}" if target_key(level, target) else "")
         raise TensorwegError(f"--select {name}: no such item at {where} (items: {shown or 'none'})")
-    descent = view.descend(bundle, level, name, target)
+    descent = trace.descend(bundle, level, name, target)
     return {
-        "name": name, "layer": view.layer_of(bundle, level, name, target),
-        "up": {"level": NEXT_UP.get(level, ""), "items": list(view.up(bundle, level, name, target))
+        "name": name, "layer": trace.layer_of(bundle, level, name, target),
+        "up": {"level": NEXT_UP.get(level, ""), "items": list(trace.up(bundle, level, name, target))
                if level in NEXT_UP else []},
         "down": {"level": descent.level, "items": list(descent.found), "enter": descent.select}
         if descent is not None else {"level": "", "items": [], "enter": ""},
-        "explanation_keys": [list(group) for group in view.explanation_keys(bundle, level, target, name)],
-        "device": {other: list(view.device_lines(bundle, level, name, target, other)) for other in bundle.targets},
+        "explanation_keys": [list(group) for group in explain.explanation_keys(bundle, level, target, name)],
+        "device": {other: list(panes.device_lines(bundle, level, name, target, other)) for other in bundle.targets},
     }
 
 
 def _selectable(bundle: Bundle, level: str, target: str) -> tuple[str, ...]:
     if level in LIST_LEVELS:
-        return tuple(item.name for item in view.rows(bundle, level, target))
+        return tuple(item.name for item in rows_view.rows(bundle, level, target))
     memory = bundle.memory(target)
     return tuple(str(allocation.index) for allocation in memory.allocations) if memory is not None else ()
 
 
 def _selection_text(selection: dict[str, Any], target: str) -> str:
     up, down = selection["up"], selection["down"]
-    no_layer = "created by TVM" if is_tvm(target) else view.CREATED_BY_XLA
+    no_layer = "created by TVM" if is_tvm(target) else rows_view.CREATED_BY_XLA
     lines = [f"selected: {selection['name']}", f"  layer: {selection['layer'] or no_layer}"]
     if up["level"]:
         lines.append(f"  up ({up['level']}): {', '.join(up['items']) or '-'}")

@@ -12,7 +12,7 @@ for a TVM target they list:
 * `kernels`: the same functions, compiled (one `KernelRecord` each, named alike).
 
 The trace (`layer_of`, `items_for_layer`, `down`, `up`) and `counterpart` answer from
-these links; `explorer.views.view` asks here when the target is a TVM one.
+these links; `explorer.views` asks here when the target is a TVM one.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from explorer.model.bundle import Bundle
-from explorer.model.tvm_program import TvmFunction
-from explorer.views.tvm_view import short_ops, tvm_program
+from explorer.model.tvm_program import TvmFunction, short_ops
 
 # `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
 _BINDING = re.compile(
@@ -58,7 +57,7 @@ class RelaxItem:
 @lru_cache(maxsize=8)
 def relax_items(bundle: Bundle, target: str, optimized: bool) -> tuple[RelaxItem, ...]:
     """The rows of a TVM target's HLO level (empty when it was not captured)."""
-    program = tvm_program(bundle, target)
+    program = bundle.tvm_program(target)
     text = bundle.hlo_text(target, optimized)
     if program is None or not text:
         return ()
@@ -117,7 +116,7 @@ def item_work(item: RelaxItem) -> frozenset[str]:
     return frozenset().union(*(work(op) for op in item.ops))
 
 
-# --- the trace on a TVM target: what `explorer.views.view` answers for it ------------------------------
+# --- the trace on a TVM target: what `explorer.views` answers for it ------------------------------
 
 _LEVEL_ROWS = {"hlo": False, "optimized-hlo": True}
 
@@ -176,7 +175,7 @@ def counterpart(bundle: Bundle, level: str, target: str, layer: str, work_done: 
 
 
 def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list[tuple[str, ...]]:
-    """The course keys of a TVM item, one group per text (`explorer.views.view.explanation_keys`):
+    """The course keys of a TVM item, one group per text (`explorer.views.explain.explanation_keys`):
     a Relax binding, a fused or single-op TIR function, its compiled code, a storage of the plan."""
     if level == "memory":
         memory = bundle.memory(target)

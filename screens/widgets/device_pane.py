@@ -12,7 +12,8 @@ from textual.widgets import Tab, TabbedContent, TabPane
 
 from explorer.labels import label
 from explorer.targets import TARGETS
-from explorer.views.view import Selection, device_lines
+from explorer.views.panes import device_lines
+from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
 
@@ -28,7 +29,7 @@ def family_of(target: str) -> str:
 
 def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,
                 lang: str = "en", reading: frozenset[str] = frozenset()) -> str:
-    """One tab: each captured target of the family (`explorer.views.view.device_lines`), or how to capture one.
+    """One tab: each captured target of the family (`explorer.views.panes.device_lines`), or how to capture one.
 
     A target in `reading` is being read by the open worker: said so, not read here on the UI thread."""
     targets = [t for t in captured if family_of(t) == family]

@@ -1,4 +1,4 @@
-"""Course texts for the selection: `explorer.views.view.explanations`, rendered as Markdown.
+"""Course texts for the selection: `explorer.views.explain.explanations`, rendered as Markdown.
 
 The item's own text first (a TPU kOutput fusion: `fusion:kOutput`), then what
 its data shows (a tiled layout, VMEM, the allocation holding it), each once.
@@ -9,7 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from explorer.labels import label
-from explorer.views.view import Selection, explanations
+from explorer.views.explain import explanations
+from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
 

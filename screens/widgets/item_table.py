@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input
 
-from explorer.views.view import CREATED_BY_XLA, LevelItem, RowGroup
+from explorer.views.rows import CREATED_BY_XLA, LevelItem, RowGroup
 
 from screens.bindings import keyed
 from screens.widgets.item_rows import ItemRows

@@ -1,4 +1,4 @@
-"""Memory layout of the selection (`explorer.views.view.memory_facts`): shape, dtype, bytes,
+"""Memory layout of the selection (`explorer.views.panes.memory_facts`): shape, dtype, bytes,
 minor-to-major, strides, tiles and padding; at the optimized level the buffer it lives in."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from explorer.labels import label
-from explorer.views.view import Selection, memory_facts
+from explorer.views.tables import Selection
+from explorer.views.panes import memory_facts
 
 from screens.widgets.pane_text import PaneText
 

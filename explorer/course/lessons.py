@@ -1,0 +1,85 @@
+"""Lessons over the open bundle: what a tour step's `select=` can pick, and the lesson list (`T`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from explorer.labels import label
+from explorer.levels import HLO_LEVELS, target_key
+
+if TYPE_CHECKING:
+    from explorer.course.tours import Candidate, Tour, TourStep
+    from explorer.model.bundle import Bundle
+
+from explorer.views.rows import relax_rows, rows
+from explorer.views.tables import is_tvm_target, per_bundle
+from explorer.views.trace import layer_of
+
+
+def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Candidate, ...]:
+    """The items of `level` as tour selectors see them (docs/tours.md), in display order.
+
+    HLO kinds are opcode, fusion kind and custom-call target; instructions inside
+    fusion computations are left out, so `kind:convolution` finds the top-level
+    convolution rather than one buried in a fusion. Memory: allocations by index.
+    """
+    if bundle is None:
+        return ()
+    return _tour_candidates(bundle, level, target_key(level, target) or target)
+
+
+@per_bundle
+def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
+    from explorer.course.tours import Candidate  # noqa: PLC0415
+
+    if level in HLO_LEVELS and is_tvm_target(target):
+        return tuple(Candidate(item.name, (item.kind,), layer_of(bundle, level, item.name, target))
+                     for item in relax_rows(bundle, level, target))
+    if level in HLO_LEVELS:
+        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+        if module is None:
+            return ()
+        return tuple(Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
+                               layer_of(bundle, level, i.name, target))
+                     for computation, i in module.all_instructions() if not computation.is_fusion)
+    if level == "memory":
+        memory = bundle.memory(target)
+        return tuple(Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ()))
+    return tuple(Candidate(item.name, (item.kind,), layer_of(bundle, level, item.name, target))
+                 for item in rows(bundle, level, target))
+
+
+def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
+    """The name of the item a tour step selects in this bundle, or None."""
+    from explorer.course.tours import resolve_selection  # noqa: PLC0415
+
+    if step.selection is None:
+        return None
+    return resolve_selection(step.selection, tour_candidates(bundle, step.level, step.target))
+
+
+@dataclass(frozen=True)
+class LessonChoice:
+    """One line of the lesson list (`T`): `needs` is "" when the open bundle has the capture the
+    lesson's steps select in, else what it lacks and the command that captures it."""
+
+    name: str
+    tour: Tour
+    needs: str = ""
+
+
+def lesson_choices(bundle: Bundle | None, lang: str) -> list[LessonChoice]:
+    """The built-in lessons in `lang` (each has a twin in the other; all when none is), those the
+    bundle has the capture for first: a training lesson on an inference bundle selects nothing."""
+    from explorer.course.tours import builtin_tours, missing_capture, tour_command  # noqa: PLC0415
+    from explorer.model.bundle import is_bundle  # noqa: PLC0415
+
+    tours = [(name, tour) for name, tour in builtin_tours() if tour.lang == lang] or builtin_tours()
+    manifest = bundle.manifest if bundle is not None and is_bundle(bundle.path) else None  # None: capturing
+    choices = []
+    for name, tour in tours:
+        missing = missing_capture(tour, manifest.model.spec, manifest.options) if manifest is not None else ""
+        needs = label("tours.needs", lang).format(options=missing, command=tour_command(name, tour)) if missing else ""
+        choices.append(LessonChoice(name, tour, needs))
+    return sorted(choices, key=lambda choice: bool(choice.needs))

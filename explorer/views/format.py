@@ -1,0 +1,36 @@
+"""The one way figures are written for people: bytes, counts and seconds, and the dash for none.
+
+Shared by the compare table, the mesh comparison and the panes, so one figure reads the same
+wherever it is shown.
+"""
+
+from __future__ import annotations
+
+MISSING = "-"
+
+
+def format_bytes(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{int(value)} B"
+
+
+def format_count(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= size:
+            return f"{value / size:.1f}{unit}"
+    return f"{value:g}"
+
+
+def format_seconds(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    for unit, size in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"

@@ -1,0 +1,373 @@
+"""What the side panes show for a selection: memory facts (shape, bytes, layout, buffer, live
+range), the training step's memory, and what each target's compiler made of the layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from explorer.errors import TensorwegError
+from explorer.labels import label
+from explorer.levels import is_hlo
+
+if TYPE_CHECKING:
+    from explorer.hlo.model import HloInstruction, Shape
+    from explorer.model.bundle import Bundle
+    from explorer.model.records import Allocation, KernelRecord
+
+from explorer.views.rows import role_text, shape_text
+from explorer.views.tables import cross_index, instruction, kernel, layer_record, op_table, per_bundle
+from explorer.views.trace import layer_of
+
+
+def _bytes(n: int) -> str:
+    return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
+
+
+def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
+    """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (explorer's layout math).
+
+    The field names are in `lang` (`explorer.labels`); the compiler's own notation stays."""
+    from explorer.hlo import layout_math  # noqa: PLC0415
+
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
+    if shape.is_tuple:
+        lines = [word("tuple_of").format(count=len(shape.tuple_shapes), bytes=_bytes(shape.byte_size))]
+        for position, part in enumerate(shape.tuple_shapes[:6]):
+            lines.append(f"  {{{position}}} {shape_text(part)}  {_bytes(part.byte_size)}")
+        return tuple(lines)
+    lines = [
+        f"{word('shape')}  {shape_text(shape)}",
+        f"{word('dtype')}  {shape.element_type} ({layout_math.element_bits(shape)} {word('bits_stored')})"
+        f"   {word('elements')} {shape.element_count:,}",
+    ]
+    try:
+        unpadded, padded = layout_math.unpadded_byte_size(shape), layout_math.padded_byte_size(shape)
+        byte_strides = layout_math.byte_strides(shape)
+    except ValueError as exc:  # dynamic dims: no static layout
+        return (*lines, f"{word('layout')}: {exc}")
+    layout = shape.layout
+    if layout is None:
+        return (*lines, f"{word('bytes')}  {_bytes(unpadded)}", word("layout_not_written"))
+    lines.append(f"{word('minor_to_major')} {{{','.join(map(str, layout.minor_to_major))}}} "
+                 f"({word('fastest_first')})")
+    lines.append(f"{word('strides')} " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
+    if layout.tiles:
+        tiles = "".join("(" + ",".join(map(str, t.dims)) + ")" for t in layout.tiles)
+        padded_dims = "x".join(map(str, layout_math.padded_dims(shape)))
+        lines.append(f"{word('tiles')}  T{tiles}: {word('padded_to')} {padded_dims}")
+        overhead = f" (+{(padded - unpadded) / unpadded:.0%})" if unpadded else ""
+        lines.append(f"{word('bytes')}  {_bytes(unpadded)} {word('without_padding')}, "
+                     f"{_bytes(padded)} {word('with')}{overhead}")
+    else:
+        lines.append(f"{word('bytes')}  {_bytes(unpadded)} ({word('untiled')})")
+    if layout.memory_space:
+        lines.append(f"{word('memory_space')} S({layout.memory_space})"
+                     + (f" {word('on_chip_vmem')}" if layout.memory_space == 1 else ""))
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class _Buffers:
+    """One memory level by value name: the allocations holding it and its live range."""
+
+    lines: dict[str, tuple[str, ...]]
+    allocations: dict[str, Allocation]
+
+
+def _buffers(bundle: Bundle, target: str, lang: str = "en") -> _Buffers | None:
+    memory = bundle.memory(target)
+    return _buffer_table(bundle, target, lang) if memory is not None else None
+
+
+@per_bundle
+def _buffer_table(bundle: Bundle, target: str, lang: str) -> _Buffers:
+    # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
+    memory = bundle.memory(target)
+
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
+    lines: dict[str, list[str]] = {}
+    first: dict[str, Allocation] = {}
+    for allocation in memory.allocations:
+        for value in allocation.values:
+            first.setdefault(value.instruction, allocation)
+            lines.setdefault(value.instruction, []).append(
+                f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
+                f"{_bytes(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
+                f"{_bytes(value.size)} {value.shape_index}")
+    seen: set[str] = set()
+    for live in memory.live_ranges:
+        name = live.value.split("{", 1)[0]
+        if name not in seen:  # the first range of a value (its first tuple part)
+            seen.add(name)
+            lines.setdefault(name, []).append(
+                f"{word('live')}   " + word("live_positions").format(start=live.start, end=live.end))
+    return _Buffers({name: tuple(found) for name, found in lines.items()}, first)
+
+
+def buffer_lines(bundle: Bundle, target: str, name: str, lang: str = "en") -> tuple[str, ...]:
+    """Where XLA's buffer assignment put `name`: allocation, offset, size, live range."""
+    table = _buffers(bundle, target, lang)
+    if table is None:
+        return (label("text.memory_not_captured", lang),)
+    return table.lines.get(name) or (label("text.no_allocation", lang),)
+
+
+def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation | None:
+    table = _buffers(bundle, target) if bundle is not None else None
+    return table.allocations.get(name) if table is not None else None
+
+
+def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang: str = "en") -> tuple[str, ...]:
+    """The memory pane: what the selection occupies and how it is laid out (field names in `lang`)."""
+
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
+    lines: tuple[str, ...] = ()
+    if bundle is None:
+        return (label("text.nothing_for_item", lang),)
+    if level == "layers" and (layer := layer_record(bundle, name)) is not None:
+        lines = (f"{word('dtype_policy')} {layer.dtype_policy}",
+                 f"{word('inputs')}  " + "; ".join(str(s) for s in layer.input_shapes),
+                 f"{word('outputs')} " + "; ".join(str(s) for s in layer.output_shapes),
+                 f"{word('weights')} {_bytes(layer.weight_bytes)}  "
+                 f"{word('activations')} {_bytes(layer.activation_bytes)}")
+    elif level == "graph" and (op := op_table(bundle).get(name)) is not None:
+        unknown = " " + word("rank_unknown")
+        lines = tuple(f"{word('output')} {out.dtype}{list(out.shape) if out.shape is not None else unknown}"
+                      for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
+    elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
+        role = role_text(cross_index(bundle).entry(level, name, target), lang) if found.opcode == "parameter" else ""
+        lines = ((f"{word('holds')}  {role}",) if role else ()) + _pass_lines(bundle, target, found) \
+            + shape_lines(found.shape, lang)
+        if level == "optimized-hlo":
+            lines += _class_lines(bundle, target, found.name) + buffer_lines(bundle, target, found.name, lang)
+            lines += ("",) + step_lines(bundle, target) if step_lines(bundle, target) else ()
+    elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
+        if found.vector_width_bits:
+            lines += (word("vector_width").format(bits=found.vector_width_bits),)
+        if found.vector_registers:
+            lines += (f"{word('registers')} " + ", ".join(found.vector_registers[:12]),)
+        if found.launch is not None:
+            launch = found.launch
+            lines += (f"{word('grid')} {launch.grid}  {word('block')} {launch.block}  "
+                      f"{word('shared')} {_bytes(launch.shared_memory_bytes)}",)
+        lines += register_lines(found, target)
+        if found.hlo:
+            lines += buffer_lines(bundle, target, found.hlo[0], lang)
+    return lines or (label("text.nothing_for_item", lang),)
+
+
+def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
+    """A GPU kernel's registers per thread and spills (`ptxas -v`), and the occupancy ESTIMATE
+    with the figures it used; or why there are none (`sass_note`)."""
+    from explorer.model import occupancy  # noqa: PLC0415
+    from explorer.targets import TARGETS  # noqa: PLC0415
+
+    report = found.ptxas
+    if report is None:
+        return (found.sass_note,) if found.sass_note else ()
+    lines = (f"registers {report.registers} per thread (ptxas -v, {report.arch})",
+             f"spills {_bytes(report.spill_store_bytes)} stored, {_bytes(report.spill_load_bytes)} loaded, "
+             f"stack {_bytes(report.stack_frame_bytes)}, shared {_bytes(report.shared_memory_bytes)} static, "
+             f"barriers {report.barriers}")
+    spec = TARGETS.get(target)
+    estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
+    if estimate is None:
+        return lines + ("occupancy: no launch shape or SM limits for this target",)
+    result, figures = occupancy.summary(estimate)
+    return lines + (f"occupancy (estimate) {result}", f"  {figures}")
+
+
+@per_bundle
+def step_layout(bundle: Bundle, target: str):
+    """The target's `StepLayout` (train mode or a mesh), else None: an inference call on one chip."""
+    from explorer.model.serial import load_json
+    from explorer.model.training import STEP_FILE, StepLayout
+
+    path = bundle.target_dir(target) / STEP_FILE
+    return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
+
+
+def mode_text(bundle: Bundle | None) -> str:
+    """What the bundle compiled, for the title line: "" for one inference call on one chip."""
+    if bundle is None:
+        return ""
+    options = bundle.manifest.options
+    if options.mode == "inference" and not options.mesh:
+        return ""
+    text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
+    text += ", rematerialised" if options.remat else ""
+    return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")
+
+
+@per_bundle
+def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
+    """The memory pane's and `inspect --level memory`'s summary: buffers by role (weights, gradients,
+    optimizer state, saved activations), peak against inference, donation, collectives per device."""
+    from explorer.model.training import step_lines as summary
+
+    layout = step_layout(bundle, target)
+    memory = bundle.memory(target)
+    if layout is None:
+        return ()
+    return summary(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else (), target,
+                   _step_memory(bundle, target))
+
+
+@per_bundle
+def _step_memory(bundle: Bundle, target: str):
+    """The step's buffers by class (`explorer.model.training.step_memory`), None without a step layout."""
+    from explorer.model.training import step_memory
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return None
+    memory = bundle.memory(target)
+    return step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
+
+
+@per_bundle
+def step_members(bundle: Bundle, target: str) -> dict[str, str]:
+    found = _step_memory(bundle, target)
+    return dict(found.members) if found is not None else {}
+
+
+def _class_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
+    """`class  gradients`: what the selected buffer is to a training step."""
+    role = step_members(bundle, target).get(name)
+    return (f"class  {role}",) if role else ()
+
+
+def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
+    """`pass   dense, backward` for an instruction of a training step."""
+    layout = step_layout(bundle, target)
+    if layout is None or layout.mode != "train" or not found.metadata.op_name:
+        return ()
+    from explorer.model.training import gradient_of, op_phase
+
+    phase = op_phase(found.metadata.op_name, layout.optimizer)
+    label = phase.label()
+    shape = "" if found.shape.is_tuple else f"{found.shape.element_type}{list(found.shape.dims)}"
+    variable = gradient_of(phase, shape, _weight_shapes(bundle, target))
+    label += f": gradient w.r.t. the {variable}" if variable else ""
+    return (f"pass   {label}",) if label else ()
+
+
+@per_bundle
+def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
+    """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
+    from explorer.hlo.parser import entry_parameter_shapes
+    from explorer.model.training import WEIGHTS
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return {}
+    # The header lists the parameters' shapes: the module itself is parsed later, off the first screen's path.
+    shapes = entry_parameter_shapes(bundle.hlo_text(target, optimized=False))
+    if shapes is not None:
+        by_number = {number: f"{shape.element_type}{list(shape.dims)}" for number, shape in enumerate(shapes)}
+    else:
+        module = bundle.hlo_module(target, optimized=False)
+        if module is None or module.entry is None:
+            return {}
+        by_number = {}
+        for parameter in module.entry.instructions:
+            number = dict(parameter.attributes).get("parameter_number", "") if parameter.opcode == "parameter" else ""
+            if number.isdigit():
+                by_number[int(number)] = f"{parameter.shape.element_type}{list(parameter.shape.dims)}"
+    return {name: by_number[group.first + offset] for group in layout.arguments if group.role == WEIGHTS
+            for offset, name in enumerate(group.names) if group.first + offset in by_number}
+
+
+def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str, target: str,
+                 lang: str = "en") -> tuple[str, ...]:
+    """What `target` made of the layer of `name` (selected on `shown_target`), from
+    `explorer.views.comparison.target_layer`: the fusions and ops, kernels and library calls (words in `lang`)."""
+    from explorer.model.records import LevelStatus  # noqa: PLC0415
+
+    if bundle is None:
+        return (f"{target}: {label('text.nothing_captured', lang)}",)
+    try:
+        status = bundle.status("optimized-hlo", target)
+    except TensorwegError:  # still capturing: the staging directory has no manifest yet
+        status = LevelStatus("pending")
+    if status.status == "failed":
+        return (f"{target}: " + label("text.capture_failed", lang).format(error=status.error),)
+    from explorer.targets import is_tvm  # noqa: PLC0415
+
+    if status.status != "ok" if is_tvm(target) else bundle.hlo_module(target, optimized=True) is None:
+        return (f"{target}: {label('text.optimized_not_captured', lang)}",)
+    layer = layer_of(bundle, level, name, shown_target)
+    if not layer:
+        entry = cross_index(bundle).entry(level, name, shown_target)
+        if entry is not None and entry.role:
+            return (f"{target}: {role_text(entry, lang)}: {label('text.program_argument', lang)}",)
+        return (f"{target}: {label('text.no_layer', lang)}",)
+    return _layer_lines(bundle, layer, target, lang)
+
+
+@per_bundle
+def _layer_lines(bundle: Bundle, layer: str, target: str, lang: str) -> tuple[str, ...]:
+    from explorer.views.comparison import target_layer  # noqa: PLC0415
+
+    column = target_layer(bundle, layer, target)
+    lines = [f"{target}  (" + label("text.layer_of", lang).format(layer=layer) + ")"]
+    working = column.working
+    for item in working[:8]:
+        lines.append(f"  {item.name}: {item.fusion_kind or item.custom_call_target or item.opcode}")
+    if len(working) > 8:
+        lines.append("  " + label("field.more", lang).format(count=len(working) - 8))
+    plumbing = len(column.instructions) - len(working)
+    if plumbing:
+        kinds = "/".join(sorted({i.opcode for i in column.instructions if i.plumbing}))
+        lines.append(f"  +{plumbing} {kinds}")
+    for brief in column.kernels:
+        extra = f" {label('field.calls', lang)} {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
+        extra += _registers_brief(kernel(bundle, target, brief.name), target)
+        lines.append(f"  {label('column.kernel', lang)} {brief.name} [{brief.kind}]{extra}")
+    if len(lines) == 1:
+        lines.append("  " + label("text.nothing_for_layer", lang))
+    return tuple(lines)
+
+
+def _registers_brief(found: KernelRecord | None, target: str) -> str:
+    """` 25 regs, 63/64 warps` for a GPU kernel with a ptxas report ("" otherwise)."""
+    from explorer.model import occupancy  # noqa: PLC0415
+    from explorer.targets import TARGETS  # noqa: PLC0415
+
+    if found is None or found.ptxas is None:
+        return ""
+    spec = TARGETS.get(target)
+    estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
+    warps = f", {estimate.warps}/{estimate.max_warps} warps/SM" if estimate is not None else ""
+    return f" {found.ptxas.registers} regs{warps}"
+
+
+def allocation_by_index(bundle: Bundle, target: str, index: str) -> Allocation | None:
+    """A memory-level item: the allocation numbered `index`."""
+    memory = bundle.memory(target)
+    return next((a for a in memory.allocations if str(a.index) == index), None) if memory is not None else None
+
+
+def warm_layer_facts(bundle: Bundle | None, lang: str = "en", cancelled=lambda: False) -> None:
+    """Build what the device pane shows for every layer on every target now (call it off the UI
+    thread once the first screen is up): on a large module the first press on a layer would
+    otherwise walk the module for each target. Built in `lang`, the language the pane shows;
+    stops when `cancelled()` says so."""
+    if bundle is None:
+        return
+    for layer in bundle.layers:
+        for target in bundle.targets:
+            if cancelled():
+                return
+            try:
+                if bundle.hlo_module(target, optimized=True) is not None:
+                    _layer_lines(bundle, layer.name, target, lang)
+            except TensorwegError:  # a damaged level: the pane says so when it is shown
+                continue
