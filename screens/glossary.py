@@ -1,4 +1,4 @@
-"""`G`: the glossary, searchable, in the app's language (explorer.course.glossary).
+"""`G`: the glossary, searchable, in the app's language (explorer.texts.glossary).
 
 Typing filters the term list with the course's own ranking (term matches first,
 then definitions that mention the query); the highlighted term's definition and
@@ -18,8 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from explorer.course.glossary import GlossaryEntry, search_glossary
 from explorer.labels import label
+from explorer.texts.glossary import GlossaryEntry, search_glossary
 
 from screens.bindings import keyed
 

@@ -27,9 +27,9 @@ from textual.widgets.option_list import Option
 
 from explorer.course import exercises
 from explorer.course.lessons import LessonChoice, lesson_choices, resolve_tour_step
-from explorer.course.lookup import explain_topic
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
+from explorer.texts.lookup import explain_topic
 from explorer.views.rows import rows
 from explorer.views.tables import Selection
 

@@ -13,10 +13,15 @@ from importlib import resources
 
 import pytest
 
-from explorer.course import commands, keys
-from explorer.course.content_files import LANGUAGES, key_to_relative_path, load_language, parse_content
-from explorer.course.glossary import glossary, glossary_entry, parse_glossary, search_glossary
-from explorer.course.lookup import (
+from explorer.cli import texts_commands as commands
+from explorer.errors import ParseError, TensorwegError
+from explorer.hlo.model import HloInstruction, Layout, Shape, Tile
+from explorer.labels import LABELS, label
+from explorer.model.records import Allocation, KernelRecord
+from explorer.texts import keys
+from explorer.texts.content_files import LANGUAGES, key_to_relative_path, load_language, parse_content
+from explorer.texts.glossary import glossary, glossary_entry, parse_glossary, search_glossary
+from explorer.texts.lookup import (
     LEVELS,
     PLACEHOLDER,
     canonical_key,
@@ -27,10 +32,6 @@ from explorer.course.lookup import (
     memory_space_key,
     topics,
 )
-from explorer.errors import ParseError, TensorwegError
-from explorer.hlo.model import HloInstruction, Layout, Shape, Tile
-from explorer.labels import LABELS, label
-from explorer.model.records import Allocation, KernelRecord
 
 # --- the content files ----------------------------------------------------------
 
@@ -47,7 +48,7 @@ def test_every_english_text_has_a_german_twin_with_the_same_key_and_placeholders
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_file_sits_at_the_path_of_its_key_and_names_a_real_source(lang):
-    root = resources.files("explorer.course").joinpath("content")
+    root = resources.files("explorer.texts").joinpath("content")
     for key, text in load_language(lang).items():
         assert text.path == key_to_relative_path(key, lang)
         assert root.joinpath(*text.path.split("/")).is_file()
@@ -280,8 +281,8 @@ def test_glossary_command_lists_and_searches():
 
 
 def test_course_package_imports_neither_textual_nor_a_compiler():
-    code = ("import sys, explorer.course.lookup, explorer.course.glossary, explorer.course.tours, "
-            "explorer.course.commands, explorer.course.keys, explorer.labels; "
+    code = ("import sys, explorer.texts.lookup, explorer.texts.glossary, explorer.course.tours, "
+            "explorer.cli.texts_commands, explorer.texts.keys, explorer.labels; "
             "bad = [m for m in ('textual', 'tensorflow', 'keras', 'jax') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -13,13 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from explorer.course import commands, keys
-from explorer.course.content_files import LANGUAGES, load_language
-from explorer.course.glossary import glossary, glossary_entry, search_glossary
-from explorer.course.lookup import PLACEHOLDER, explain, explain_topic, memory_space_key
-from explorer.course.sources import SOURCES, is_documented
+from explorer.cli import texts_commands as commands
 from explorer.course.tours import TWINS, builtin_tour, builtin_tours
-from explorer.course.xla_opcodes import (
+from explorer.errors import TensorwegError
+from explorer.hlo.model import HloInstruction, Shape
+from explorer.labels import LABELS, label
+from explorer.model.records import KernelRecord
+from explorer.targets import TARGETS
+from explorer.texts import keys
+from explorer.texts.content_files import LANGUAGES, load_language
+from explorer.texts.glossary import glossary, glossary_entry, search_glossary
+from explorer.texts.lookup import PLACEHOLDER, explain, explain_topic, memory_space_key
+from explorer.texts.sources import SOURCES, is_documented
+from explorer.texts.xla_opcodes import (
     ATTRIBUTES,
     CUSTOM_CALL_TARGETS,
     CUSTOM_FUSION_KINDS,
@@ -27,11 +33,6 @@ from explorer.course.xla_opcodes import (
     HLO_OPCODES,
     KERNEL_KINDS,
 )
-from explorer.errors import TensorwegError
-from explorer.hlo.model import HloInstruction, Shape
-from explorer.labels import LABELS, label
-from explorer.model.records import KernelRecord
-from explorer.targets import TARGETS
 
 ROOT = Path(__file__).resolve().parents[1]
 FAMILY_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "tpu:v4", "tpu:v5e", "tpu:v5p", "tpu:v6e")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.course.content_files import load_language
 from explorer.model.bundle import Bundle
 from explorer.model.passes import diff, follow, main_instruction_of_layer, read_frame
 from explorer.model.passes_dump import AFTER, BEFORE, read_pass_texts, write_pass_frames
+from explorer.texts.content_files import load_language
 from explorer.views import passes as pass_view
 from explorer.views.passes import unified_text
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.course.glossary import glossary_entry, search_glossary
-from explorer.course.lookup import explain
+from explorer.texts.glossary import glossary_entry, search_glossary
+from explorer.texts.lookup import explain
 from explorer.course.tours import builtin_tour
 from screens.app import create_app
 from screens.glossary import GlossaryScreen

@@ -99,7 +99,7 @@ def test_memory_map_draws_every_allocation_and_marks_the_peak(memory):
 def test_every_module_names_the_levels_from_the_one_level_definition():
     from explorer.model import bundle
     from explorer import levels
-    from explorer.course import lookup
+    from explorer.texts import lookup
     from screens import app
 
     assert lookup.LEVELS is levels.LEVELS

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from explorer.course import lessons
-from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import (
     Candidate,
     Condition,
@@ -20,6 +19,7 @@ from explorer.course.tours import (
     with_capture_options,
 )
 from explorer.errors import ParseError, TensorwegError
+from explorer.texts.content_files import LANGUAGES
 from explorer.views import panes
 
 EXAMPLE = """\

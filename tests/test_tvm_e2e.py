@@ -119,7 +119,7 @@ def test_inspecting_tvms_relax_prints_the_rows_the_screen_lists(bundle):
 
 
 def test_relax_levels_list_bindings_and_functions_linked_down_to_code_and_t_keeps_the_work(bundle):
-    from explorer.course.lookup import explain
+    from explorer.texts.lookup import explain
     from explorer.views import explain as explain_view
     from explorer.views import rows, tables, trace
 

@@ -10,9 +10,9 @@ import pytest
 from test_course import needed_keys
 
 from explorer.course import exercises, lessons
-from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import builtin_tour
 from explorer.model.bundle import Bundle
+from explorer.texts.content_files import LANGUAGES
 from explorer.views import explain as explain_view
 from explorer.views import rows as rows_view
 from explorer.views import trace
@@ -78,7 +78,7 @@ def test_t_between_xla_and_tvm_lands_on_the_same_work(bundle, level, xla, tvm):
 def test_every_tvm_item_gets_a_tvm_text_in_both_languages(bundle):
     """The coverage check of tests/test_course.py on the recorded capture: no level-generic text,
     and on tvm:cpu a text written for TVM (not XLA's kernel or allocation text)."""
-    from explorer.course.lookup import explain
+    from explorer.texts.lookup import explain
 
     gaps, seen = [], set()
     for level, target, kind_keys in sorted(needed_keys(bundle)):

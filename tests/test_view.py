@@ -14,13 +14,13 @@ from functools import _lru_cache_wrapper
 import pytest
 
 from explorer.course import lessons
-from explorer.course.content_files import LANGUAGES
 from explorer.course.tours import builtin_tours
 from explorer.hlo.parser import parse_module
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 from explorer.model.bundle import Bundle
 from explorer.model.index import IndexEntry, build_index
 from explorer.model.records import LayerRecord
+from explorer.texts.content_files import LANGUAGES
 from explorer.views import comparison, explain, mesh_layer, panes, tables, trace
 from explorer.views import rows as rows_view
 

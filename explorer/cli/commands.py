@@ -12,12 +12,12 @@ import re
 import sys
 from pathlib import Path
 
-from explorer.course.lookup import default_language as language_from_environment
 from explorer.course.tours import Tour, builtin_tour, parse_tour
 from explorer.course.tours.parser import read_tour_file
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
+from explorer.texts.lookup import default_language as language_from_environment
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
 

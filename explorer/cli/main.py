@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from explorer.course import commands as course_commands
+from explorer.cli import texts_commands
 from explorer.course import handout as handout_command
 from explorer.course import pack as pack_command
 from explorer.errors import TensorwegError
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--lang", choices=("de", "en"), default=None)
     _common_capture_options(serve, defaults)
 
-    course_commands.register(sub)
+    texts_commands.register(sub)
     pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     return parser

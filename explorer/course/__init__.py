@@ -1,6 +1,5 @@
-"""Course content shown next to captured data: explanations, glossary, labels and tours.
+"""The course's lessons: tours and their exercises, the lesson list, packs and handouts.
 
-Pure data and lookup: no Textual, no compilers. Texts live as Markdown files
-under `content/<lang>/` and are read through importlib.resources, so they ship
-inside the wheel.
+Built on what the views show (a tour step selects a row, a handout draws a screen); the texts
+themselves live in `explorer.texts`.
 """

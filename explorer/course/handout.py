@@ -111,7 +111,7 @@ def _paragraphs(text: str) -> tuple[str, ...]:
 
 
 def _explanations(bundle: Bundle, step: TourStep, selected: str | None, lang: str):
-    from explorer.course.lookup import explain_topic  # noqa: PLC0415
+    from explorer.texts.lookup import explain_topic  # noqa: PLC0415
     from explorer.views import explain
 
     if not step.explain:

@@ -27,7 +27,7 @@ LOSS = "loss"
 # Buffers found inside the step.
 GRADIENTS = "gradients"
 SAVED_ACTIVATIONS = "saved activations"
-# The course text for each class (explorer/course/content/*/training/).
+# The course text for each class (explorer/texts/content/*/training/).
 ROLE_KEYS = {GRADIENTS: "training:gradients", SAVED_ACTIVATIONS: "training:saved-activations",
              OPTIMIZER_STATE: "training:optimizer-state"}
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from explorer.levels import LIST_LEVELS, is_hlo
 
 if TYPE_CHECKING:
-    from explorer.course.lookup import Explanation
     from explorer.hlo.model import HloInstruction
     from explorer.model.bundle import Bundle
     from explorer.model.records import KernelRecord
+    from explorer.texts.lookup import Explanation
 
 from explorer.views.panes import allocation_by_index, allocation_of, step_layout, step_members
 from explorer.views.tables import TVM_LEVELS, instruction, is_tvm_target, kernel, layer_record, op_table
@@ -48,7 +48,7 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
     holding it. The explanation pane, the CLI and the course coverage test all
     use this function.
     """
-    from explorer.course import keys  # noqa: PLC0415
+    from explorer.texts import keys  # noqa: PLC0415
 
     if bundle is None:
         return ()
@@ -127,7 +127,7 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
 @lru_cache(maxsize=1024)
 def _explain_groups(level: str, groups: tuple[tuple[str, ...], ...], target: str, lang: str,
                     figures: tuple[tuple[str, object], ...]) -> tuple[Explanation, ...]:
-    from explorer.course.lookup import explain  # noqa: PLC0415
+    from explorer.texts.lookup import explain  # noqa: PLC0415
 
     found: dict[str, Explanation] = {}
     for group in groups:

@@ -77,8 +77,8 @@ def cells(row: PassRow, film: str = "xla", lang: str = "en") -> tuple[str, ...]:
 
 def narration(pass_name: str, lang: str = "en", film: str = "xla") -> tuple[str, str, str]:
     """(title, body, source) of a pass's (or Grappler optimizer's) course text; unknown passes say so (source "")."""
-    from explorer.course.lookup import explain_topic, has_topic
     from explorer.model.passes import narration_key
+    from explorer.texts.lookup import explain_topic, has_topic
 
     key = narration_key(pass_name, film)
     if not has_topic(key, lang):

@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from explorer.course.exercises import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
-from explorer.course.lookup import LEVELS, has_topic
 from explorer.errors import ParseError, TensorwegError
+from explorer.texts.lookup import LEVELS, has_topic
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
 # `# capture:` names the capture options a lesson was written for (a training step, a mesh);

@@ -98,7 +98,7 @@ def is_documented(address: str) -> bool:
     """True when `address` is a documented source or lies under a documented prefix."""
     return any(address == known or (known.endswith("/") and address.startswith(known)) for _, known in SOURCES)
 
-# Compiler passes (the filmstrip's narration, explorer/course/content/*/pass/). libtpu's
+# Compiler passes (the filmstrip's narration, explorer/texts/content/*/pass/). libtpu's
 # passes are not public: their texts cite the dump documentation and say what captures show.
 SOURCES += (
     ("XLA HLO simplifier passes", "https://github.com/openxla/xla/blob/main/xla/hlo/transforms/simplifiers/"),
@@ -108,7 +108,7 @@ SOURCES += (
     ("XLA service passes", "https://github.com/openxla/xla/blob/main/xla/service/"),
 )
 
-# Grappler, the TensorFlow graph's film (explorer/course/content/*/grappler/): the guide, and the
+# Grappler, the TensorFlow graph's film (explorer/texts/content/*/grappler/): the guide, and the
 # optimizers' sources (meta_optimizer.cc gives their order).
 SOURCES += (
     ("TensorFlow Grappler optimizers", "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/grappler/optimizers/"),

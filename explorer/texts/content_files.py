@@ -60,7 +60,7 @@ def parse_content(text: str, path: str) -> ContentFile:
 
 
 def _content_root() -> Traversable:
-    return resources.files("explorer.course").joinpath("content")
+    return resources.files("explorer.texts").joinpath("content")
 
 
 @cache

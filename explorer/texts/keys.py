@@ -1,6 +1,6 @@
 """Which explanation keys describe a captured item (most specific first).
 
-Screens pass these lists to `explorer.course.lookup.explain`; the coverage
+Screens pass these lists to `explorer.texts.lookup.explain`; the coverage
 test runs them over real captures, so a new kind of item without a text shows
 up as a failing test rather than as a bare level text in the UI.
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from explorer.course.lookup import memory_space_key
-from explorer.course.xla_opcodes import CUSTOM_CALL_FAMILIES
 from explorer.hlo.model import HloInstruction, Shape
 from explorer.model.records import Allocation, GraphOp, KernelRecord, LayerRecord
+from explorer.texts.lookup import memory_space_key
+from explorer.texts.xla_opcodes import CUSTOM_CALL_FAMILIES
 
 
 def layer_keys(layer: LayerRecord) -> list[str]:

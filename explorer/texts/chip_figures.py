@@ -2,7 +2,7 @@
 
 Texts for a target family (`hlo:dot@tpu`) are shared by every generation of it, so
 they write the figures as placeholders (`{hbm_capacity}`, `{mxu_count}`, ...) and
-`explorer.course.lookup.explain` fills them for the selected target (`tpu:v6e`).
+`explorer.texts.lookup.explain` fills them for the selected target (`tpu:v6e`).
 A figure a vendor does not publish is simply absent: the sentence that needs it is
 dropped (see `lookup.fill_placeholders`), never guessed.
 

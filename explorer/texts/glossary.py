@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from explorer.course.content_files import LANGUAGES, read_text
 from explorer.errors import ParseError, TensorwegError
+from explorer.texts.content_files import LANGUAGES, read_text
 
 _SEE_ALSO = ("see also:", "siehe auch:")
 

@@ -13,11 +13,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from explorer.course.chip_figures import chip_figures
-from explorer.course.content_files import LANGUAGES, ContentFile, load_language
 from explorer.errors import TensorwegError
 from explorer.levels import LEVELS
 from explorer.targets import DEFAULT_TARGETS, TARGETS
+from explorer.texts.chip_figures import chip_figures
+from explorer.texts.content_files import LANGUAGES, ContentFile, load_language
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}

@@ -7,9 +7,9 @@ import os
 import sys
 from typing import TextIO
 
-from explorer.course.glossary import glossary, search_glossary
-from explorer.course.lookup import default_language, explain_topic
 from explorer.labels import label
+from explorer.texts.glossary import glossary, search_glossary
+from explorer.texts.lookup import default_language, explain_topic
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
