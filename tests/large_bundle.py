@@ -13,9 +13,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from explorer.hlo.parser import parse_module
-from explorer.model.serial import dump_json
-
 RECORDED = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 SCOPES = ("mnist_cnn_1/conv2d_1", "mnist_cnn_1/max_pooling2d_1", "mnist_cnn_1/flatten_1", "mnist_cnn_1/dense_1")
 OPS = (("Conv2D", "convolution"), ("Relu", "Relu"), ("MaxPool", "MaxPool2d"), ("BiasAdd", "BiasAdd"))
@@ -84,7 +81,6 @@ def write_large_bundle(directory: Path, instructions: int = 30_000) -> Path:
     text = module_text(instructions)
     cpu = bundle / "targets" / "cpu"
     (cpu / "optimized_hlo.txt").write_text(text, encoding="utf-8")
-    dump_json(parse_module(text), cpu / "optimized_hlo.json")
     return bundle
 
 

@@ -78,14 +78,12 @@ def test_a_manifest_naming_a_target_outside_the_bundle_is_refused(bundle_copy):
         Bundle.open(bundle_copy)
 
 
-def test_a_corrupted_hlo_json_names_the_file(bundle_copy):
-    """The JSON record is read where the module's text is gone (the text parses faster)."""
+def test_a_captured_level_whose_text_is_gone_names_the_file(bundle_copy):
+    """The text is the module's only record: a captured level without it is damaged, not empty."""
     (bundle_copy / "targets" / "cpu" / "hlo.txt").unlink()
-    hlo = bundle_copy / "targets" / "cpu" / "hlo.json"
-    hlo.write_text(hlo.read_text()[: len(hlo.read_text()) // 2])
-    with pytest.raises(DataError, match="targets/cpu/hlo.json: not valid JSON"):
+    with pytest.raises(DataError, match="targets/cpu/hlo.txt: missing"):
         Bundle.open(bundle_copy).hlo_module("cpu")
-    assert_one_line_error(inspect(bundle_copy, "hlo"), "targets/cpu/hlo.json")
+    assert_one_line_error(inspect(bundle_copy, "hlo"), "targets/cpu/hlo.txt")
 
 
 def test_a_corrupted_hlo_text_names_the_file(bundle_copy):
@@ -94,18 +92,6 @@ def test_a_corrupted_hlo_text_names_the_file(bundle_copy):
     with pytest.raises(DataError, match="targets/cpu/hlo.txt: "):
         Bundle.open(bundle_copy).hlo_module("cpu")
     assert_one_line_error(inspect(bundle_copy, "hlo"), "targets/cpu/hlo.txt")
-
-
-def test_the_module_read_from_its_text_is_its_json_record():
-    """Reading the text instead of the JSON changes nothing: every recorded module, field for field."""
-    from explorer.hlo.model import HloModule
-    from explorer.model.serial import load_json
-
-    bundle = Bundle.open(FIXTURE)
-    for target in bundle.targets:
-        for optimized, stem in ((False, "hlo"), (True, "optimized_hlo")):
-            record = load_json(HloModule, bundle.target_dir(target) / f"{stem}.json")
-            assert bundle.hlo_module(target, optimized) == record, (target, stem)
 
 
 def test_layers_json_with_wrong_types_names_the_field(bundle_copy):
@@ -199,3 +185,16 @@ def test_any_damage_to_a_bundle_file_is_a_tensorweg_error(fuzz_copy, mutation):
         pass
     finally:
         shutil.copyfile(FIXTURE / name, target)
+
+
+def test_capture_checks_that_the_text_parses_and_writes_no_record_beside_it(tmp_path, capsys):
+    """The parsed module is not stored: nothing would read it (the text parses faster than it decodes)."""
+    from explorer.capture.artifacts import write_parsed
+
+    text = tmp_path / "hlo.txt"
+    text.write_text((FIXTURE / "targets" / "cpu" / "hlo.txt").read_text())
+    assert write_parsed(text) is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hlo.txt"]
+    text.write_text("HloModule broken\n\nENTRY {\n")
+    assert write_parsed(text) is False
+    assert "hlo.txt not parsed" in capsys.readouterr().err

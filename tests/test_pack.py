@@ -50,7 +50,7 @@ def test_pack_holds_the_bundle_and_tours_and_a_versioned_manifest(pack):
         names = set(archive.namelist())
     assert manifest["format"] == "tensorweg-pack" and manifest["version"] == PACK_VERSION
     assert manifest["bundles"] == ["mnist_cnn"] and manifest["tours"] == ["tensor_to_registers", "tensor_bis_register"]
-    assert "bundles/mnist_cnn/targets/tpu-v5e/optimized_hlo.json" in names
+    assert "bundles/mnist_cnn/targets/tpu-v5e/optimized_hlo.txt" in names
     assert {"tours/tensor_to_registers.tour", "tours/tensor_bis_register.tour"} <= names
     assert set(manifest["files"]) == names - {PACK_MANIFEST}
     assert not [p for p in pack.parent.iterdir() if p.name.endswith(".partial")]

@@ -13,20 +13,22 @@ import sys
 from pathlib import Path
 
 from explorer.errors import ParseError
-from explorer.model.serial import dump_json, write_text_atomic
+from explorer.model.serial import write_text_atomic
 
 
 def write_parsed(text_path: Path) -> bool:
-    """Parse `<stem>.txt` into `<stem>.json` beside it; False (and a note on stderr) if it does not parse."""
+    """Check at capture time that `<stem>.txt` parses; False (and a note on stderr) if it does not.
+
+    Nothing is written: the app parses the text when it opens the level (the text parses about four
+    times faster than a JSON record of the parsed module decodes), so such a record would never be read.
+    """
     from explorer.hlo.parser import parse_module
 
     try:
-        module = parse_module(text_path.read_text(encoding="utf-8"), source=text_path.name)
+        parse_module(text_path.read_text(encoding="utf-8"), source=text_path.name)
     except (OSError, ParseError) as exc:
         print(f"tensorweg: {text_path.parent.name}/{text_path.name} not parsed: {exc}", file=sys.stderr)
-        text_path.with_suffix(".json").unlink(missing_ok=True)
         return False
-    dump_json(module, text_path.with_suffix(".json"))
     return True
 
 
