@@ -228,3 +228,11 @@ async def test_language_key_rewords_the_filmstrip_and_keeps_its_frame():
         shown = filmstrip_text(app)
         assert english_left(shown) == [], shown
         assert "Film: mnist_cnn auf cpu" in shown and "(Bild 2 von" in shown and "Instr. vorher" in shown
+
+
+def test_each_label_key_is_in_one_table_only():
+    """The three label tables are merged into one: a key in two would silently hide one text."""
+    from explorer.labels import compare, keys, screen
+
+    tables = (screen.LABELS, keys.LABELS, compare.LABELS)
+    assert len(LABELS) == sum(len(table) for table in tables)
