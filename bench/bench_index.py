@@ -63,7 +63,7 @@ def cached_capture() -> Path:
 
 def index_figures(path: Path) -> None:
     from explorer.model.bundle import Bundle
-    from explorer.model.index import build_index
+    from explorer.model.index_build import build_index
 
     bundle = Bundle.open(path)
     layers, graph, scopes = list(bundle.layers), bundle.graph, bundle.scopes

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from explorer.hlo.parser import parse_module
-from explorer.model.index import CrossIndex, build_index
+from explorer.model.index import CrossIndex
+from explorer.model.index_build import build_index
 from explorer.model.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
 from explorer.model.serial import from_jsonable, to_jsonable
 
@@ -273,7 +274,7 @@ def test_a_constant_merged_by_xla_does_not_pull_a_fusion_into_its_first_layer(in
 def test_a_bundles_lazy_index_answers_as_the_whole_index(index: CrossIndex):
     """`LazyIndex` (what `Bundle.index` is) links one target, or only its optimized level,
     when first asked; every answer equals the index built at once."""
-    from explorer.model.index import LazyIndex
+    from explorer.model.index_build import LazyIndex
 
     lazy = LazyIndex([layer(n) for n in LAYERS], lambda: GRAPH_LEVEL, SCOPES, tuple(TARGET_FILES),
                      lambda target, optimized: MODULES[(target, "optimized-hlo" if optimized else "hlo")],
@@ -292,7 +293,7 @@ def test_a_bundles_lazy_index_answers_as_the_whole_index(index: CrossIndex):
 
 
 def test_a_layers_optimized_instructions_read_only_that_targets_optimized_module():
-    from explorer.model.index import LazyIndex
+    from explorer.model.index_build import LazyIndex
 
     read = []
 

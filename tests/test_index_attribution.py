@@ -11,7 +11,7 @@ parameters link by number, never by their shared `XLA_Args` op_name.
 from __future__ import annotations
 
 from explorer.hlo.parser import parse_module
-from explorer.model.index import build_index
+from explorer.model.index_build import build_index
 from explorer.model.records import LayerRecord
 
 

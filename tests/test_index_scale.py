@@ -13,7 +13,7 @@ from pathlib import Path
 
 from explorer.hlo.parser import parse_module
 from explorer.model.bundle import Bundle
-from explorer.model.index import build_index
+from explorer.model.index_build import build_index
 from explorer.model.records import LayerRecord
 from explorer.views import trace
 

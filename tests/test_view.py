@@ -18,7 +18,8 @@ from explorer.course.tours import builtin_tours
 from explorer.hlo.parser import parse_module
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
 from explorer.model.bundle import Bundle
-from explorer.model.index import IndexEntry, build_index
+from explorer.model.index import IndexEntry
+from explorer.model.index_build import build_index
 from explorer.model.records import LayerRecord
 from explorer.texts.content_files import LANGUAGES
 from explorer.views import comparison, explain, mesh_layer, panes, tables, trace

@@ -140,7 +140,7 @@ class Bundle:
         return self._cached("index", "", self._build_index)
 
     def _build_index(self):
-        from explorer.model.index import LazyIndex  # the index is only needed once a screen asks
+        from explorer.model.index_build import LazyIndex  # the index is only needed once a screen asks
 
         # Each target's modules are read and linked when a query first names that target.
         return LazyIndex(list(self.layers), lambda: self.graph, self.scopes, self.targets,
