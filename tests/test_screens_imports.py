@@ -24,3 +24,32 @@ def test_importing_screens_loads_no_compiler():
     top = set(json.loads(result.stdout.strip().splitlines()[-1]))
     assert "textual" in top  # the probe really imported the UI
     assert not top & {"tensorflow", "keras", "jax", "jaxlib", "libtpu"}
+
+
+# What the first frame must not wait for: each is imported inside the function that first needs it
+# (the parser and the index with the bundle, in the open worker; Pygments with the first code shown;
+# grandalf with the first graph drawn; aiohttp for `serve`; the orchestrator with a capture).
+HEAVY = ("tensorflow", "keras", "jax", "numpy", "pygments", "grandalf", "aiohttp", "textual_serve",
+         "explorer.hlo.parser", "explorer.model.index_build", "explorer.capture.orchestrator",
+         "explorer.views.panes", "explorer.views.explain", "explorer.views.comparison")
+
+FIRST_FRAME = r"""
+import json, sys
+from screens.cli import main  # the console script's module
+from screens.app import create_app
+app = create_app(sys.argv[1], level="optimized-hlo", target="cpu")  # what `tensorweg BUNDLE` builds
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_first_frame_imports_no_heavy_module():
+    """The imports kept inside functions for start-up time stay there: building the app that paints the
+    first frame loads none of the modules that only a later step needs."""
+    from pilot_support import BUNDLE
+
+    result = subprocess.run([sys.executable, "-c", FIRST_FRAME, str(BUNDLE)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    loaded = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert "screens.app" in loaded  # the probe really built the app
+    assert sorted(name for name in HEAVY if name in loaded) == []
