@@ -21,11 +21,12 @@ from explorer.cli.commands import (
     load_tour_argument,
     open_or_capture,
     screenshot_size,
+    with_capture_options,
     write_output_file,
 )
-from explorer.course.handout import find_tour
+from explorer.cli.handout_command import find_tour
 from explorer.course.pack import bundle_argument, is_pack, open_pack
-from explorer.course.tours import Tour, visited_targets, with_capture_options
+from explorer.course.tours import Tour, visited_targets
 from explorer.errors import TensorwegError
 from explorer.targets import require_compilers
 

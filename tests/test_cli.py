@@ -83,7 +83,7 @@ def test_the_core_alone_refuses_the_ui_commands_in_one_line(tmp_path):
 
 def test_the_ui_side_handles_exactly_the_commands_the_core_leaves_to_it():
     from explorer.cli.commands import HANDLERS
-    from explorer.cli.main import UI_COMMANDS
+    from explorer.cli.parser import UI_COMMANDS
 
     from screens.cli import UI_HANDLERS
 

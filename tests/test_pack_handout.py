@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.course.handout import find_tour, handout_steps, render_html
+from explorer.cli.handout_command import find_tour
+from explorer.course.handout import handout_steps, render_html
 from explorer.course.handout_markdown import escape_markdown, render_markdown
 from explorer.course.tours import builtin_tour
 from explorer.model.bundle import Bundle

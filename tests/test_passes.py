@@ -224,7 +224,7 @@ def test_passes_is_part_of_the_cache_key():
 @pytest.mark.parametrize("command", ["capture", "inspect", "open"])
 def test_passes_flag_reaches_the_capture_options(command):
     from explorer.cli.commands import capture_options
-    from explorer.cli.main import build_parser
+    from explorer.cli.parser import build_parser
 
     extra = ["--level", "hlo"] if command == "inspect" else []
     args = build_parser().parse_args([command, "mnist_cnn", *extra, "--passes"])

@@ -21,7 +21,7 @@ import pytest
 
 from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options
-from explorer.cli.main import build_parser
+from explorer.cli.parser import build_parser
 from explorer.model.records import CaptureOptions
 
 from screens import serve as serve_module

@@ -3,8 +3,13 @@ every built-in step selects an item that really exists in captures of its sample
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from explorer.cli.commands import capture_options as cli_capture_options
+from explorer.cli.commands import with_capture_options
+from explorer.cli.parser import build_parser
 from explorer.course import lessons
 from explorer.course.tours import (
     Candidate,
@@ -16,7 +21,7 @@ from explorer.course.tours import (
     parse_selection,
     parse_tour,
     resolve_selection,
-    with_capture_options,
+    visited_targets,
 )
 from explorer.errors import ParseError, TensorwegError
 from explorer.texts.content_files import LANGUAGES
@@ -192,18 +197,76 @@ def test_the_training_and_mesh_lessons_are_written_for_their_captures():
 
 
 def test_tensorweg_tour_captures_what_the_lesson_was_written_for():
-    from explorer.cli.commands import capture_options as from_args
-    from explorer.cli.main import build_parser
-
     tour = builtin_tour("four_chips")
     plain = build_parser().parse_args(["tour", "four_chips", "mlp"])
-    options = from_args(with_capture_options(plain, tour))
+    options = cli_capture_options(with_capture_options(plain, tour))
     assert options == capture_options(tour) and options.mesh == "2x2"
     # A command line that asks for a training step or a mesh of its own keeps it.
     own = build_parser().parse_args(["tour", "four_chips", "mlp", "--mode", "train", "--targets", "gpu:h100"])
-    assert from_args(with_capture_options(own, tour)).targets == ("gpu:h100",)
+    assert cli_capture_options(with_capture_options(own, tour)).targets == ("gpu:h100",)
     inference = build_parser().parse_args(["tour", "basics", "mlp", "--targets", "cpu"])
     assert with_capture_options(inference, builtin_tour("basics")) is inference
+
+
+def _with_header(capture: str):
+    """A tour whose `# capture:` is `capture`, set past parse_tour's check, as a hand-made Tour may hold it."""
+    return replace(parse_tour(HEADER + "step: level=hlo target=tpu:v5e\ntext: x\n", "t.tour"), capture=capture)
+
+
+# Headers beside the built-in lessons': every option, a flag, a repeated option (the last one counts).
+HEADERS = ("--mode train --optimizer sgd --remat --batch 4", "--mesh 2x2 --shard data --targets tpu:v5e --batch 4",
+           "--targets cpu,tvm:cpu --batch 2", "--mode train --mode inference", "--batch 8 --mesh 4x2 --shard model "
+           "--targets tpu:v5e,gpu:h100 --mode train --optimizer adam")
+
+
+@pytest.mark.parametrize("tour", [tour for _, tour in builtin_tours()] + [_with_header(h) for h in HEADERS],
+                         ids=[name for name, _ in builtin_tours()] + list(HEADERS))
+def test_a_capture_header_gives_what_the_command_line_gives_for_its_words(tour):
+    """The header is read without argparse; the CLI's real path is the reference (plus the visited targets)."""
+    cli = cli_capture_options(build_parser().parse_args(["capture", tour.model, *tour.capture.split()]))
+    assert capture_options(tour) == replace(cli, targets=tuple(dict.fromkeys((*cli.targets, *visited_targets(tour)))))
+
+
+@pytest.mark.parametrize("tour", [t for _, t in builtin_tours() if t.capture] + [_with_header(h) for h in HEADERS],
+                         ids=[name for name, t in builtin_tours() if t.capture] + list(HEADERS))
+def test_tensorweg_tour_reads_the_header_as_its_words_on_the_command_line(tour):
+    plain = build_parser().parse_args(["tour", "t", tour.model])
+    spelled_out = build_parser().parse_args(["tour", "t", tour.model, *tour.capture.split()])
+    assert with_capture_options(plain, tour) == spelled_out
+
+
+@pytest.mark.parametrize(("capture", "fragment"), [
+    ("--unsafe", "unknown capture option '--unsafe' (known: --mode, "),
+    ("--mode train --layout-map /etc/passwd", "unknown capture option '--layout-map'"),
+    ("--input-shape x=1x2", "unknown capture option '--input-shape'"),
+    ("--mode", "capture option '--mode' needs a value"),
+    ("--mode --remat", "capture option '--mode' needs a value"),
+    ("--batch eight", "bad --batch 'eight': expected a whole number"),
+    ("--mode fly", "bad --mode 'fly': expected inference or train"),
+    ("--mode train --optimizer lion", "bad --optimizer 'lion': expected adam or sgd"),
+    ("--mesh 2x2 --shard rows --targets tpu:v5e", "bad --shard 'rows': expected data or model"),
+    ("--batch 0", "bad --batch 0: must be at least 1"),
+    ("--remat", "--remat needs --mode train"),
+    ("--optimizer sgd", "--optimizer sgd needs --mode train"),
+    ("--mesh 2x2 --targets tpu:v5e", "--mesh needs --shard data or --shard model"),
+])
+def test_a_bad_capture_header_is_one_line_naming_the_tour(capture, fragment):
+    with pytest.raises(TensorwegError) as caught:
+        capture_options(_with_header(capture))
+    message = str(caught.value)
+    assert message.startswith("t.tour: # capture: ") and fragment in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("capture", "message"), [
+    ("--mode train --batch", "capture option '--batch' needs a value"),
+    ("--mode fly", "bad --mode 'fly': expected inference or train"),
+    ("--mode train --batch 1.5", "bad --batch '1.5': expected a whole number"),
+])
+def test_tensorweg_tour_names_the_tour_of_a_bad_header(capture, message):
+    plain = build_parser().parse_args(["tour", "t", "mlp"])
+    with pytest.raises(TensorwegError) as caught:
+        with_capture_options(plain, _with_header(capture))
+    assert str(caught.value) == f"t.tour: # capture: {message}"
 
 
 def test_builtin_tour_by_name_and_unknown_name():

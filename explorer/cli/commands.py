@@ -12,87 +12,40 @@ import re
 import sys
 from pathlib import Path
 
-from explorer.course.tours import Tour, builtin_tour, parse_tour
+from explorer.capture.options import build_capture_options
+from explorer.course.tours import Tour, builtin_tour, capture_header, parse_tour
 from explorer.course.tours.parser import read_tour_file
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.texts.lookup import default_language as language_from_environment
 
-_SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
-
-
-def parse_input_shapes(values: list[str]) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """`NAME=1x128` or `NAME=128` (repeatable) -> ((name, dims), ...).
-
-    The dims may include the batch dim or not; the capture worker, which knows
-    the input's rank, decides which (explorer.capture.tf_loading.input_signature).
-    """
-    from explorer.model.records import MAX_INPUT_ELEMENTS  # noqa: PLC0415
-
-    shapes = []
-    for value in values:
-        match = _SHAPE.match(value.strip())
-        if not match:
-            raise TensorwegError(f"bad --input-shape '{value}': expected NAME=DIMxDIM..., e.g. image=1x224x224x3")
-        dims = tuple(int(d) for d in re.split(r"[x,]", match.group(2)))
-        if any(d <= 0 for d in dims):
-            raise TensorwegError(f"bad --input-shape '{value}': dimensions must be positive")
-        elements = 1
-        for dim in dims:
-            elements *= dim
-        if elements > MAX_INPUT_ELEMENTS:
-            raise TensorwegError(f"bad --input-shape '{value}': {elements:,} elements; "
-                                 f"at most {MAX_INPUT_ELEMENTS:,} are captured")
-        shapes.append((match.group(1).strip(), dims))
-    return tuple(shapes)
-
 
 def capture_options(args: argparse.Namespace, targets: str | None = None) -> CaptureOptions:
-    if args.batch < 1:
-        raise TensorwegError(f"bad --batch {args.batch}: must be at least 1")
-    target_text = targets if targets is not None else getattr(args, "targets", "cpu")
-    from explorer.model.sharding import check_mesh_options  # noqa: PLC0415
-
-    options = CaptureOptions(
-        targets=tuple(t.strip() for t in target_text.split(",") if t.strip()),
+    """The command line's capture options, checked (explorer.capture.options.build_capture_options);
+    `targets` replaces `--targets` (inspect and passes name one `--target`: cpu unless given)."""
+    return build_capture_options(
+        targets=targets if targets is not None else getattr(args, "targets", "cpu"),
         batch=args.batch,
-        input_shapes=parse_input_shapes(args.input_shape),
+        input_shapes=args.input_shape,
         unsafe=args.unsafe,
         passes=getattr(args, "passes", False),
         mode=args.mode,
-        optimizer=_optimizer(args),
+        optimizer=args.optimizer,
         mesh=args.mesh,
+        shard=args.shard,
         remat=args.remat,
-        **_sharding(args),
+        layout_map=getattr(args, "layout_map", None),
     )
-    if options.remat and options.mode != "train":
-        raise TensorwegError("--remat needs --mode train")
-    check_mesh_options(options)
-    return options
 
 
-def _sharding(args: argparse.Namespace) -> dict:
-    """--shard, or --layout-map FILE: model parallel by the file's rules (it replaces --shard; needs --mesh)."""
-    path = getattr(args, "layout_map", None)
-    if path is None:
-        return {"shard": args.shard or ""}
-    if args.shard:
-        raise TensorwegError("--layout-map replaces --shard: give one of them")
-    if not args.mesh:
-        raise TensorwegError("--layout-map needs --mesh, e.g. --mesh 2x2")
-    from explorer.capture.layout_map import load_layout_map  # noqa: PLC0415
-
-    return {"shard": "model", "layout_map": load_layout_map(path), "layout_map_file": path.name}
-
-
-def _optimizer(args: argparse.Namespace) -> str:
-    """The training step's optimizer: adam unless named; none for inference."""
-    if args.mode != "train":
-        if args.optimizer:
-            raise TensorwegError(f"--optimizer {args.optimizer} needs --mode train")
-        return ""
-    return args.optimizer or "adam"
+def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Namespace:
+    """`tensorweg tour NAME MODEL`: the options the tour's `# capture:` names replace the command
+    line's, unless the command line asks for a training step or a mesh of its own."""
+    if not tour.capture or args.mode != "inference" or args.mesh:
+        return args
+    # The header's words are the parser's destinations with the parser's types (`--batch 8` -> 8).
+    return argparse.Namespace(**{**vars(args), **capture_header(tour)})
 
 
 def progress_printer(stream=sys.stderr):

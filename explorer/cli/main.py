@@ -1,8 +1,8 @@
-"""The `tensorweg` command line: the parser, and `main` that turns every problem into one line.
+"""The `tensorweg` command line's `main`: it runs one subcommand and turns every problem into one line.
 
-The console script is `screens.cli:main`: it passes the commands that open the
-UI (`open`, `tour`, `screenshot`, `serve`, `handout`) to `main` here, so this core module never
-imports the UI. `python -m explorer.cli` runs the headless subcommands only.
+The console script is `screens.cli:main`: it passes the commands that open the UI (`open`, `tour`,
+`screenshot`, `serve`, `handout`; `explorer.cli.parser.UI_COMMANDS`) to `main` here, so this core
+module never imports the UI. `python -m explorer.cli` runs the headless subcommands only.
 Errors print one line `error: ...` and exit 2; `--debug` shows the traceback.
 """
 
@@ -11,148 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
-from explorer.cli import texts_commands
-from explorer.course import handout as handout_command
-from explorer.course import pack as pack_command
+from explorer.cli import commands
+from explorer.cli.parser import SUBCOMMANDS, UI_COMMANDS, build_parser
 from explorer.errors import TensorwegError
-from explorer.levels import LEVELS
-from explorer.model.records import MODES, OPTIMIZERS, SHARDINGS
-from explorer.targets import DEFAULT_TARGETS
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-DEFAULT_MODEL = "mnist_cnn"
-SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
-               "passes", "pack", "serve", "handout")
-# The subcommands whose handlers live on the UI side (screens.cli).
-UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
 
 Handler = Callable[[argparse.Namespace], int]
-
-
-def _common_capture_options(parser: argparse.ArgumentParser, default_targets: str | None) -> None:
-    parser.add_argument("--batch", type=int, default=1, help="size of None batch dimensions (default 1)")
-    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=1x224x224x3",
-                        help="shape for an input with None dimensions (repeatable)")
-    parser.add_argument("--unsafe", action="store_true",
-                        help="allow Lambda layers (runs code stored in the model file)")
-    parser.add_argument("--passes", action="store_true",
-                        help="also keep the HLO after every compiler pass "
-                             "(the filmstrip; capture about 1.1-1.3x slower)")
-    parser.add_argument("--mode", choices=MODES, default="inference",
-                        help="compile one inference call (default) or one training step")
-    parser.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
-                        help="the training step's optimizer (train mode; default adam)")
-    parser.add_argument("--remat", action="store_true",
-                        help="train mode: recompute the forward pass in the backward pass (jax.checkpoint)")
-    parser.add_argument("--mesh", default="", metavar="2x2",
-                        help="compile for a TPU slice of this many chips (with --shard)")
-    parser.add_argument("--shard", choices=SHARDINGS, default=None,
-                        help="divide the work over the mesh by the batch (data) or the weights (model)")
-    parser.add_argument("--layout-map", type=Path, default=None, metavar="FILE",
-                        help="with --mesh, instead of --shard: a TOML or JSON file mapping weight-path "
-                             'regexes to a mesh axis or null per dimension, e.g. {"dense/kernel": [null, "model"]} '
-                             "(a Keras LayoutMap; docs/layout-map.md)")
-    if default_targets is not None:
-        parser.add_argument("--targets", default=default_targets,
-                            help=f"comma-separated targets (default {default_targets})")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with the project's error style: one line, exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise TensorwegError(message)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    defaults = ",".join(DEFAULT_TARGETS)
-    parser = _Parser(prog="tensorweg", description="Der Weg eines Tensors: "
-                                     "what TensorFlow and XLA make of a Keras model, level by level.")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-
-    sub.add_parser("samples", help="list the built-in sample models")
-
-    open_parser = sub.add_parser("open", help="open the explorer (the default command)")
-    open_parser.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="MODEL or BUNDLE")
-    _common_capture_options(open_parser, defaults)
-    open_parser.add_argument("--lang", choices=("de", "en"), default=None)
-
-    capture = sub.add_parser("capture", help="capture every level into a bundle")
-    capture.add_argument("model")
-    capture.add_argument("-o", "--output", type=Path, default=None, help="bundle directory to write")
-    capture.add_argument("--no-cache", action="store_true", help="capture again even if cached")
-    _common_capture_options(capture, defaults)
-
-    inspect = sub.add_parser("inspect", help="print one level as text or JSON")
-    inspect.add_argument("model", help="MODEL or BUNDLE")
-    inspect.add_argument("--level", required=True, choices=LEVELS)
-    inspect.add_argument("--target", default="cpu")
-    inspect.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
-    inspect.add_argument("--select", default=None, metavar="NAME",
-                         help="also one item's trace, explanation keys and device mapping, as the side panes show them")
-    _common_capture_options(inspect, None)
-
-    compare = sub.add_parser("compare", help="one layer (or the whole model) side by side on every target")
-    compare.add_argument("model", help="MODEL or BUNDLE")
-    compare.add_argument("--layer", default=None, metavar="NAME", help="the layer to compare (default: summary only)")
-    compare.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
-    _common_capture_options(compare, defaults)
-
-    passes = sub.add_parser("passes", help="the compiler's passes one by one (the filmstrip), as text or JSON")
-    passes.add_argument("model", help="MODEL or BUNDLE (a model is captured with --passes)")
-    passes.add_argument("--target", default="cpu")
-    passes.add_argument("--frame", type=int, default=None, metavar="N", help="also print frame N's diff")
-    passes.add_argument("--follow", default=None, metavar="NAME",
-                        help="an instruction or layer: where it was created, rewritten, fused or removed")
-    passes.add_argument("--json", action="store_true", help="JSON")
-    passes.add_argument("--grappler", action="store_true",
-                        help="Grappler's film: the TensorFlow graph after each Grappler optimizer (not --target's XLA)")
-    passes.add_argument("--lang", choices=("de", "en"), default=None, help="the text's words (default: the locale's)")
-    _common_capture_options(passes, None)
-
-    shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
-    shot.add_argument("model", help="MODEL or BUNDLE")
-    shot.add_argument("--level", default="layers", choices=LEVELS)
-    shot.add_argument("--target", default="cpu")
-    shot.add_argument("--select", default=None, help="name of the item to select")
-    shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40, at most 500x200)")
-    shot.add_argument("--lang", choices=("de", "en"), default=None, help="default en (with --tour: the tour's)")
-    shot.add_argument("--out", type=Path, required=True, help="SVG file to write")
-    shot.add_argument("--tour", default=None, metavar="TOUR",
-                      help="picture a tour's step as the learner sees it (instead of --level/--target/--select)")
-    shot.add_argument("--step", type=int, default=None, metavar="N", help="with --tour: the step (default 1)")
-    _common_capture_options(shot, None)
-
-    tour = sub.add_parser("tour", help="open the explorer in a guided tour")
-    tour.add_argument("tour", metavar="FILE", help="a tour file, or the name of a built-in tour")
-    tour.add_argument("model", metavar="MODEL",
-                      help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
-    _common_capture_options(tour, defaults)
-    tour.add_argument("--lang", choices=("de", "en"), default=None)
-    tour.add_argument("--step", type=int, default=1, metavar="N", help="start at step N (default 1)")
-
-    serve = sub.add_parser("serve", help="serve the explorer to web browsers (textual-serve)")
-    serve.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="PACK, BUNDLE or MODEL")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    serve.add_argument("--allow-capture", action="store_true",
-                       help="MODEL is captured before serving and the tabs may capture its other targets "
-                            "(queued); otherwise only packs and bundles are served")
-    serve.add_argument("--max-captures", type=int, default=None, metavar="N",
-                       help="with --allow-capture: tabs capture more targets, at most N at once, "
-                            "the others queued (default 1)")
-    serve.add_argument("--lang", choices=("de", "en"), default=None)
-    _common_capture_options(serve, defaults)
-
-    texts_commands.register(sub)
-    pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
-    handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
-    return parser
 
 
 def main(argv: list[str] | None = None, ui_handlers: Mapping[str, Handler] | None = None) -> int:
@@ -166,8 +33,6 @@ def main(argv: list[str] | None = None, ui_handlers: Mapping[str, Handler] | Non
         argv = ["open", *argv]
     try:
         args = build_parser().parse_args(argv)
-        from explorer.cli import commands  # noqa: PLC0415 (the handlers' imports wait for a valid command line)
-
         handlers = {**commands.HANDLERS, **(ui_handlers or {})}
         if args.command in UI_COMMANDS and args.command not in handlers:
             raise TensorwegError(f"'{args.command}' opens the explorer: run it as `tensorweg {args.command} ...`")

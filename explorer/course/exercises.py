@@ -12,67 +12,17 @@ FACTs are per target (`TARGET_FACTS`) or figures of the step's selected item (`I
 the same figures that fill the explanations' placeholders, `explorer.views.explain.figures`). Every
 question carries a `hint:` that a wrong answer shows. Nothing here imports Textual.
 """
-
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from explorer.course.tours.parser import Selection, TourStep
+    from explorer.course.selectors import Selection
+    from explorer.course.tours.parser import TourStep
     from explorer.model.bundle import Bundle
 
-QUESTION_KINDS = ("select", "target", "number")
-# Facts of one target, computed from its captured levels.
-TARGET_FACTS = ("temp-bytes", "peak-bytes", "kernels")
-# Figures of the step's selected item (explorer.views.explain.figures).
-ITEM_FIGURES = ("bytes", "padding_bytes", "vector_width_bits")
-EXTREMES = ("most", "least")
-
-_WORDS = {
-    "en": {"right": "Right.", "wrong": "Not quite.", "answer": "Answer", "unanswered": "not answered",
-           "no_number": "Please answer with a number.", "unknown_target": "Choose one of: {}.",
-           "nothing_selected": "Nothing is selected yet.", "cannot_check": "This capture cannot check this question.",
-           "summary": "Your answers: {} of {} right.", "step": "Step", "right_word": "right", "wrong_word": "wrong"},
-    "de": {"right": "Richtig.", "wrong": "Noch nicht.", "answer": "Antwort", "unanswered": "nicht beantwortet",
-           "no_number": "Bitte mit einer Zahl antworten.", "unknown_target": "Wähle eines von: {}.",
-           "nothing_selected": "Noch ist nichts ausgewählt.",
-           "cannot_check": "Diese Aufnahme kann diese Frage nicht prüfen.",
-           "summary": "Deine Antworten: {} von {} richtig.", "step": "Schritt", "right_word": "richtig",
-           "wrong_word": "falsch"},
-}
-
-
-@dataclass(frozen=True)
-class Question:
-    """What a step asks. `kind`: select, target or number.
-
-    selection: for select. fact: for target and number. extreme: most or least (target).
-    tolerance: for number; relative (a fraction) when `relative`, else absolute.
-    """
-
-    kind: str
-    hint: str = ""
-    selection: Selection | None = None
-    fact: str = ""
-    extreme: str = ""
-    tolerance: float = 0.0
-    relative: bool = False
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The check of one answer: `feedback` is what the learner reads (the hint when wrong)."""
-
-    correct: bool
-    feedback: str
-    answer: str = ""
-
-
-def words(lang: str) -> dict[str, str]:
-    return _WORDS.get(lang, _WORDS["en"])
+from explorer.course.questions import TARGET_FACTS, Question, Verdict, parse_number, words
 
 
 def choices(bundle: Bundle, step: TourStep) -> tuple[str, ...]:
@@ -155,15 +105,6 @@ def _meets(bundle: Bundle, step: TourStep, selection: Selection | None, name: st
 
     candidate = next((c for c in tour_candidates(bundle, step.level, step.target) if c.name == name), None)
     return candidate is not None and selection is not None and meets(selection, candidate)
-
-
-_NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
-
-
-def parse_number(text: str) -> float | None:
-    """`1234`, `1,234`, `1 234`, `1_234`, `12.5`; None for anything else."""
-    cleaned = re.sub(r"[,_\s]", "", text)
-    return float(cleaned) if _NUMBER.match(cleaned) else None
 
 
 def summary(step_count: int, questions: tuple[int, ...], verdicts: Mapping[int, Verdict], lang: str) -> str:

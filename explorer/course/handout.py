@@ -8,21 +8,19 @@ screen and the commands that show that screen again. What a step selects and exp
 from `explorer.views`, as on screen.
 
 This module composes the words (no Textual here): the pictures are rendered by the UI side
-(`screens.screenshot.render_tour_screenshots`), which runs the command (`screens.cli`).
+(`screens.screenshot.render_tour_screenshots`), which runs the command (`screens.cli`; its
+parser, and which lesson TOUR names, are the command line's `handout_command`).
 Everything that comes from a model, a bundle or a tour is escaped: shown as text, never markup.
 """
 
 from __future__ import annotations
 
-import argparse
 import html
 import re
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
 
-from explorer.course.tours import TWINS, Tour, TourStep
-from explorer.errors import TensorwegError
+from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS
 from explorer.model.bundle import Bundle
@@ -184,44 +182,3 @@ def _markdown_inline(text: str) -> str:
     escaped = _text(text)
     escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", escaped)
-
-
-# --- which lesson ----------------------------------------------------------------------------------
-
-
-def _twin_in(tour_name: str, lang: str) -> str:
-    """The built-in lesson `tour_name` in `lang`: itself, or its twin (`basics` -> `grundlagen`)."""
-    for english, german in TWINS.items():
-        if tour_name in (english, german):
-            return german if lang == "de" else english
-    return tour_name
-
-
-def find_tour(tour_argument: str, model_argument: str, lang: str | None = None) -> tuple[Tour, str]:
-    """The lesson TOUR names (one of a pack's tours, a tour file or a built-in lesson), in `lang`
-    when given (a built-in lesson's twin), and the name that finds it again (for the commands)."""
-    from explorer.cli.commands import load_tour_argument  # noqa: PLC0415
-    from explorer.course.pack import is_pack, open_pack  # noqa: PLC0415
-
-    name = _twin_in(tour_argument, lang) if lang else tour_argument
-    tour = open_pack(Path(model_argument)).tour(name) if is_pack(Path(model_argument)) else None
-    if tour is None:
-        tour = load_tour_argument(name)
-    if lang and tour.lang != lang:  # the words would be in one language, the lesson in another
-        raise TensorwegError(f"--lang {lang}: the tour {tour_argument} is written in {tour.lang} and has no "
-                             f"twin in {lang}; leave out --lang")
-    return tour, name
-
-
-def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
-    """The parser; the command runs on the UI side (`screens.cli`), which draws the pictures."""
-    handout = subparsers.add_parser("handout", help="write a lesson as a folder: Markdown, HTML and SVG pictures")
-    handout.add_argument("tour", metavar="TOUR", help="a built-in lesson, a tour file, or a tour in the pack")
-    handout.add_argument("model", metavar="MODEL", help="a model, bundle or lesson pack")
-    handout.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                         help="the folder to write (new or empty; see --force)")
-    handout.add_argument("--lang", choices=("de", "en"), default=None,
-                         help="the handout's language (default the tour's): a built-in lesson's twin in it")
-    handout.add_argument("--force", action="store_true",
-                         help="replace an earlier handout in the folder (a folder with other files is refused)")
-    capture_options_for(handout)

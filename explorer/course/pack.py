@@ -1,4 +1,5 @@
-"""Lesson packs: one versioned file with captured bundles and tours (`tensorweg pack`).
+"""Lesson packs: one versioned file with captured bundles and tours (`tensorweg pack`, whose
+parser and command are the command line's `pack_command`).
 
 A pack is a zip file (`.twpack`) holding `twpack.json` (format, version, the bundles and tours
 it holds, every member's name), `bundles/<name>/...` (bundle directories as captured) and
@@ -12,7 +13,6 @@ same pack opens from the cache the next time. Bad packs raise `PackError` (one l
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -301,63 +301,3 @@ def _check_contents(root: Path, label: str) -> None:
             parse_tour(text, f"{name}.tour")
         except TensorwegError as exc:
             raise PackError(f"{label}: {exc}") from None
-
-
-# --- `tensorweg pack` --------------------------------------------------------------------------
-
-
-def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
-    """Add `pack`; `capture_options_for(parser)` adds the capture options (explorer.cli's)."""
-    pack = subparsers.add_parser("pack", help="write a lesson pack: captured bundles and tours in one file")
-    pack.add_argument("models", nargs="+", metavar="MODEL", help="MODEL or BUNDLE (captured when needed)")
-    pack.add_argument("--tours", default="", help="comma-separated tour files or built-in tour names")
-    pack.add_argument("-o", "--output", type=Path, required=True, help=f"the {PACK_SUFFIX} file to write")
-    capture_options_for(pack)
-    pack.set_defaults(handler=run_pack)
-
-
-def run_pack(args: argparse.Namespace) -> int:
-    from explorer.cli.commands import (  # noqa: PLC0415
-        capture_options,
-        check_output_file,
-        load_tour_argument,
-        open_or_capture,
-    )
-
-    check_output_file(args.output, PACK_SUFFIX)
-    tours = []
-    for text in (t.strip() for t in args.tours.split(",") if t.strip()):
-        load_tour_argument(text)  # a bad tour fails before any capture
-        path = Path(text)
-        source = path.read_text(encoding="utf-8") if path.is_file() else _builtin_tour_text(text)
-        tours.append((path.stem if path.is_file() else text, source))
-    if len({name for name, _ in tours}) != len(tours):
-        raise TensorwegError("--tours names one tour twice")
-    options = capture_options(args)
-    bundles = [open_or_capture(model, options) for model in args.models]
-    for name, text in tours:
-        _check_capture_packed(name, text, bundles)
-    write_pack(bundles, tours, args.output)
-    print(args.output)
-    return 0
-
-
-def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> None:
-    """A lesson selects in the capture its `# capture:` header (and the targets its steps visit) names:
-    a pack without such a bundle would open it on one where its steps select nothing."""
-    from explorer.course.tours import capture_options, header_options, missing_capture, parse_tour  # noqa: PLC0415
-
-    tour = parse_tour(text, f"{name}.tour")
-    missing = [missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles]
-    if all(missing):
-        needed = capture_options(tour)
-        header = [text for option, text in header_options(tour.capture) if option != "targets"]
-        command = ["tensorweg capture", tour.model, *header, f"--targets {','.join(needed.targets)}"]
-        raise TensorwegError(f"--tours {name}: no packed bundle has the capture it needs ({missing[0]}); "
-                             f"pack a bundle made by `{' '.join(command)}`")
-
-
-def _builtin_tour_text(name: str) -> str:
-    from importlib import resources  # noqa: PLC0415
-
-    return resources.files("explorer.course.tours").joinpath(f"{name}.tour").read_text(encoding="utf-8")

@@ -5,16 +5,15 @@ Built-in lessons are the `*.tour` files in this package.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from explorer.capture.options import build_capture_options, check_choice
+from explorer.course.selectors import Candidate, Condition, Selection, meets, resolve_selection
 from explorer.course.tours.parser import (
-    Condition,
-    Selection,
+    CAPTURE_OPTIONS,
     Tour,
     TourStep,
     parse_selection,
@@ -27,7 +26,7 @@ from explorer.model.records import CaptureOptions
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
-    "capture_options", "with_capture_options", "header_options", "missing_capture", "tour_command",
+    "capture_header", "capture_options", "header_options", "missing_capture", "tour_command",
     "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
 ]
 
@@ -46,50 +45,19 @@ TWINS: dict[str, str] = {
     "four_chips": "vier_chips",
 }
 
-
-@dataclass(frozen=True)
-class Candidate:
-    """An item a step may select, described the way selectors see it.
-
-    kinds: e.g. ("Conv2D",) for a layer, ("Conv2D",) for a graph op type,
-        ("fusion", "kOutput") for an HLO fusion, ("library",) for a kernel.
-    layer: the Keras layer the item belongs to ("" when XLA created it).
-    """
-
-    name: str
-    kinds: tuple[str, ...] = ()
-    layer: str = ""
-
-
-def resolve_selection(selection: Selection, candidates: Iterable[Candidate]) -> str | None:
-    """The name of the first candidate (in the level's display order) meeting every condition."""
-    for candidate in candidates:
-        if meets(selection, candidate):
-            return candidate.name
-    return None
-
-
-def meets(selection: Selection, candidate: Candidate) -> bool:
-    """Whether `candidate` meets every condition of `selection` (also how `ask: select=` is checked)."""
-    return all(_holds(condition, candidate) for condition in selection.conditions)
-
-
-def _holds(condition: Condition, candidate: Candidate) -> bool:
-    if condition.kind == "name":
-        return candidate.name == condition.value
-    if condition.kind == "layer":
-        return candidate.layer == condition.value or (not candidate.layer and candidate.name == condition.value)
-    return condition.value in candidate.kinds
+# The `# capture:` options that stand alone; every other one takes the next word as its value.
+_FLAGS = ("--remat",)
 
 
 def capture_options(tour: Tour) -> CaptureOptions:
-    """What the lesson was written on: its `# capture:` options as the command line reads them
-    (explorer.cli.commands.capture_options, with its checks), or the default capture without them, plus
+    """What the lesson was written on: its `# capture:` options, checked as the command line checks
+    them (explorer.capture.options.build_capture_options), or the default capture without them, plus
     every target its steps visit."""
-    from explorer.cli.commands import capture_options as from_args  # noqa: PLC0415
-    from explorer.cli.main import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
-
-    options = from_args(build_parser().parse_args(["capture", tour.model, *tour.capture.split()]))
+    header = capture_header(tour)  # before the try: its errors name the tour already
+    try:
+        options = build_capture_options(**header)
+    except TensorwegError as exc:
+        raise TensorwegError(f"{_tour_name(tour)}: # capture: {exc}") from None
     return replace(options, targets=tuple(dict.fromkeys((*options.targets, *visited_targets(tour)))))
 
 
@@ -99,16 +67,51 @@ def visited_targets(tour: Tour) -> tuple[str, ...]:
     return tuple(dict.fromkeys(step.target for step in tour.steps if step.level in TARGET_LEVELS))
 
 
-def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Namespace:
-    """`tensorweg tour NAME MODEL`: the options the tour's `# capture:` names replace the command
-    line's, unless the command line asks for a training step or a mesh of its own."""
-    if not tour.capture or args.mode != "inference" or args.mesh:
-        return args
-    from explorer.cli.main import build_parser  # noqa: PLC0415 (the CLI's parser imports the course)
+def capture_header(tour: Tour) -> dict[str, str | int | bool]:
+    """The `# capture:` header as build_capture_options' keywords, which are also the command line's
+    argument names: `--mode train --batch 8 --remat` -> {"mode": "train", "batch": 8, "remat": True}.
 
-    parsed = vars(build_parser().parse_args(["tour", "-", tour.model, *tour.capture.split()]))
-    named = {word[2:].replace("-", "_") for word in tour.capture.split() if word.startswith("--")}
-    return argparse.Namespace(**{**vars(args), **{name: parsed[name] for name in named}})
+    Only CAPTURE_OPTIONS (parse_tour refuses the others too: a tour never points the capture at a
+    file or at unsafe code); a later option replaces an earlier one, as on the command line. An
+    unknown option, one without its value, or a value the command line's parser would refuse raises
+    one TensorwegError line naming the tour.
+    """
+    found: dict[str, str | int | bool] = {}
+    words = tour.capture.split()
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word not in CAPTURE_OPTIONS:
+            raise TensorwegError(f"{_tour_name(tour)}: # capture: unknown capture option '{word}' "
+                                 f"(known: {', '.join(CAPTURE_OPTIONS)})")
+        name = word[2:].replace("-", "_")
+        if word in _FLAGS:
+            found[name], at = True, at + 1
+            continue
+        if at + 1 == len(words) or words[at + 1].startswith("--"):
+            raise TensorwegError(f"{_tour_name(tour)}: # capture: capture option '{word}' needs a value")
+        found[name] = _value(tour, name, words[at + 1])
+        at += 2
+    return found
+
+
+def _value(tour: Tour, name: str, text: str) -> str | int:
+    """An option's word as argparse reads it on the command line: `type=int` for --batch, `choices`
+    for --mode, --optimizer and --shard (so `tensorweg tour` names the tour of a bad value)."""
+    try:
+        if name == "batch":
+            return int(text)
+        check_choice(name, text)
+    except ValueError:
+        raise TensorwegError(f"{_tour_name(tour)}: # capture: bad --{name} '{text}': expected a whole number") from None
+    except TensorwegError as exc:
+        raise TensorwegError(f"{_tour_name(tour)}: # capture: {exc}") from None
+    return text
+
+
+def _tour_name(tour: Tour) -> str:
+    """The tour as errors name it: its file (as the user typed it), else its title."""
+    return tour.source or tour.title
 
 
 # A `# capture:` option's field in CaptureOptions, where the names differ.

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from explorer.course.exercises import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
+from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
+from explorer.course.selectors import Condition, Selection
 from explorer.errors import ParseError, TensorwegError
 from explorer.texts.lookup import LEVELS, has_topic
 
@@ -30,28 +31,12 @@ _OPTION = re.compile(r'([A-Za-z]+)=("([^"]*)"|([^"\s]\S*))')
 
 
 @dataclass(frozen=True)
-class Condition:
-    """One part of a selector: `kind` is "name", "layer" or "kind"."""
-
-    kind: str
-    value: str
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What a step selects: every condition must hold; the first matching item wins."""
-
-    conditions: tuple[Condition, ...]
-    text: str  # as written, for messages
-
-
-@dataclass(frozen=True)
 class TourStep:
     """One step, with level and target carried over from earlier steps.
 
     explain: an explanation key, "selected" (the selected item's explanation) or "".
     question: what the step asks the learner (`ask:` and `hint:`), checked by
-        explorer.course.exercises; None for a step that only shows.
+        explorer.course.questions; None for a step that only shows.
     """
 
     level: str

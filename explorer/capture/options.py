@@ -1,0 +1,109 @@
+"""Capture option values, as a user writes them, checked and turned into a `CaptureOptions`.
+
+One builder for every place that names capture options: the command line (`explorer.cli.commands`
+adapts its argparse values) and a tour's `# capture:` header (`explorer.course.tours`), so both
+refuse the same values with the same messages. No argparse here: the values come as keywords.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from explorer.capture.layout_map import load_layout_map
+from explorer.errors import TensorwegError
+from explorer.model.records import MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
+from explorer.model.sharding import check_mesh_options
+from explorer.targets import DEFAULT_TARGETS
+
+_SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
+# The options with a fixed set of values, by build_capture_options' keyword.
+CHOICES: dict[str, tuple[str, ...]] = {"mode": MODES, "optimizer": OPTIMIZERS, "shard": SHARDINGS}
+
+
+def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, batch: int = 1,
+                          input_shapes: Iterable[str] = (), unsafe: bool = False, passes: bool = False,
+                          mode: str = "inference", optimizer: str | None = None, mesh: str = "",
+                          shard: str | None = None, remat: bool = False,
+                          layout_map: Path | None = None) -> CaptureOptions:
+    """The checked options; the defaults are the command line's (`tensorweg capture MODEL`).
+
+    targets: "cpu,tpu:v5e" as `--targets` writes it, or the names. input_shapes: `--input-shape`
+    texts (NAME=1x128). optimizer: None for "adam in train mode". layout_map: the `--layout-map`
+    file, read here. Anything no capture could compile raises TensorwegError (one line).
+    """
+    for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard)):
+        if value is not None:
+            check_choice(name, value)
+    if batch < 1:
+        raise TensorwegError(f"bad --batch {batch}: must be at least 1")
+    names = targets.split(",") if isinstance(targets, str) else targets
+    options = CaptureOptions(
+        targets=tuple(t.strip() for t in names if t.strip()),
+        batch=batch,
+        input_shapes=parse_input_shapes(input_shapes),
+        unsafe=unsafe,
+        passes=passes,
+        mode=mode,
+        optimizer=_optimizer(mode, optimizer),
+        mesh=mesh,
+        remat=remat,
+        **_sharding(shard, mesh, layout_map),
+    )
+    if options.remat and options.mode != "train":
+        raise TensorwegError("--remat needs --mode train")
+    check_mesh_options(options)
+    return options
+
+
+def check_choice(name: str, value: str) -> None:
+    """Refuse a value outside CHOICES[name] (argparse's `choices` does on the command line; a tour's
+    `# capture:` header has no argparse); any value of another option passes."""
+    choices = CHOICES.get(name)
+    if choices is not None and value not in choices:
+        raise TensorwegError(f"bad --{name.replace('_', '-')} '{value}': expected {' or '.join(choices)}")
+
+
+def parse_input_shapes(values: Iterable[str]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """`NAME=1x128` or `NAME=128` (repeatable) -> ((name, dims), ...).
+
+    The dims may include the batch dim or not; the capture worker, which knows
+    the input's rank, decides which (explorer.capture.tf_loading.input_signature).
+    """
+    shapes = []
+    for value in values:
+        match = _SHAPE.match(value.strip())
+        if not match:
+            raise TensorwegError(f"bad --input-shape '{value}': expected NAME=DIMxDIM..., e.g. image=1x224x224x3")
+        dims = tuple(int(d) for d in re.split(r"[x,]", match.group(2)))
+        if any(d <= 0 for d in dims):
+            raise TensorwegError(f"bad --input-shape '{value}': dimensions must be positive")
+        elements = 1
+        for dim in dims:
+            elements *= dim
+        if elements > MAX_INPUT_ELEMENTS:
+            raise TensorwegError(f"bad --input-shape '{value}': {elements:,} elements; "
+                                 f"at most {MAX_INPUT_ELEMENTS:,} are captured")
+        shapes.append((match.group(1).strip(), dims))
+    return tuple(shapes)
+
+
+def _sharding(shard: str | None, mesh: str, layout_map: Path | None) -> dict:
+    """--shard, or --layout-map FILE: model parallel by the file's rules (it replaces --shard; needs --mesh)."""
+    if layout_map is None:
+        return {"shard": shard or ""}
+    if shard:
+        raise TensorwegError("--layout-map replaces --shard: give one of them")
+    if not mesh:
+        raise TensorwegError("--layout-map needs --mesh, e.g. --mesh 2x2")
+    return {"shard": "model", "layout_map": load_layout_map(layout_map), "layout_map_file": layout_map.name}
+
+
+def _optimizer(mode: str, optimizer: str | None) -> str:
+    """The training step's optimizer: adam unless named; none for inference."""
+    if mode != "train":
+        if optimizer:
+            raise TensorwegError(f"--optimizer {optimizer} needs --mode train")
+        return ""
+    return optimizer or "adam"

@@ -1,0 +1,63 @@
+"""`tensorweg pack MODEL... --tours T,... -o FILE.twpack`: the parser and the command.
+
+What a pack is, and writing and opening one, is `explorer.course.pack`; this module captures
+(or opens) the bundles, checks that each tour has a bundle with its capture, and writes the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from importlib import resources
+from pathlib import Path
+
+from explorer.cli.commands import capture_options, check_output_file, load_tour_argument, open_or_capture
+from explorer.course import tours
+from explorer.course.pack import PACK_SUFFIX, write_pack
+from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
+
+
+def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
+    """Add `pack`; `capture_options_for(parser)` adds the capture options (explorer.cli.parser's)."""
+    pack = subparsers.add_parser("pack", help="write a lesson pack: captured bundles and tours in one file")
+    pack.add_argument("models", nargs="+", metavar="MODEL", help="MODEL or BUNDLE (captured when needed)")
+    pack.add_argument("--tours", default="", help="comma-separated tour files or built-in tour names")
+    pack.add_argument("-o", "--output", type=Path, required=True, help=f"the {PACK_SUFFIX} file to write")
+    capture_options_for(pack)
+    pack.set_defaults(handler=run_pack)
+
+
+def run_pack(args: argparse.Namespace) -> int:
+    check_output_file(args.output, PACK_SUFFIX)
+    named = []
+    for text in (t.strip() for t in args.tours.split(",") if t.strip()):
+        load_tour_argument(text)  # a bad tour fails before any capture
+        path = Path(text)
+        source = path.read_text(encoding="utf-8") if path.is_file() else _builtin_tour_text(text)
+        named.append((path.stem if path.is_file() else text, source))
+    if len({name for name, _ in named}) != len(named):
+        raise TensorwegError("--tours names one tour twice")
+    options = capture_options(args)
+    bundles = [open_or_capture(model, options) for model in args.models]
+    for name, text in named:
+        _check_capture_packed(name, text, bundles)
+    write_pack(bundles, named, args.output)
+    print(args.output)
+    return 0
+
+
+def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> None:
+    """A lesson selects in the capture its `# capture:` header (and the targets its steps visit) names:
+    a pack without such a bundle would open it on one where its steps select nothing."""
+    tour = tours.parse_tour(text, f"{name}.tour")
+    missing = [tours.missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles]
+    if all(missing):
+        needed = tours.capture_options(tour)
+        header = [text for option, text in tours.header_options(tour.capture) if option != "targets"]
+        command = ["tensorweg capture", tour.model, *header, f"--targets {','.join(needed.targets)}"]
+        raise TensorwegError(f"--tours {name}: no packed bundle has the capture it needs ({missing[0]}); "
+                             f"pack a bundle made by `{' '.join(command)}`")
+
+
+def _builtin_tour_text(name: str) -> str:
+    return resources.files("explorer.course.tours").joinpath(f"{name}.tour").read_text(encoding="utf-8")
