@@ -114,8 +114,9 @@ def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) 
 def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
     """A readable table for people; the raw module text for XLA's HLO levels, TVM's Relax as rows."""
     if level == "layers":
-        rows = [(l["name"], l["class"], str(l["output_shape"]), str(l["params"]), str(l["weight_bytes"]),
-                 "" if l["flops"] is None else str(l["flops"])) for l in data["layers"]]
+        rows = [(layer["name"], layer["class"], str(layer["output_shape"]), str(layer["params"]),
+                 str(layer["weight_bytes"]), "" if layer["flops"] is None else str(layer["flops"]))
+                for layer in data["layers"]]
         return _table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
     if level == "graph":
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
@@ -206,6 +207,6 @@ def _first(shapes) -> list | None:
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)
