@@ -45,6 +45,13 @@ def lines_run(fn, *args):
     return count, result
 
 
+@pytest.fixture(scope="session")
+def recorded_bundle() -> Path:
+    """The recorded mnist_cnn bundle the UI and view tests read (pilot_support.needs_bundle);
+    session-scoped so its check runs before any module fixture opens the bundle."""
+    return committed(FIXTURES / "bundles" / "mnist_cnn" / "manifest.json").parent
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own capture cache so results never leak between tests."""
