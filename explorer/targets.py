@@ -22,14 +22,12 @@ class SmLimits:
 
     registers_per_sm: 32-bit registers in the SM's register file.
     register_allocation_unit: registers are handed to a warp in blocks of this many.
-    max_registers_per_thread: the most ptxas may give one thread.
     shared_memory_per_sm: bytes of shared memory the blocks on one SM may use together.
     reserved_shared_memory_per_block: bytes the CUDA runtime keeps per resident block.
     """
 
     registers_per_sm: int
     register_allocation_unit: int
-    max_registers_per_thread: int
     max_threads_per_sm: int
     max_warps_per_sm: int
     max_blocks_per_sm: int
@@ -41,8 +39,8 @@ class SmLimits:
 _SM_LIMITS_SOURCE = ("CUDA C++ Programming Guide, Compute Capabilities: technical specifications per "
                      "compute capability; allocation units as in NVIDIA's CUDA Occupancy Calculator")
 # Compute capability 9.0 (H100) and 8.0 (A100) differ only in the shared memory per SM.
-_SM_90 = SmLimits(registers_per_sm=65536, register_allocation_unit=256, max_registers_per_thread=255,
-                  max_threads_per_sm=2048, max_warps_per_sm=64, max_blocks_per_sm=32,
+_SM_90 = SmLimits(registers_per_sm=65536, register_allocation_unit=256, max_threads_per_sm=2048,
+                  max_warps_per_sm=64, max_blocks_per_sm=32,
                   shared_memory_per_sm=228 * 1024, reserved_shared_memory_per_block=1024,
                   source=_SM_LIMITS_SOURCE)
 _SM_80 = replace(_SM_90, shared_memory_per_sm=164 * 1024)

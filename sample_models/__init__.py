@@ -173,5 +173,3 @@ SAMPLES: dict[str, SampleModel] = {
         ),
     )
 }
-
-DEFAULT_SAMPLE = "mnist_cnn"

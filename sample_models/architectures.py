@@ -43,7 +43,7 @@ def bilstm_seq2seq():
     source = keras.Input(shape=(12,), dtype="int32", name="source")
     target = keras.Input(shape=(10,), dtype="int32", name="target")
     x = layers.Embedding(200, 32, name="src_embedding")(source)
-    encoded, fh, fc, bh, bc = layers.Bidirectional(
+    _sequence, fh, fc, bh, bc = layers.Bidirectional(
         layers.LSTM(32, return_sequences=True, return_state=True), name="enc_bilstm")(x)
     state_h = layers.Concatenate(name="state_h")([fh, bh])
     state_c = layers.Concatenate(name="state_c")([fc, bc])

@@ -33,9 +33,6 @@ class LayersScreen(DrawnGraphScreen):
             return bool(self.query("#items")) and bool(self.items_table.groups)
         return True
 
-    def on_items_loaded(self) -> None:
-        self.refresh_bindings()
-
     def action_open_container(self) -> None:
         """Open or fold the container at the cursor (the one the cursor's row is inside)."""
         self.items_table.action_toggle_group()

@@ -46,7 +46,7 @@ CSS_PATH = Path(__file__).with_suffix(".tcss")
 _VERDICTS: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def verdicts(app: "TensorwegApp", tour: Tour) -> dict[int, exercises.Verdict]:
+def verdicts(app: TensorwegApp, tour: Tour) -> dict[int, exercises.Verdict]:
     """The learner's answers to `tour` in this app so far: step index -> last verdict."""
     return _VERDICTS.setdefault(app, {}).setdefault((tour.source, tour.title), {})
 
@@ -54,14 +54,14 @@ def verdicts(app: "TensorwegApp", tour: Tour) -> dict[int, exercises.Verdict]:
 # --- which item a step selects -------------------------------------------------------
 
 
-def resolve_step(app: "TensorwegApp", step: TourStep) -> str | None:
+def resolve_step(app: TensorwegApp, step: TourStep) -> str | None:
     """The name of the item the step selects on the app's bundle (`explorer.course.lessons.resolve_tour_step`)."""
     if app.bundle is None or not app.level_ready(step.level):
         return None
     return resolve_tour_step(app.bundle, step)
 
 
-async def show_step(app: "TensorwegApp", tour: Tour, index: int) -> None:
+async def show_step(app: TensorwegApp, tour: Tour, index: int) -> None:
     """Move the app to step `index` of `tour` and put the tour panel on top of that level.
 
     Runs on the app's message loop (via `call_later`), never from the panel's own
@@ -78,7 +78,7 @@ async def show_step(app: "TensorwegApp", tour: Tour, index: int) -> None:
     await app.push_screen(TourScreen(tour, index, name))
 
 
-def start_tour(app: "TensorwegApp", tour: Tour, index: int = 0) -> None:
+def start_tour(app: TensorwegApp, tour: Tour, index: int = 0) -> None:
     app.call_later(show_step, app, tour, index)
 
 

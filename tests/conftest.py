@@ -16,6 +16,42 @@ FAKE_WORKER = ROOT / "tests" / "fake_workers" / "fake_worker.py"
 REAL_COMMAND = orchestrator.worker_command
 
 
+def committed(path: Path) -> Path:
+    """`path`, a fixture committed with the tests: missing, the test fails (it never skips)."""
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    assert path.exists(), f"committed fixture missing: {shown} (restore it: git checkout -- {shown})"
+    return path
+
+
+def lines_run(fn, *args):
+    """(Python lines run by `fn(*args)` and what it returned): work counted, not timed.
+
+    A test that guards against a slow algorithm compares the count at two sizes (linear work
+    doubles with the input, quadratic work quadruples); timings belong in bench/.
+    """
+    count = 0
+
+    def line_counter(frame, event, arg):
+        nonlocal count
+        count += event == "line"
+        return line_counter
+
+    previous = sys.gettrace()
+    sys.settrace(lambda frame, event, arg: line_counter)
+    try:
+        result = fn(*args)
+    finally:
+        sys.settrace(previous)
+    return count, result
+
+
+@pytest.fixture(scope="session")
+def recorded_bundle() -> Path:
+    """The recorded mnist_cnn bundle the UI and view tests read (pilot_support.needs_bundle);
+    session-scoped so its check runs before any module fixture opens the bundle."""
+    return committed(FIXTURES / "bundles" / "mnist_cnn" / "manifest.json").parent
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own capture cache so results never leak between tests."""

@@ -8,6 +8,7 @@ import pytest
 
 from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
+from explorer.hlo.parser import parse_module
 from explorer.model.buffer_assignment import (
     live_ranges_from_schedule,
     parse_buffer_assignment,
@@ -135,11 +136,7 @@ def test_derived_ranges_follow_xla_conventions():
 
 
 def test_derived_ranges_match_xla_on_the_real_cnn(cnn_text):
-    parser = pytest.importorskip("explorer.hlo.parser")
-    try:
-        module = parser.parse_module(_one("cnn", "cpu_after_optimizations.txt"))
-    except ParseError as error:  # the parser is being written in parallel
-        pytest.skip(f"HLO parser cannot read the fixture yet: {error}")
+    module = parse_module(_one("cnn", "cpu_after_optimizations.txt"))
     memory = parse_buffer_assignment(cnn_text)
     xla = {r.value: (r.start, r.end) for r in memory.live_ranges}
     derived = {r.value: (r.start, r.end) for r in live_ranges_from_schedule(module, memory)}

@@ -22,8 +22,9 @@ from explorer.views.comparison import (
     target_summary,
 )
 
-BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
-pytestmark = pytest.mark.skipif(not (BUNDLE / "manifest.json").is_file(), reason="recorded bundle missing")
+from pilot_support import BUNDLE, needs_bundle
+
+pytestmark = needs_bundle
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from explorer.capture.disassembly import (
     vector_registers,
 )
 from explorer.errors import ParseError
+from explorer.hlo.parser import parse_module
 from explorer.model.records import KernelRecord, MemoryLevel
 from explorer.model.serial import load_json
 
@@ -96,11 +97,7 @@ def test_kernels_match_optimized_hlo_instructions(cnn_out):
 
 
 def test_every_working_instruction_is_traceable(cnn_out):
-    parser = pytest.importorskip("explorer.hlo.parser")
-    try:
-        module = parser.parse_module((cnn_out / "optimized_hlo.txt").read_text())
-    except ParseError as error:
-        pytest.skip(f"HLO parser cannot read the fixture yet: {error}")
+    module = parse_module((cnn_out / "optimized_hlo.txt").read_text())
     covered = {name: k for k in _kernels(cnn_out) for name in k.hlo}
     idle = {"parameter", "constant", "bitcast", "tuple", "get-tuple-element"}
     for instruction in module.entry.instructions:

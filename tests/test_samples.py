@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sample_models import DEFAULT_SAMPLE, SAMPLES
+from explorer.cli.main import DEFAULT_MODEL
+
+from sample_models import SAMPLES
 
 SMALL = [name for name, sample in SAMPLES.items() if not sample.large]
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,7 @@ TEACHES = {
 
 def test_registry_names_descriptions_and_default():
     assert set(TEACHES) | {"resnet50"} <= set(SAMPLES)
-    assert DEFAULT_SAMPLE == "mnist_cnn"
+    assert DEFAULT_MODEL == "mnist_cnn" in SAMPLES  # what `tensorweg open` captures without a MODEL
     for name, sample in SAMPLES.items():
         assert sample.name == name
         assert sample.description and "\n" not in sample.description

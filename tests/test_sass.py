@@ -123,19 +123,19 @@ def test_ptxas_report_parses_the_recorded_output():
 
 def test_normalised_sass_keeps_address_predicate_and_instruction():
     raw = (FIXTURES / "sass" / "wrapped_transpose.cuobjdump-sass.txt").read_text()
-    text = sass.normalise_sass(raw, "wrapped_transpose")
+    text = sass.split_sass(raw)["wrapped_transpose"]
     lines = text.splitlines()
     assert lines[:2] == ["/*0000*/  LDC R1, c[0x0][0x28] ;", "/*0010*/  S2R R0, SR_TID.X ;"]
     assert lines[-2:] == ["/*0220*/  EXIT ;", "/*0230*/  BRA 0x230 ;"], "alignment NOPs after the end are dropped"
     assert "headerflags" not in text and "Function" not in text
-    assert sass.normalise_sass(raw, "other_kernel") == ""
+    assert "other_kernel" not in sass.split_sass(raw)
 
 
 def test_a_predicated_instruction_keeps_its_guard():
     raw = ("\t\tFunction : k\n"
            "        /*0060*/               @P0 EXIT ;                 /* 0x000000000000094d */\n"
            "                                                          /* 0x001fea0003800000 */\n")
-    assert sass.normalise_sass(raw, "k") == "/*0060*/  @P0 EXIT ;\n"
+    assert sass.split_sass(raw) == {"k": "/*0060*/  @P0 EXIT ;\n"}
 
 
 # --- occupancy --------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from rich.console import Console
 from screens.app import create_app
 from screens.compare import CompareScreen
 from screens.widgets.target_summary import TargetSummaryTable
+
 from pilot_support import BUNDLE, needs_bundle, open_by_key, sync
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from explorer.course.tours import builtin_tour
 from explorer.texts.glossary import glossary_entry, search_glossary
 from explorer.texts.lookup import explain
-from explorer.course.tours import builtin_tour
+
 from screens.app import create_app
 from screens.glossary import GlossaryScreen
 from screens.tour import TourListScreen, TourScreen, resolve_step
 from screens.widgets.item_table import ItemTable
+
 from pilot_support import BUNDLE, needs_bundle, sync, wait_for_jumps
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,10 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
 from explorer.views.rows import COLUMNS, rows
+
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText
+
 from pilot_support import BUNDLE, needs_bundle, sync
 
 pytestmark = needs_bundle

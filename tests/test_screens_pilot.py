@@ -15,6 +15,7 @@ from screens.app import create_app
 from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_table import ItemTable
+
 from pilot_support import BUNDLE, needs_bundle, opened, sync, target_key_keeps_layers
 
 pytestmark = needs_bundle
@@ -264,6 +265,7 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
 
     from explorer.model.bundle import Bundle
     from explorer.views.tables import Selection
+
     from screens.widgets import device_pane
 
     selection = Selection(Bundle.open(BUNDLE), "optimized-hlo", target, "fusion.11", "en")

@@ -16,6 +16,7 @@ import pytest
 
 from screens.app import create_app
 from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
+
 from pilot_support import BUNDLE, needs_bundle, opened
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from explorer.model.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
 from explorer.hlo.parser import parse_module
+from explorer.model.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
+from explorer.views.panes import shape_lines
+
 from screens.widgets.code_view import highlight_line, highlight_lines
 from screens.widgets.graph_drawing import draw, neighbourhood
 from screens.widgets.hlo_lexer import HloLexer
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
-from explorer.views.panes import shape_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"
@@ -31,7 +32,7 @@ def memory():
 
 
 def test_hlo_lexer_marks_names_opcodes_and_shapes():
-    line = next(l for l in CPU_OPTIMIZED.read_text().splitlines() if " convolution(" in l)
+    line = next(text for text in CPU_OPTIMIZED.read_text().splitlines() if " convolution(" in text)
     tokens = [(str(t), v) for t, v in HloLexer().get_tokens(line) if v.strip()]
     kinds = dict((v, t) for t, v in tokens)
     name = line.split("=")[0].strip().removeprefix("ROOT ").strip()
@@ -44,7 +45,7 @@ def test_hlo_lexer_marks_names_opcodes_and_shapes():
 def test_highlight_lines_keeps_one_text_per_source_line():
     code = CPU_OPTIMIZED.read_text()
     lines = highlight_lines(code, "hlo")
-    assert [l.plain for l in lines] == code.rstrip().split("\n")
+    assert [text.plain for text in lines] == code.rstrip().split("\n")
     assert any(span.style for span in lines[2].spans)
 
 
@@ -81,7 +82,7 @@ def test_drawing_has_a_box_per_node_and_an_arrow_per_edge():
     assert "║ conv2d ║" in picture  # the selection, double-lined
     assert "│ input │" in picture and "│ dense │" in picture
     assert picture.count("▼") == 2
-    rows = {name: next(i for i, l in enumerate(lines) if name in l) for name in ("input", "conv2d", "dense")}
+    rows = {name: next(i for i, text in enumerate(lines) if name in text) for name in ("input", "conv2d", "dense")}
     assert rows["input"] < rows["conv2d"] < rows["dense"]  # producers above consumers
 
 
@@ -97,9 +98,10 @@ def test_memory_map_draws_every_allocation_and_marks_the_peak(memory):
 
 
 def test_every_module_names_the_levels_from_the_one_level_definition():
-    from explorer.model import bundle
     from explorer import levels
+    from explorer.model import bundle
     from explorer.texts import lookup
+
     from screens import app
 
     assert lookup.LEVELS is levels.LEVELS

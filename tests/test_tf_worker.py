@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture.tf_graph import graph_level, layer_for_op, trace_model
+from explorer.capture.tf_graph import graph_level_and_film, layer_for_op, trace_model
 from explorer.capture.tf_layers import iter_layers, layer_records
 from explorer.capture.tf_loading import input_signature, load_model
 from explorer.errors import TensorwegError
@@ -302,7 +302,7 @@ def test_graph_ops_are_attributed_by_recorded_scope_and_grappler_shrinks_the_gra
     traced = trace_model(model, input_signature(model, 1, {}))
     # Keras re-traces under suffixed scopes; the map knows the real layer behind each.
     assert set(traced.scope_map.values()) == {"conv2d", "max_pooling2d", "flatten", "dense"}
-    level = graph_level(traced.concrete, traced.scope_map)
+    level, _ = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer=False)
     conv = next(op for op in level.ops if op.op == "Conv2D")
     assert conv.layer == "conv2d"
     attributes = dict(conv.attributes)
@@ -321,7 +321,7 @@ def test_graph_ops_are_attributed_by_recorded_scope_and_grappler_shrinks_the_gra
 def test_graph_of_a_saved_model_traces_through_its_signature(saved):
     model, _ = load_model(str(saved / "tf_saved"), unsafe=False)
     traced = trace_model(model, input_signature(model, 1, {}))
-    level = graph_level(traced.concrete, traced.scope_map)
+    level, _ = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer=False)
     assert any(op.layer == "serving_default" for op in level.ops)
     # Grappler inlines the loaded function: the real MatMuls appear there.
     assert any(op.op == "MatMul" for op in level.optimized_ops)

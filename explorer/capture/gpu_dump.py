@@ -170,11 +170,9 @@ class GpuDumpFiles:
     """The dump files of one GPU module (`stem` is e.g. `module_0001.jit_fwd`)."""
 
     stem: str
-    before_optimizations: Path | None
     after_optimizations: Path | None
     buffer_assignment: Path | None
     live_range: Path | None
-    memory_report: Path | None
     thunk_sequence: Path | None
     thunk_metadata: Path | None
     ptx: tuple[Path, ...]
@@ -208,11 +206,9 @@ def find_gpu_module(dump_dir: Path, module_name: str) -> GpuDumpFiles | None:
 
     return GpuDumpFiles(
         stem=stem,
-        before_optimizations=one(f"{stem}.before_optimizations.txt"),
         after_optimizations=after,
         buffer_assignment=one(f"{base}-buffer-assignment.txt"),
         live_range=one(f"{base}-live-range.txt"),
-        memory_report=one(f"{base}-memory-usage-report.txt"),
         thunk_sequence=one(f"{stem}.thunk_sequence.txt"),
         thunk_metadata=one(f"{stem}.thunk_metadata.txt"),
         ptx=numbered("ptx"),

@@ -30,10 +30,10 @@ import subprocess
 import sys
 import tempfile
 import threading
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
 
 from explorer.capture.artifacts import normalise_log
 from explorer.capture.cache import cached_bundle_path, tool_versions
@@ -480,14 +480,10 @@ class _CaptureRun:
     def _stop_all(self) -> None:
         for worker in self.workers:
             if worker.process.poll() is None:
-                try:
+                with suppress(ProcessLookupError):
                     os.killpg(worker.process.pid, signal.SIGKILL)  # the worker and anything it started
-                except ProcessLookupError:
-                    pass
-            try:
+            with suppress(OSError):  # the request never reached a worker that ended at once
                 worker.process.stdin.close()
-            except OSError:  # the request never reached a worker that ended at once
-                pass
         for worker in self.workers:
             worker.process.wait()
             if worker.reader is not threading.current_thread():

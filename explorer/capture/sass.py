@@ -116,11 +116,6 @@ def split_sass(cuobjdump_output: str) -> dict[str, str]:
     return {name: "\n".join(lines) + "\n" for name, lines in functions.items() if lines}
 
 
-def normalise_sass(cuobjdump_output: str, kernel: str) -> str:
-    """`kernel`'s SASS from `cuobjdump -sass` output ("" when it has none)."""
-    return split_sass(cuobjdump_output).get(kernel, "")
-
-
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "no output")
 

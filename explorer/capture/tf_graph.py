@@ -67,11 +67,6 @@ def layer_for_op(op_name: str, scope_map: dict[str, str]) -> str:
     return ""
 
 
-def graph_level(concrete_fn: Any, scope_map: dict[str, str]) -> GraphLevel:
-    """Every traced op, the Grappler-optimised ops and a summary of what Grappler changed."""
-    return graph_level_and_film(concrete_fn, scope_map, per_optimizer=False)[0]
-
-
 def graph_level_and_film(concrete_fn: Any, scope_map: dict[str, str],
                          per_optimizer: bool) -> tuple[GraphLevel, GrapplerFilm | None]:
     """The graph level and, with `per_optimizer` (`--passes`), Grappler's film: the frozen

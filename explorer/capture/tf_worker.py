@@ -185,23 +185,42 @@ def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) 
         protocol.level_failed("graph", error)
 
 
-def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) -> None:
-    from explorer.capture.artifacts import write_parsed
-    from explorer.model.normalise import normalise_text
+_CPU_STAGES = (("hlo", "hlo", "hlo.txt"), ("optimized-hlo", "optimized_hlo", "optimized_hlo.txt"))
+_NOT_COMPILED = "XLA could not compile the model (see the hlo level)"
 
+
+def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) -> None:
     out_dir = staging / "targets" / "cpu"
     out_dir.mkdir(parents=True, exist_ok=True)
-    stages = (("hlo", "hlo", "hlo.txt"), ("optimized-hlo", "optimized_hlo", "optimized_hlo.txt"))
     if traced is None:
         reason = f"the model could not be traced by TensorFlow: {one_line(protocol.trace_error or 'unknown error')}"
         for level in ("hlo", "optimized-hlo", "kernels", "memory"):
             protocol.level_failed(level, reason, "cpu")
         return
+    compiled = _cpu_hlo_levels(traced, out_dir, protocol)
+    for level in ("kernels", "memory"):
+        protocol.level_started(level, "cpu")
+    try:
+        _cpu_dump_levels(traced, compiled, dump_dir, out_dir)
+    except Exception as error:
+        traceback.print_exc()
+        for level in ("kernels", "memory"):
+            protocol.level_failed(level, error, "cpu")
+        return
+    for level in ("kernels", "memory"):
+        protocol.level_done(level, "cpu")
+
+
+def _cpu_hlo_levels(traced: Any, out_dir: Path, protocol: Protocol) -> bool:
+    """Writes the hlo and optimized-hlo levels; False once XLA could not compile the model."""
+    from explorer.capture.artifacts import write_parsed
+    from explorer.model.normalise import normalise_text
+
     compiled = True
-    for level, stage, file_name in stages:
+    for level, stage, file_name in _CPU_STAGES:
         protocol.level_started(level, "cpu")
         if not compiled:
-            protocol.level_failed(level, "XLA could not compile the model (see the hlo level)", "cpu")
+            protocol.level_failed(level, _NOT_COMPILED, "cpu")
             continue
         try:
             text = traced.function.experimental_get_compiler_ir(*traced.specs)(stage=stage)
@@ -212,35 +231,22 @@ def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) 
             compiled = False
             traceback.print_exc()
             protocol.level_failed(level, error, "cpu")
-    for level in ("kernels", "memory"):
-        protocol.level_started(level, "cpu")
-    try:
-        if not compiled:
-            raise RuntimeError("XLA could not compile the model (see the hlo level)")
-        _run_once_on_zeros(traced)
-        from explorer.capture.cpu_dump import read_cpu_dump
-    except ImportError:
-        for level in ("kernels", "memory"):
-            protocol.level_failed(level, "the XLA:CPU dump reader (explorer.capture.cpu_dump) is not available", "cpu")
-        return
-    except Exception as error:
-        traceback.print_exc()
-        for level in ("kernels", "memory"):
-            protocol.level_failed(level, error, "cpu")
-        return
-    written = {name: (out_dir / name).read_text(encoding="utf-8") for _, _, name in stages}
-    try:
-        read_cpu_dump(dump_dir, out_dir)
-        for name, text in written.items():  # the dump's copy of a module wins; parse it if it differs
-            if (out_dir / name).read_text(encoding="utf-8") != text:
-                write_parsed(out_dir / name)
-    except Exception as error:
-        traceback.print_exc()
-        for level in ("kernels", "memory"):
-            protocol.level_failed(level, error, "cpu")
-        return
-    for level in ("kernels", "memory"):
-        protocol.level_done(level, "cpu")
+    return compiled
+
+
+def _cpu_dump_levels(traced: Any, compiled: bool, dump_dir: Path, out_dir: Path) -> None:
+    """Runs the model once so XLA:CPU dumps kernels and buffer assignment, then reads the dump."""
+    from explorer.capture.artifacts import write_parsed
+    from explorer.capture.cpu_dump import read_cpu_dump
+
+    if not compiled:
+        raise RuntimeError(_NOT_COMPILED)
+    _run_once_on_zeros(traced)
+    written = {name: (out_dir / name).read_text(encoding="utf-8") for _, _, name in _CPU_STAGES}
+    read_cpu_dump(dump_dir, out_dir)
+    for name, text in written.items():  # the dump's copy of a module wins; parse it if it differs
+        if (out_dir / name).read_text(encoding="utf-8") != text:
+            write_parsed(out_dir / name)
 
 
 def _run_once_on_zeros(traced: Any) -> None:

@@ -764,18 +764,7 @@ class _Parser:
         if depth >= _MAX_DEPTH:
             raise self.error("tuple shapes nested too deeply")
         if self.peek() == "(":
-            self.pos += 1
-            parts = []
-            self.skip()
-            if self.peek() != ")":
-                while True:
-                    parts.append(self.shape(depth + 1))
-                    self.skip()
-                    if self.peek() != ",":
-                        break
-                    self.pos += 1
-            self.expect(")")
-            return Shape("tuple", tuple_shapes=tuple(parts))
+            return self.tuple_shape(depth)
         start = self.pos
         m = ELEMENT_TYPE.match(text, self.pos)
         if m is None:
@@ -790,43 +779,65 @@ class _Parser:
         if self.peek() != "[":
             raise self.error("expected a shape", start)
         self.pos += 1
+        dims, dynamic = self.dimensions()
+        return Shape(m.group(0), tuple(dims), tuple(dynamic) if any(dynamic) else (), self.optional_layout())
+
+    def tuple_shape(self, depth: int) -> Shape:
+        """`(shape, ...)`, at its opening parenthesis."""
+        self.pos += 1
+        parts = []
+        self.skip()
+        if self.peek() != ")":
+            while True:
+                parts.append(self.shape(depth + 1))
+                self.skip()
+                if self.peek() != ",":
+                    break
+                self.pos += 1
+        self.expect(")")
+        return Shape("tuple", tuple_shapes=tuple(parts))
+
+    def dimensions(self) -> tuple[list[int], list[bool]]:
+        """`2,<=3,?]` after a shape's `[`: the sizes (-1 when unknown) and which are dynamic."""
+        text = self.text
         dims, dynamic = [], []
         self.skip()
         if self.peek() == "]":
             self.pos += 1
-        else:
-            while True:
+            return dims, dynamic
+        while True:
+            self.skip()
+            bounded = text.startswith("<=", self.pos)
+            if bounded:
+                self.pos += 2
                 self.skip()
-                bounded = text.startswith("<=", self.pos)
-                if bounded:
-                    self.pos += 2
-                    self.skip()
-                if self.peek() == "?":
-                    self.pos += 1
-                    dims.append(-1)
-                    dynamic.append(True)
-                else:
-                    d = INT.match(text, self.pos)
-                    if d is None or d.group(0).startswith("-"):
-                        raise self.error("expected a dimension size")
-                    self.pos = d.end()
-                    dims.append(int(d.group(0)))
-                    dynamic.append(bounded)
-                self.skip()
-                c = self.peek()
+            if self.peek() == "?":
                 self.pos += 1
-                if c == "]":
-                    break
-                if c != ",":
-                    raise self.error("expected ',' or ']' in the dimensions", self.pos - 1)
-        layout = None
+                dims.append(-1)
+                dynamic.append(True)
+            else:
+                d = INT.match(text, self.pos)
+                if d is None or d.group(0).startswith("-"):
+                    raise self.error("expected a dimension size")
+                self.pos = d.end()
+                dims.append(int(d.group(0)))
+                dynamic.append(bounded)
+            self.skip()
+            c = self.peek()
+            self.pos += 1
+            if c == "]":
+                return dims, dynamic
+            if c != ",":
+                raise self.error("expected ',' or ']' in the dimensions", self.pos - 1)
+
+    def optional_layout(self) -> Layout | None:
+        """The `{...}` layout after a shape's dimensions, if one follows (else nothing is consumed)."""
         after = self.pos
         self.skip()
-        if LAYOUT_START.match(text, self.pos):
-            layout = self.layout()
-        else:
-            self.pos = after
-        return Shape(m.group(0), tuple(dims), tuple(dynamic) if any(dynamic) else (), layout)
+        if LAYOUT_START.match(self.text, self.pos):
+            return self.layout()
+        self.pos = after
+        return None
 
     def layout(self) -> Layout:
         """`{minor_to_major[:items]}` after a shape's dimensions."""

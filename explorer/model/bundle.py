@@ -57,11 +57,11 @@ class Bundle:
         self._locks_lock = threading.Lock()
 
     @classmethod
-    def open(cls, path: Path) -> "Bundle":
+    def open(cls, path: Path) -> Bundle:
         path = Path(path)
         return cls(path, read_manifest(path))
 
-    def after_level(self, level: str, target: str = "") -> "Bundle":
+    def after_level(self, level: str, target: str = "") -> Bundle:
         """A reader of the same (growing) directory once `level` of `target` is written.
 
         What this reader parsed before is kept, except that level's files and what is

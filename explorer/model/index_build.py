@@ -45,7 +45,7 @@ from functools import cached_property
 from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import target_key
 from explorer.model.index import CrossIndex, IndexEntry, IndexLink, SharedLink, layer_parents
-from explorer.model.records import GraphLevel, KernelRecord, LayerRecord
+from explorer.model.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
 from explorer.model.training import VariablePaths
 
 __all__ = ["LazyIndex", "build_index"]
@@ -588,42 +588,64 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
             if e.layer and not e.nested:
                 links.append(IndexLink(target, "layers", e.layer, lower_level, e.name))
 
-        # graph op -> HLO instructions with that op_name
         if via_graph and hlo is not None:
-            by_op_name: dict[str, list[str]] = defaultdict(list)
-            nested = {e.name for e in hlo_entries if e.nested}
-            for _, inst in hlo.all_instructions():
-                if inst.metadata.op_name and inst.name not in nested:
-                    by_op_name[inst.metadata.op_name].append(inst.name)
-            for op in graph_ops:
-                links += [IndexLink(target, "graph", op.name, "hlo", n) for n in by_op_name.get(op.name, ())]
-
-        # HLO instruction -> top-level optimized instructions sharing its op_name
+            links += _graph_op_links(target, hlo, hlo_entries, graph_ops)
         if hlo is not None and optimized is not None:
-            carriers: dict[str, list[str]] = defaultdict(list)
-            for holder, names in opt_names.items():
-                for name in names:
-                    carriers[name].append(holder)
-            # Entry parameters link by number. Their op_names say nothing (TF names every one
-            # `XLA_Args`: linking by it made parameters x instructions links, 1.68 M on NASNetMobile).
-            arguments = {i.metadata.op_name for i in (hlo.entry.instructions if hlo.entry else ())
-                         if i.opcode == "parameter"}
-            links += _parameter_links(hlo, optimized, target)
-            sharing: dict[str, list[str]] = defaultdict(list)  # op_name -> the HLO instructions carrying it
-            for _, inst in hlo.all_instructions():
-                op_name = inst.metadata.op_name
-                if op_name and op_name not in arguments and op_name in carriers:
-                    sharing[op_name].append(inst.name)
-            shared += [SharedLink(target, "hlo", tuple(names), "optimized-hlo", tuple(carriers[op_name]))
-                       for op_name, names in sharing.items()]
-
-        # optimized instruction -> kernels naming it
-        for kernel in kernels.get(target, []):
-            # Without HLO (TVM's kernels name ONNX nodes, whose names carry the TF scopes) the
-            # target's own scope map says whose they are.
-            owners = [layer_of_opt.get(name, "") or ("" if optimized else owner_of(name)) for name in kernel.hlo]
-            layer = next((o for o in owners if o), "")
-            entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
-            links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]
+            hlo_links, hlo_shared = _hlo_to_optimized_links(target, hlo, optimized, opt_names)
+            links += hlo_links
+            shared += hlo_shared
+        kernel_entries, kernel_links = _kernel_entries_and_links(
+            target, kernels.get(target, []), layer_of_opt, optimized is not None, owner_of)
+        entries += kernel_entries
+        links += kernel_links
 
     return CrossIndex(tuple(entries), tuple(dict.fromkeys(links)), layer_parents(layers), tuple(shared))
+
+
+def _graph_op_links(target: str, hlo: HloModule, hlo_entries: list[IndexEntry],
+                    graph_ops: list[GraphOp]) -> list[IndexLink]:
+    """Graph op -> the (not nested) HLO instructions carrying its name as their op_name."""
+    by_op_name: dict[str, list[str]] = defaultdict(list)
+    nested = {e.name for e in hlo_entries if e.nested}
+    for _, inst in hlo.all_instructions():
+        if inst.metadata.op_name and inst.name not in nested:
+            by_op_name[inst.metadata.op_name].append(inst.name)
+    return [IndexLink(target, "graph", op.name, "hlo", n) for op in graph_ops for n in by_op_name.get(op.name, ())]
+
+
+def _hlo_to_optimized_links(target: str, hlo: HloModule, optimized: HloModule,
+                            opt_names: dict[str, dict[str, None]]) -> tuple[list[IndexLink], list[SharedLink]]:
+    """HLO instruction -> the top-level optimized instructions sharing its op_name (parameters by number)."""
+    carriers: dict[str, list[str]] = defaultdict(list)
+    for holder, names in opt_names.items():
+        for name in names:
+            carriers[name].append(holder)
+    # Entry parameters link by number. Their op_names say nothing (TF names every one
+    # `XLA_Args`: linking by it made parameters x instructions links, 1.68 M on NASNetMobile).
+    arguments = {i.metadata.op_name for i in (hlo.entry.instructions if hlo.entry else ())
+                 if i.opcode == "parameter"}
+    links = _parameter_links(hlo, optimized, target)
+    sharing: dict[str, list[str]] = defaultdict(list)  # op_name -> the HLO instructions carrying it
+    for _, inst in hlo.all_instructions():
+        op_name = inst.metadata.op_name
+        if op_name and op_name not in arguments and op_name in carriers:
+            sharing[op_name].append(inst.name)
+    shared = [SharedLink(target, "hlo", tuple(names), "optimized-hlo", tuple(carriers[op_name]))
+              for op_name, names in sharing.items()]
+    return links, shared
+
+
+def _kernel_entries_and_links(target: str, kernels: list[KernelRecord], layer_of_opt: dict[str, str],
+                              has_optimized: bool, owner_of: _ScopeMatcher,
+                              ) -> tuple[list[IndexEntry], list[IndexLink]]:
+    """Each kernel's entry (owned by the layer of the first instruction it names) and its links to them."""
+    entries: list[IndexEntry] = []
+    links: list[IndexLink] = []
+    for kernel in kernels:
+        # Without HLO (TVM's kernels name ONNX nodes, whose names carry the TF scopes) the
+        # target's own scope map says whose they are.
+        owners = [layer_of_opt.get(name, "") or ("" if has_optimized else owner_of(name)) for name in kernel.hlo]
+        layer = next((o for o in owners if o), "")
+        entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
+        links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]
+    return entries, links

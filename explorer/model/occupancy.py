@@ -28,7 +28,6 @@ class Occupancy:
     warps: int
     max_warps: int
     limited_by: tuple[str, ...]
-    blocks_by_limit: tuple[tuple[str, int], ...]
 
     @property
     def fraction(self) -> float:
@@ -64,7 +63,6 @@ def estimate(kernel: KernelRecord, limits: SmLimits | None) -> Occupancy | None:
         registers=registers, threads_per_block=threads, shared_memory_per_block=shared,
         blocks=blocks, warps=blocks * warps_per_block, max_warps=limits.max_warps_per_sm,
         limited_by=tuple(name for name, count in by_limit.items() if count == blocks),
-        blocks_by_limit=tuple(by_limit.items()),
     )
 
 

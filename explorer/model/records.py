@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-
 # --- Level 1: Keras layers -------------------------------------------------
 
 

@@ -49,11 +49,6 @@ class RooflineEstimate:
     flops_source: str  # "cost analysis" or "shapes"
     note: str
 
-    @property
-    def arithmetic_intensity(self) -> float:
-        """FLOPs per byte moved."""
-        return self.flops / self.bytes if self.bytes else 0.0
-
 
 def _by_name(owner, members) -> dict:
     """A computation's instructions or a module's computations by name (built once per owner:
@@ -164,24 +159,3 @@ def estimate(module: HloModule, computation: HloComputation, instruction: HloIns
         peak_flops=peak, peak_dtype=dtype, bandwidth=spec.memory_bandwidth,
         flops_source=source, note=note,
     )
-
-
-def estimate_entry(module: HloModule, spec: TargetSpec,
-                   flops_by_instruction: dict[str, float] | None = None,
-                   ) -> tuple[RooflineEstimate, ...]:
-    """Estimates for the entry computation's instructions that do work (FLOPs or a
-    kernel's worth of data movement); parameters, constants and tuple plumbing are skipped."""
-    entry = module.entry
-    if entry is None or not spec.has_roofline_figures:
-        return ()
-    flops_by_instruction = flops_by_instruction or {}
-    skip = {"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-done"}
-    results = []
-    for instruction in entry.instructions:
-        if instruction.opcode in skip:
-            continue
-        result = estimate(module, entry, instruction, spec,
-                          flops_by_instruction.get(instruction.name))
-        if result is not None:
-            results.append(result)
-    return tuple(results)

@@ -30,11 +30,6 @@ class ContentFile:
     path: str  # relative to content/, for error messages and tests
 
 
-def key_to_relative_path(key: str, lang: str) -> str:
-    family, _, name = key.partition(":")
-    return f"{lang}/{family}/{name}.md"
-
-
 def parse_content(text: str, path: str) -> ContentFile:
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":

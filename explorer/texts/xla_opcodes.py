@@ -9,9 +9,6 @@ Source: `HLO_OPCODE_LIST` in openxla/xla `xla/hlo/ir/hlo_opcode.h`
 
 from __future__ import annotations
 
-SOURCE = ("openxla/xla xla/hlo/ir/hlo_opcode.h (HLO_OPCODE_LIST), commit "
-          "0725a3a9904e1c244c69f381bdd32df2fe1dac20")
-
 HLO_OPCODES: tuple[str, ...] = (
     "abs", "acos", "acosh", "add", "add-dependency", "after-all",
     "all-gather", "all-gather-done", "all-gather-start",

@@ -39,7 +39,7 @@ __all__ = [
     "comparison_targets", "PLUMBING", "capture_hint", "tile_text", "layout_shape_text",
 ]
 
-# Entry-computation plumbing that does no work of its own (as estimate_entry skips it):
+# Entry-computation plumbing that does no work of its own (no roofline estimate for it):
 # views of another buffer (bitcast, get-tuple-element), inputs and constants.
 PLUMBING = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-done"})
 # A fusion XLA:GPU hands to Triton names it in backend_config: "kind":"__triton" (e.g. softmax),

@@ -36,12 +36,7 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
     _require(bundle, level, target)
     head: dict[str, Any] = {"schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "level": level}
     if level == "layers":
-        layers = [
-            {**to_jsonable(layer), "class": layer.class_name, "output_shape": _first(layer.output_shapes),
-             "params": layer.params, **_mesh_of(bundle, target, layer.name)}
-            for layer in bundle.layers
-        ]
-        return {**head, "layers": layers}
+        return {**head, "layers": _layers_data(bundle, target)}
     if level == "graph":
         graph = bundle.graph
         return {**head, "ops": [to_jsonable(op) for op in graph.ops],
@@ -51,41 +46,58 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
     if is_hlo(level) and is_tvm(target):  # Relax, not HLO: the rows the screen lists
         return {**head, **_relax_data(bundle, level, target)}
     if is_hlo(level):
-        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
-        if module is None:
-            raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
-        instructions = []
-        for computation, instruction in module.all_instructions():
-            # The same layer and parameter role the explorer's screens show (explorer.views).
-            item = {"name": instruction.name, "opcode": instruction.opcode,
-                    "shape": shape_text(instruction.shape), "computation": computation.name,
-                    "layer": trace.layer_of(bundle, level, instruction.name, target),
-                    "operands": list(instruction.operands), "op_name": instruction.metadata.op_name}
-            role = rows_view.parameter_role(bundle, level, target, instruction.name)
-            if role:
-                item["role"] = role
-            if instruction.fusion_kind:
-                item["fusion_kind"] = instruction.fusion_kind
-            if instruction.custom_call_target:
-                item["custom_call_target"] = instruction.custom_call_target
-            instructions.append(item)
-        return {**head, "module": module.name, "instructions": instructions}
+        return {**head, **_hlo_data(bundle, level, target)}
     if level == "kernels":
-        kernels = []
-        for kernel in bundle.kernels(target):
-            item = to_jsonable(kernel)
-            item["layer"] = trace.layer_of(bundle, "kernels", kernel.name, target)
-            item["hlo"] = list(kernel.hlo)
-            if kernel.ptx:  # a GPU kernel: its machine code and registers per thread (null: not compiled)
-                item["registers"] = kernel.ptxas.registers if kernel.ptxas is not None else None
-            kernels.append(item)
-        return {**head, "kernels": kernels}
+        return {**head, "kernels": _kernels_data(bundle, target)}
     if level == "memory":
         memory = bundle.memory(target)
         if memory is None:
             raise TensorwegError(f"memory for {target} was not captured")
         return {**head, **to_jsonable(memory), "step": list(panes.step_lines(bundle, target))}
     raise TensorwegError(f"unknown level '{level}'")
+
+
+def _layers_data(bundle: Bundle, target: str) -> list[dict[str, Any]]:
+    return [
+        {**to_jsonable(layer), "class": layer.class_name, "output_shape": _first(layer.output_shapes),
+         "params": layer.params, **_mesh_of(bundle, target, layer.name)}
+        for layer in bundle.layers
+    ]
+
+
+def _hlo_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
+    """The module's name and every instruction, with the layer and role the screens show."""
+    module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+    if module is None:
+        raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
+    instructions = []
+    for computation, instruction in module.all_instructions():
+        # The same layer and parameter role the explorer's screens show (explorer.views).
+        item = {"name": instruction.name, "opcode": instruction.opcode,
+                "shape": shape_text(instruction.shape), "computation": computation.name,
+                "layer": trace.layer_of(bundle, level, instruction.name, target),
+                "operands": list(instruction.operands), "op_name": instruction.metadata.op_name}
+        role = rows_view.parameter_role(bundle, level, target, instruction.name)
+        if role:
+            item["role"] = role
+        if instruction.fusion_kind:
+            item["fusion_kind"] = instruction.fusion_kind
+        if instruction.custom_call_target:
+            item["custom_call_target"] = instruction.custom_call_target
+        instructions.append(item)
+    return {"module": module.name, "instructions": instructions}
+
+
+def _kernels_data(bundle: Bundle, target: str) -> list[dict[str, Any]]:
+    kernels = []
+    for kernel in bundle.kernels(target):
+        item = to_jsonable(kernel)
+        item["layer"] = trace.layer_of(bundle, "kernels", kernel.name, target)
+        item["hlo"] = list(kernel.hlo)
+        if kernel.ptx:  # a GPU kernel: its machine code and registers per thread (null: not compiled)
+            item["registers"] = kernel.ptxas.registers if kernel.ptxas is not None else None
+        kernels.append(item)
+    return kernels
 
 
 def _mesh_of(bundle: Bundle, target: str, layer: str) -> dict[str, Any]:
@@ -114,8 +126,9 @@ def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) 
 def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
     """A readable table for people; the raw module text for XLA's HLO levels, TVM's Relax as rows."""
     if level == "layers":
-        rows = [(l["name"], l["class"], str(l["output_shape"]), str(l["params"]), str(l["weight_bytes"]),
-                 "" if l["flops"] is None else str(l["flops"])) for l in data["layers"]]
+        rows = [(layer["name"], layer["class"], str(layer["output_shape"]), str(layer["params"]),
+                 str(layer["weight_bytes"]), "" if layer["flops"] is None else str(layer["flops"]))
+                for layer in data["layers"]]
         return _table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
     if level == "graph":
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
@@ -206,6 +219,6 @@ def _first(shapes) -> list | None:
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)

@@ -67,51 +67,69 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
         for v in component.sV:
             x, y = v.view.xy
             boxes[v.data] = (int(round(y)), int(round(x - v.view.w / 2)), v.view.w)
-    # Shift so everything starts at 0; components side by side.
+    boxes = _from_origin(boxes)
+    grid = _Grid(max(r for r, _, _ in boxes.values()) + BOX_HEIGHT, max(c + w for _, c, w in boxes.values()) + 1)
+    for a, b in edges:
+        if a in boxes and b in boxes and a != b:
+            grid.edge(boxes[a], boxes[b])
+    for name, (r, c, w) in boxes.items():
+        grid.box(r, c, w, labels[name], double=name == center)
+    return grid.lines()
+
+
+def _from_origin(boxes: dict[str, tuple[int, int, int]]) -> dict[str, tuple[int, int, int]]:
+    """The boxes shifted so everything starts at row and column 0 (components side by side)."""
     min_row = min(r for r, _, _ in boxes.values())
     min_col = min(c for _, c, _ in boxes.values())
-    boxes = {n: (r - min_row, c - min_col, w) for n, (r, c, w) in boxes.items()}
-    rows = max(r for r, _, _ in boxes.values()) + BOX_HEIGHT
-    cols = max(c + w for _, c, w in boxes.values()) + 1
-    grid = [[" "] * cols for _ in range(rows)]
+    return {n: (r - min_row, c - min_col, w) for n, (r, c, w) in boxes.items()}
 
-    merge = {frozenset("┘└"): "┴", frozenset("┐┌"): "┬"}
 
-    def put(r: int, c: int, ch: str) -> None:
-        if not (0 <= r < rows and 0 <= c < cols):
+class _Grid:
+    """A character grid on which edges that meet merge into a tee instead of overwriting each other."""
+
+    _MERGE = {frozenset("┘└"): "┴", frozenset("┐┌"): "┬"}
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.rows, self.cols = rows, cols
+        self.cells = [[" "] * cols for _ in range(rows)]
+
+    def put(self, r: int, c: int, ch: str) -> None:
+        if not (0 <= r < self.rows and 0 <= c < self.cols):
             return
-        here = grid[r][c]
+        here = self.cells[r][c]
         if here in " │─":
-            grid[r][c] = ch
-        elif here != ch and frozenset((here, ch)) in merge:
-            grid[r][c] = merge[frozenset((here, ch))]
+            self.cells[r][c] = ch
+        elif here != ch and frozenset((here, ch)) in self._MERGE:
+            self.cells[r][c] = self._MERGE[frozenset((here, ch))]
 
-    for a, b in edges:
-        if a not in boxes or b not in boxes or a == b:
-            continue
-        ra, ca, wa = boxes[a]
-        rb, cb, wb = boxes[b]
+    def edge(self, source: tuple[int, int, int], sink: tuple[int, int, int]) -> None:
+        """Down from the middle of `source`'s box, across where the columns differ, to a `▼` on `sink`'s."""
+        ra, ca, wa = source
+        rb, cb, wb = sink
         start_col, end_col = ca + wa // 2, cb + wb // 2
         r0, r1 = ra + BOX_HEIGHT, rb - 1
         if r1 < r0:  # back edge: skip rather than draw through boxes
-            continue
+            return
         bend = r0
         for r in range(r0, bend + 1):
-            put(r, start_col, "│")
+            self.put(r, start_col, "│")
         if start_col != end_col:
             step = 1 if end_col > start_col else -1
             for c in range(start_col, end_col, step):
-                put(bend, c, "─")
-            put(bend, start_col, "└" if step > 0 else "┘")
-            put(bend, end_col, "┐" if step > 0 else "┌")
+                self.put(bend, c, "─")
+            self.put(bend, start_col, "└" if step > 0 else "┘")
+            self.put(bend, end_col, "┐" if step > 0 else "┌")
         for r in range(bend + 1, r1):
-            put(r, end_col, "│")
-        put(r1, end_col, "▼")
+            self.put(r, end_col, "│")
+        self.put(r1, end_col, "▼")
 
-    for name, (r, c, w) in boxes.items():
-        h, v, tl, tr, bl, br = ("═", "║", "╔", "╗", "╚", "╝") if name == center else ("─", "│", "┌", "┐", "└", "┘")
-        grid[r][c:c + w] = [tl] + [h] * (w - 2) + [tr]
-        text = f" {labels[name]} ".ljust(w - 2)
-        grid[r + 1][c:c + w] = [v] + list(text) + [v]
-        grid[r + 2][c:c + w] = [bl] + [h] * (w - 2) + [br]
-    return ["".join(row).rstrip() for row in grid]
+    def box(self, r: int, c: int, w: int, label: str, double: bool) -> None:
+        """A box `w` wide at (r, c) around `label`; double lines mark the selection."""
+        h, v, tl, tr, bl, br = ("═", "║", "╔", "╗", "╚", "╝") if double else ("─", "│", "┌", "┐", "└", "┘")
+        self.cells[r][c:c + w] = [tl] + [h] * (w - 2) + [tr]
+        text = f" {label} ".ljust(w - 2)
+        self.cells[r + 1][c:c + w] = [v] + list(text) + [v]
+        self.cells[r + 2][c:c + w] = [bl] + [h] * (w - 2) + [br]
+
+    def lines(self) -> list[str]:
+        return ["".join(row).rstrip() for row in self.cells]

@@ -63,7 +63,7 @@ class ItemTable(Vertical):
     class Highlighted(Message):
         """The cursor moved to `item` (None when the list is empty or on a group's header)."""
 
-        def __init__(self, table: "ItemTable", item: LevelItem | None) -> None:
+        def __init__(self, table: ItemTable, item: LevelItem | None) -> None:
             super().__init__()
             self.table = table
             self.item = item
@@ -71,7 +71,7 @@ class ItemTable(Vertical):
     class Chosen(Message):
         """Enter was pressed on `item`."""
 
-        def __init__(self, table: "ItemTable", item: LevelItem) -> None:
+        def __init__(self, table: ItemTable, item: LevelItem) -> None:
             super().__init__()
             self.table = table
             self.item = item

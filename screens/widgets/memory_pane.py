@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from explorer.labels import label
-from explorer.views.tables import Selection
 from explorer.views.panes import memory_facts
+from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
 

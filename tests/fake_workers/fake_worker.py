@@ -42,25 +42,41 @@ def main() -> int:
         Path(pids, f"{os.getpid()}.pid").write_text(sys.argv[1])
     protocol = ProtocolWriter(take_over_stdout())
     request = read_request()
-    facts = {"isolated": sys.flags.isolated, "cwd": os.getcwd(), "tmpdir": os.environ.get("TMPDIR"),
-             "keras_home": os.environ.get("KERAS_HOME"), "tpu_log_dir": os.environ.get("TPU_LOG_DIR"),
-             "request": request}
     if behaviour == "fatal":
         protocol.fatal("unknown model 'nothing': not a file")
         return 2
     if sys.argv[1].endswith("jax_worker"):
         return accelerator(request, protocol, behaviour)
     staging = Path(request["staging_dir"])
+    layers_level(request, staging, protocol)
+    if behaviour == "exit_early":
+        return 0
+    misbehave_after_layers(behaviour, staging, protocol)
+    if request.get("architecture"):
+        (staging / "model.json").write_text("{}")
+    if not graph_level(behaviour, staging, protocol):
+        return 0
+    if "cpu" in request.get("targets", []):
+        cpu_levels(behaviour, staging, protocol)
+    return 0
+
+
+def layers_level(request: dict, staging: Path, protocol: ProtocolWriter) -> None:
+    """What the TensorFlow worker writes first, plus the facts the tests check about how it was started."""
+    facts = {"isolated": sys.flags.isolated, "cwd": os.getcwd(), "tmpdir": os.environ.get("TMPDIR"),
+             "keras_home": os.environ.get("KERAS_HOME"), "tpu_log_dir": os.environ.get("TPU_LOG_DIR"),
+             "request": request}
     (staging / "worker_facts.json").write_text(json.dumps(facts))
     (staging / "identity.json").write_text(json.dumps({"spec": "mlp", "kind": "sample", "name": "fake"}))
     (staging / "signature.json").write_text(json.dumps([["x", [1, 4], "float32"]]))
     protocol.level_started("layers")
     (staging / "layers.json").write_text("[]")
     protocol.level_done("layers")
+
+
+def misbehave_after_layers(behaviour: str, staging: Path, protocol: ProtocolWriter) -> None:
     if behaviour == "sigkill":
         os.kill(os.getpid(), signal.SIGKILL)
-    if behaviour == "exit_early":
-        return 0
     if behaviour == "crash":
         raise RuntimeError("the stand-in broke")
     if behaviour == "remove_staging":
@@ -71,8 +87,10 @@ def main() -> int:
         time.sleep(600)
     if behaviour == "noisy":
         os.write(protocol.stream.fileno(), b"a stray line from C++\n")
-    if request.get("architecture"):
-        (staging / "model.json").write_text("{}")
+
+
+def graph_level(behaviour: str, staging: Path, protocol: ProtocolWriter) -> bool:
+    """The graph level as `behaviour` asks; False when every level failed (the worker ends there)."""
     protocol.level_started("graph")
     if behaviour == "path_error":
         protocol.level_failed("graph", f"cannot read {staging}/targets/x.json from "
@@ -81,20 +99,22 @@ def main() -> int:
         protocol.level_failed("graph", "tracing the model failed: " + one_line(TF_PREAMBLE))  # as tf_worker
         for level in TARGET_LEVELS:
             protocol.level_failed(level, TF_PREAMBLE, "cpu")
-        return 0
+        return False
     else:
         write(staging / "graph.json", '{"ops": []}')
         protocol.level_done("graph")
-    if "cpu" in request.get("targets", []):
-        cpu = staging / "targets" / "cpu"
-        cpu.mkdir(parents=True, exist_ok=True)
-        for level in TARGET_LEVELS:
-            protocol.level_started(level, "cpu")
-            if behaviour == "slow_ok":
-                time.sleep(0.2)
-            write(cpu / TARGET_FILES[level], LEVEL_TEXT[level])
-            protocol.level_done(level, "cpu")
-    return 0
+    return True
+
+
+def cpu_levels(behaviour: str, staging: Path, protocol: ProtocolWriter) -> None:
+    cpu = staging / "targets" / "cpu"
+    cpu.mkdir(parents=True, exist_ok=True)
+    for level in TARGET_LEVELS:
+        protocol.level_started(level, "cpu")
+        if behaviour == "slow_ok":
+            time.sleep(0.2)
+        write(cpu / TARGET_FILES[level], LEVEL_TEXT[level])
+        protocol.level_done(level, "cpu")
 
 
 def accelerator(request: dict, protocol: ProtocolWriter, behaviour: str) -> int:
