@@ -8,10 +8,19 @@ transformation that made it: `jvp(dense)` is the forward pass (differentiated),
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from explorer.model.sharding import array_bytes
+from explorer.hlo.scan import (
+    array_bytes,
+    arrays,
+    entry_instructions,
+    input_output_aliases,
+    leading_array,
+    op_name,
+    parameter_number,
+    shape_without_layout,
+    tuple_index,
+)
 
 STEP_FILE = "step.json"
 TRAIN_FUNCTION = "train_step"
@@ -158,13 +167,6 @@ def wrapped_scopes(prefix: str, scope: str) -> tuple[str, ...]:
 
 # --- buffers --------------------------------------------------------------------------
 
-_ENTRY = re.compile(r"^ENTRY ")
-_LINE = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.+?) (?P<opcode>[a-z][a-z0-9\-]*)\(")
-_OPERAND = re.compile(r"%([\w.\-]+)")
-_PARAM = re.compile(r"parameter\((\d+)\)")
-_OP_NAME = re.compile(r'op_name="([^"]*)"')
-_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),")
-_DIMS = re.compile(r"^\s*(\w+\[[\d,]*\])")
 _NOT_BUFFERS = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast"})
 
 
@@ -190,40 +192,6 @@ class StepMemory:
 
     def bytes_of(self, role: str) -> int:
         return sum(c.bytes for c in self.classes if c.role == role)
-
-
-def entry_instructions(optimized_hlo: str) -> list[tuple[str, str, str, tuple[str, ...], str]]:
-    """(name, shape, opcode, operands, the whole line) of each entry instruction."""
-    found, inside = [], False
-    for line in optimized_hlo.splitlines():
-        if _ENTRY.match(line):
-            inside = True
-        elif inside and line.startswith("}"):
-            break
-        elif inside and (match := _LINE.match(line)):
-            operands = tuple(_OPERAND.findall(_operand_text(line, match.end())))
-            found.append((match["name"], match["shape"], match["opcode"], operands, line))
-    return found
-
-
-def _operand_text(line: str, start: int) -> str:
-    """The text between `opcode(` and its closing parenthesis (layouts inside hold parentheses too)."""
-    depth = 1
-    for position in range(start, len(line)):
-        depth += {"(": 1, ")": -1}.get(line[position], 0)
-        if depth == 0:
-            return line[start:position]
-    return line[start:]
-
-
-def input_output_aliases(optimized_hlo: str) -> tuple[tuple[str, int], ...]:
-    """`input_output_alias={ {1}: (0, {}, may-alias), ... }` of the module header."""
-    header = optimized_hlo.split("\n", 1)[0]
-    start = header.find("input_output_alias={")
-    if start < 0:
-        return ()
-    body = header[start:header.find("entry_computation_layout") if "entry_computation_layout" in header else None]
-    return tuple((f"{{{out.strip()}}}", int(param)) for out, param in _ALIAS.findall(body))
 
 
 def peak_of(analysis: tuple[tuple[str, int], ...]) -> int:
@@ -259,19 +227,17 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
     phases = {}
     for name, shape, opcode, _operands, line in instructions:
         if opcode == "parameter":
-            number = int(_PARAM.search(line).group(1))
-            role, label = role_of.get(number, ("", name))
+            role, label = role_of.get(parameter_number(line), ("", name))
             if role:
                 add(role, array_bytes(shape), label, name)
             if role == WEIGHTS:
-                weight_shapes.add(_dims(shape))
+                weight_shapes.add(leading_array(shape))
             continue
-        op_name = _OP_NAME.search(line)
-        phases[name] = op_phase(op_name.group(1) if op_name else "", layout.optimizer)
+        phases[name] = op_phase(op_name(line), layout.optimizer)
     element_phase = {}
     for name, _shape, opcode, operands, line in instructions:
-        if opcode == "get-tuple-element" and operands and (index := _INDEX.search(line)):
-            element_phase[(operands[0], int(index.group(1)))] = phases[name].phase
+        if opcode == "get-tuple-element" and operands and (index := tuple_index(line)) >= 0:
+            element_phase[(operands[0], index)] = phases[name].phase
     saved = set()
     for name, shape, opcode, operands, _line in instructions:
         phase = phases.get(name)
@@ -279,7 +245,7 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
             continue
         # A fusion's tuple result may hold several values: each element is what its reader
         # (get-tuple-element) is named after, else what the fusion is (its first op's name).
-        for index, array in enumerate(_ARRAY.findall(shape)):
+        for index, array in enumerate(arrays(shape)):
             if array in weight_shapes and element_phase.get((name, index), phase.phase).endswith("backward"):
                 add(GRADIENTS, array_bytes(array), name)
         if phase.phase.endswith("backward"):
@@ -304,16 +270,6 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
     )
 
 
-def _dims(shape: str) -> str:
-    """`f32[64,128]{1,0:T(8,128)}` -> `f32[64,128]` (layouts differ between uses of one value)."""
-    match = _DIMS.match(shape)
-    return match.group(1) if match else shape
-
-
-_ARRAY = re.compile(r"\w+\[[\d,]*\]")
-_INDEX = re.compile(r"\bindex=(\d+)")
-
-
 # --- what the panes and `tensorweg inspect` print ----------------------------------------------
 
 
@@ -322,11 +278,6 @@ def _size(n: float) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{int(n)} B"
-
-
-def shape_without_layout(shape: str) -> str:
-    """`(f32[]{:T(128)}, f32[64,128]{1,0})` -> `(f32[], f32[64,128])`."""
-    return re.sub(r"\{[^{}]*\}", "", re.sub(r"/\*[^*]*\*/", "", shape))
 
 
 def _duration(seconds: float) -> str:
