@@ -92,8 +92,9 @@ def _model_alone(bundle: Path, target: str, layer: str) -> dict:
     """The mesh model without the UI: reading the sharded module (once per bundle and target), then
     one layer's MeshLayer from it (what `n` computes for a layer not seen before)."""
     from explorer.model.bundle import Bundle
+    from explorer.model.sharding import SHARDED_HLO
     from explorer.views import mesh_layer
-    from explorer.views.mesh import SHARDED_HLO, sharded_values
+    from explorer.views.mesh import sharded_values
 
     opened = Bundle.open(bundle)
     text = (opened.target_dir(target) / SHARDED_HLO).read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture import jax_worker
+from explorer.capture import jax_levels, jax_worker
 from explorer.capture.protocol import ProtocolWriter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def test_missing_wheels_fail_every_level_as_not_available(monkeypatch, tmp_path)
 
 def test_normalise_keeps_jax_op_names_and_strips_paths():
     text = 'op_name="jit(fwd)/conv2d/jit(relu)/max" 2 "/abs/dir/site-packages/keras/src/layer.py"'
-    assert jax_worker.normalise(text) == 'op_name="jit(fwd)/conv2d/jit(relu)/max" 2 "keras/src/layer.py"'
+    assert jax_levels.normalise(text) == 'op_name="jit(fwd)/conv2d/jit(relu)/max" 2 "keras/src/layer.py"'
 
 
 # --- real compiles -----------------------------------------------------------------

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from explorer.model.bundle import Bundle
+from explorer.model.sharding import MESH_DEVICES
 from explorer.views import mesh_layer
 from explorer.views.mesh import (
-    MESH_DEVICES,
     device_name,
     device_ranges,
     grid_cells,

@@ -21,9 +21,9 @@ from explorer.model.training import (
     gradient_of,
     input_output_aliases,
     op_phase,
-    step_lines,
     step_memory,
 )
+from explorer.views.step_text import step_lines
 
 from tests.conftest import FIXTURES
 

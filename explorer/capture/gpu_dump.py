@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.hlo.scan import custom_call_target, instruction_line
 from explorer.model.records import KernelRecord, LaunchShape
 
 _THUNK_LINE = re.compile(r"^(?P<indent>\s*)(?P<id>\d+): (?P<kind>k\w+)\s*\[[^\]]*\]\s*(?P<rest>.*)$")
@@ -31,7 +32,6 @@ _METADATA = re.compile(
 )
 _PTX_ENTRY = re.compile(r"^\.visible \.entry (\w+)\(", re.MULTILINE)
 _LLVM_KERNEL = re.compile(r"^define ptx_kernel void @\"?([\w.$]+)\"?\(", re.MULTILINE)
-_CUSTOM_CALL_TARGET = re.compile(r'custom_call_target="([^"]+)"')
 
 # Thunks that only sequence others (their nested kernels are listed instead).
 CONTROL_THUNKS = frozenset({
@@ -108,27 +108,22 @@ def ptx_target(ptx: str) -> str:
     return match.group(1).rstrip(",") if match else ""
 
 
-def _instruction_line(optimized_hlo: str, name: str) -> str:
-    match = re.search(rf"^\s*(?:ROOT )?%?{re.escape(name)} = .*$", optimized_hlo, re.MULTILINE)
-    return match.group(0) if match else ""
-
-
 def classify(thunk: Thunk, hlo_line: str) -> tuple[str, tuple[str, ...]]:
     """(KernelRecord.kind, library_calls) for one thunk given its HLO instruction line.
 
     cuDNN and cuBLAS calls are HLO custom calls (`__cudnn$convForward`,
     `__cublas$gemm`); Triton fusions say so in their backend config.
     """
-    target = _CUSTOM_CALL_TARGET.search(hlo_line)
+    target = custom_call_target(hlo_line)
     if thunk.launch is None:
         if thunk.kind in MEMORY_THUNKS:
             return MEMORY_THUNKS[thunk.kind], ()
-        return "library", ((target.group(1),) if target else (thunk.kind,))
+        return "library", ((target,) if target else (thunk.kind,))
     if '"kind":"__triton' in hlo_line or thunk.name.startswith("triton_"):
         return "triton", ()
     if target:
         # A custom kernel XLA generated for a custom call (e.g. cuDNN fusion).
-        return "library", (target.group(1),)
+        return "library", (target,)
     return "fusion", ()
 
 
@@ -150,7 +145,7 @@ def kernels_from_thunks(
         if thunk.kind in CONTROL_THUNKS:
             continue
         hlo_name = hlo_of.get(thunk.id, "")
-        kind, calls = classify(thunk, _instruction_line(optimized_hlo, hlo_name) if hlo_name else "")
+        kind, calls = classify(thunk, instruction_line(optimized_hlo, hlo_name) if hlo_name else "")
         name = thunk.name if thunk.launch else (hlo_name or thunk.name)
         records.append(KernelRecord(
             name=name,

@@ -1,6 +1,7 @@
 """The JAX worker's levels for a training step or a sharded call (`--mode train`, `--mesh`).
 
-The same levels as an inference capture (explorer.capture.jax_worker), from the
+The same levels as an inference capture (explorer.capture.jax_worker; the shared steps are in
+explorer.capture.jax_levels), from the
 lowering in explorer.capture.jax_train, plus `step.json` (explorer.model.training.StepLayout):
 which argument is a weight, optimizer state, input or label, what is donated, and
 the inference call's memory figures on the same devices for comparison. `cpu` in
@@ -16,13 +17,13 @@ import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from explorer.capture.jax_worker import (
-    _level,
-    _write,
+from explorer.capture.jax_levels import (
     capture_memory,
     find_optimized_dump,
     lower_and_compile,
+    run_level,
     tpu_program_steps,
+    write_normalised,
 )
 from explorer.capture.mesh_shardings import keep_mesh_devices, keep_sharded_module
 from explorer.capture.protocol import ProtocolWriter
@@ -129,7 +130,7 @@ def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict
     optimized_path = (_find_cpu_optimized(module_dump) if spec.kind == "cpu"
                       else find_optimized_dump(dump_dir, module_name))
     optimized = optimized_path.read_text(encoding="utf-8") if optimized_path else compiled.as_text()
-    _write(out_dir / "optimized_hlo.txt", optimized)
+    write_normalised(out_dir / "optimized_hlo.txt", optimized)
     write_parsed(out_dir / "optimized_hlo.txt")
     analysis = jax_compile.memory_figures(compiled)
     dump_json(layout, out_dir / STEP_FILE)  # the comparisons' figures are added once they are compiled
@@ -139,11 +140,11 @@ def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict
     protocol.level_done("optimized-hlo")
 
     if spec.kind == "cpu":
-        _level(protocol, "memory", lambda: _cpu_levels(module_dump, out_dir, analysis))
-        _level(protocol, "kernels", lambda: None)  # written with the memory level from the same dump
+        run_level(protocol, "memory", lambda: _cpu_levels(module_dump, out_dir, analysis))
+        run_level(protocol, "kernels", lambda: None)  # written with the memory level from the same dump
     else:
-        _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled, analysis))
-        _level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
+        run_level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled, analysis))
+        run_level(protocol, "kernels", lambda: _kernels(spec, out_dir, module_dump, optimized, module_name))
     if comparisons:  # waited for last: reading the dump above overlapped their compiles
         dump_json(_with_comparisons(layout, compiled, comparisons), out_dir / STEP_FILE)
 

@@ -7,35 +7,33 @@ Run as `python -m explorer.capture.jax_worker` with one JSON request on stdin:
 It writes hlo.txt, optimized_hlo.txt, the raw buffer assignment / live range /
 memory report, memory.json, kernels.json, cost.json (when XLA reports costs)
 and scopes.json into out_dir, and reports progress as JSON lines on stdout
-(docs/architecture.md). Everything libtpu, CUDA or Keras print goes to stderr:
+(docs/architecture.md); what every JAX capture shares with the training-step path is in
+explorer.capture.jax_levels. Everything libtpu, CUDA or Keras print goes to stderr:
 file descriptor 1 is pointed at stderr before any compiler is imported, and
 only the protocol writer keeps the real stdout.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
+from explorer.capture.jax_levels import (
+    LEVELS,
+    capture_memory,
+    find_optimized_dump,
+    lower_and_compile,
+    run_level,
+    tpu_program_steps,
+    write_normalised,
+)
 from explorer.capture.mesh_shardings import enable_sharding_dump
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
-from explorer.errors import TensorwegError
-from explorer.model.records import KernelRecord, MemoryLevel
-from explorer.model.serial import dump_json, write_text_atomic
+from explorer.model.serial import dump_json
 from explorer.targets import TARGETS, TargetSpec, availability
-
-LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
-
-
-def normalise(text: str) -> str:
-    from explorer.model.normalise import normalise_text
-
-    return normalise_text(text)
 
 
 def prepare_environment(spec: TargetSpec, dump_dir: Path) -> None:
@@ -49,105 +47,6 @@ def prepare_environment(spec: TargetSpec, dump_dir: Path) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     flags = os.environ.get("XLA_FLAGS", "")
     os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={dump_dir} --xla_dump_hlo_as_text".strip()
-
-
-# --- the dump ------------------------------------------------------------------
-
-
-def find_optimized_dump(dump_dir: Path, module_name: str) -> Path | None:
-    """The accelerator's `*after_optimizations.txt` for `module_name` (latest wins).
-
-    The dump also holds small XLA:CPU modules JAX compiles while loading the
-    model; those are named `cpu_after_optimizations` and skipped.
-    """
-    candidates = sorted(
-        p for p in dump_dir.glob(f"module_*.{module_name}.*after_optimizations.txt")
-        if "cpu_after_optimizations" not in p.name
-    )
-    return candidates[-1] if candidates else None
-
-
-def sibling(optimized: Path, suffix: str) -> Path | None:
-    path = optimized.with_name(optimized.name[: -len(".txt")] + suffix)
-    return path if path.exists() else None
-
-
-# --- TPU: program steps instead of kernels --------------------------------------
-
-_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<rest>.*)$")
-_OPCODE = re.compile(r" (?P<opcode>[a-z][a-z0-9\-]*)\(")
-# Entry instructions that are bookkeeping, not work the chip does.
-_NOT_STEPS = frozenset({
-    "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-done",
-    "after-all", "partition-id", "replica-id", "opt-barrier",
-})
-TPU_NOTE = ("TPU: XLA:TPU emits no inspectable machine code; this is one step of the "
-            "optimized entry computation.")
-
-
-def entry_lines(hlo: str) -> list[str]:
-    lines, inside = [], False
-    for line in hlo.splitlines():
-        if line.startswith("ENTRY "):
-            inside = True
-        elif inside and line.startswith("}"):
-            break
-        elif inside:
-            lines.append(line)
-    return lines
-
-
-def tpu_program_steps(optimized_hlo: str) -> list[KernelRecord]:
-    """One record per top-level fusion, custom call, copy or op of the entry computation."""
-    records = []
-    for line in entry_lines(optimized_hlo):
-        match = _INSTRUCTION.match(line)
-        opcode = _OPCODE.search(match["rest"]) if match else None
-        if not match or not opcode or opcode["opcode"] in _NOT_STEPS:
-            continue
-        op = opcode["opcode"]
-        target = re.search(r'custom_call_target="([^"]+)"', line)
-        kind = {"fusion": "fusion", "custom-call": "library", "copy": "copy",
-                "copy-start": "copy"}.get(op, "op")
-        records.append(KernelRecord(
-            name=match["name"], hlo=(match["name"],), kind=kind,
-            library_calls=(target.group(1),) if target else (),
-            notes=TPU_NOTE,
-        ))
-    return records
-
-
-# --- memory --------------------------------------------------------------------
-
-
-def memory_level(buffer_assignment: str, live_range: str, report: str,
-                 analysis: tuple[tuple[str, int], ...]) -> MemoryLevel:
-    """Allocations from XLA's buffer assignment, live ranges and peak from its
-    live-range file, plus jax's memory_analysis() figures.
-
-    When the buffer assignment does not parse, the level keeps the figures and
-    the report (the reason goes to stderr, i.e. capture.log).
-    """
-    import dataclasses
-
-    from explorer.errors import ParseError
-    from explorer.model.buffer_assignment import parse_buffer_assignment, parse_live_ranges, parse_xla_peak
-
-    memory = MemoryLevel(allocations=(), peak_bytes=0)
-    try:
-        if buffer_assignment:
-            memory = parse_buffer_assignment(buffer_assignment)
-        if live_range and not memory.live_ranges:
-            ranges = parse_live_ranges(live_range)
-            memory = dataclasses.replace(memory, live_ranges=ranges,
-                                         live_ranges_source="xla" if ranges else "")
-        if live_range and not memory.peak_bytes:
-            peak = parse_xla_peak(live_range)
-            if peak is not None:
-                memory = dataclasses.replace(memory, peak_bytes=peak, peak_source="xla")
-    except ParseError as exc:
-        print(f"buffer assignment not parsed: {exc}", file=sys.stderr)
-    return dataclasses.replace(memory, report=report, analysis=analysis)
 
 
 # --- the run ---------------------------------------------------------------------
@@ -221,10 +120,6 @@ def _filmed_dump(dump_dir: Path, module: str, request: dict) -> Path | None:
     return candidates[0] if candidates else None
 
 
-def _write(path: Path, text: str) -> None:
-    write_text_atomic(path, normalise(text))
-
-
 def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
              protocol: ProtocolWriter) -> None:
     from explorer.capture import jax_compile
@@ -242,81 +137,12 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
     optimized_path = find_optimized_dump(dump_dir, jax_compile.MODULE_NAME)
     optimized = (optimized_path.read_text(encoding="utf-8") if optimized_path
                  else compiled.as_text())
-    _write(out_dir / "optimized_hlo.txt", optimized)
+    write_normalised(out_dir / "optimized_hlo.txt", optimized)
     write_parsed(out_dir / "optimized_hlo.txt")
     protocol.level_done("optimized-hlo")
 
-    _level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled))
-    _level(protocol, "kernels", lambda: _capture_kernels(spec, out_dir, dump_dir, optimized))
-
-
-def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lower):
-    """The HLO step and the compile every JAX capture starts with (inference or a training step):
-    `lower(model)` gives the lowering; its HLO text and scopes are written, then XLA compiles it.
-    Returns (lowering, compiled), or None once the levels that cannot follow are reported failed."""
-    from explorer.capture import jax_compile
-    from explorer.capture.artifacts import write_parsed
-
-    protocol.level_started("hlo")
-    try:
-        model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
-        lowering = lower(model)
-        _write(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))
-        write_parsed(out_dir / "hlo.txt")
-    except TensorwegError as exc:  # the user's input does not fit the model (a --layout-map key): nothing is kept
-        protocol.fatal(exc)
-        return None
-    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
-        for level in LEVELS:
-            protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
-        return None
-    write_text_atomic(out_dir / "scopes.json", json.dumps(lowering.scopes, indent=1))
-    protocol.level_done("hlo")
-
-    protocol.level_started("optimized-hlo")
-    try:
-        compiled = lowering.lowered.compile()
-    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
-        for level in LEVELS[1:]:
-            protocol.level_failed(level, exc)
-        return None
-    return lowering, compiled
-
-
-def _level(protocol: ProtocolWriter, level: str, capture) -> None:
-    """Run one level's capture; a failure fails that level only."""
-    protocol.level_started(level)
-    try:
-        capture()
-    except Exception as exc:  # noqa: BLE001 - reported as the level's error
-        import traceback
-
-        traceback.print_exc(file=sys.stderr)
-        protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
-        return
-    protocol.level_done(level)
-
-
-def capture_memory(out_dir: Path, optimized_path: Path | None, compiled, analysis=None) -> None:
-    """memory.json (and the raw dump files) from XLA's buffer assignment beside the optimized
-    module, with `analysis` (XLA's memory_analysis figures; the compiled module's by default)."""
-    from explorer.capture import jax_compile
-
-    raw = {}
-    for name, suffix in (("buffer_assignment.txt", "-buffer-assignment.txt"),
-                         ("live_range.txt", "-live-range.txt"),
-                         ("memory_report.txt", "-memory-usage-report.txt")):
-        found = sibling(optimized_path, suffix) if optimized_path else None
-        raw[name] = normalise(found.read_text(encoding="utf-8")) if found else ""
-        if found:
-            write_text_atomic(out_dir / name, raw[name])
-    memory = memory_level(raw["buffer_assignment.txt"], raw["live_range.txt"],
-                          raw["memory_report.txt"],
-                          analysis if analysis is not None else jax_compile.memory_figures(compiled))
-    dump_json(memory, out_dir / "memory.json")
-    cost = jax_compile.cost(compiled)
-    if cost is not None:
-        dump_json(cost, out_dir / "cost.json")
+    run_level(protocol, "memory", lambda: capture_memory(out_dir, optimized_path, compiled))
+    run_level(protocol, "kernels", lambda: _capture_kernels(spec, out_dir, dump_dir, optimized))
 
 
 def _capture_kernels(spec: TargetSpec, out_dir: Path, dump_dir: Path, optimized: str) -> None:

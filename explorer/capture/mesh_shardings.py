@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.views.mesh import MESH_DEVICES, SHARDED_HLO, SHARDING_PASS, MeshDevice
+from explorer.capture.jax_levels import write_normalised
+from explorer.model.sharding import MESH_DEVICES, SHARDED_HLO, SHARDING_PASS, MeshDevice
 
 
 def enable_sharding_dump(request: dict) -> None:
@@ -22,11 +23,9 @@ def enable_sharding_dump(request: dict) -> None:
 
 def keep_sharded_module(dump_dir: Path, module_name: str, out_dir: Path) -> None:
     """out_dir/sharded_hlo.txt from the dump; nothing when XLA wrote none (the view then says so)."""
-    from explorer.capture.jax_worker import _write
-
     found = sorted(dump_dir.glob(f"*.{module_name}.*.after_{SHARDING_PASS}.*txt"))
     if found:
-        _write(out_dir / SHARDED_HLO, found[0].read_text(encoding="utf-8"))
+        write_normalised(out_dir / SHARDED_HLO, found[0].read_text(encoding="utf-8"))
 
 
 def mesh_devices(compiled) -> list[MeshDevice]:

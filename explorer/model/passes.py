@@ -1,9 +1,10 @@
 """The compiler at work: a bundle's per-pass snapshots as a filmstrip (list, diff, follow).
 
 Reads `targets/<t>/passes/` (written by `explorer.model.passes_dump`). Module texts are read
-lazily and split into computations and instruction lines by a small line reader, not
-the full HLO parser: a diff needs names, opcodes, op_names and the lines themselves,
-and a step through a ResNet50's frames must stay well under 50 ms (bench/bench_passes.py). Textual-free.
+lazily and split into computations and instruction lines by a small line reader
+(`explorer.hlo.scan.computations`), not the full HLO parser: a diff needs names, opcodes,
+op_names and the lines themselves, and a step through a ResNet50's frames must stay well under
+50 ms (bench/bench_passes.py). Textual-free.
 """
 
 from __future__ import annotations
@@ -14,17 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.hlo.scan import computations, custom_call_target, layouts, operand_finder
 from explorer.labels import label
 from explorer.model.passes_dump import PASSES_DIR, PassFrame, PassIndex, read_pass_index, read_pass_texts
 
-_HEADER = re.compile(r"^(?:ENTRY )?%?(?P<name>[\w.\-]+) [(].*\{\s*$")
-_INSTRUCTION = re.compile(r"^\s+(?P<root>ROOT )?%?(?P<name>[\w.\-]+) = "
-                          r"(?P<shape>.*?) (?P<opcode>[a-z][a-z0-9\-]*)\((?P<rest>.*)$")
-_METADATA = re.compile(r",? metadata=\{[^{}]*\}")
-_OP_NAME = re.compile(r'op_name="([^"]*)"')
-_CALLS = re.compile(r"calls=%?([\w.\-]+)")
-_KIND = re.compile(r"kind=(k\w+)")
-_TARGET = re.compile(r'custom_call_target="([^"]+)"')
 # Instructions that only carry a value along: never the successor of rewritten work.
 _PLUMBING = frozenset({"get-tuple-element", "tuple", "bitcast", "copy", "reshape", "parameter", "constant"})
 
@@ -79,30 +73,9 @@ class Frame:
 
 
 def read_frame(text: str) -> Frame:
-    computations: dict[str, list[Line]] = {}
-    current: list[Line] | None = None
-    for raw in text.splitlines():
-        header = _HEADER.match(raw)
-        if header and not raw.startswith(" "):
-            current = computations.setdefault(header["name"], [])
-            continue
-        if raw.startswith("}"):
-            current = None
-            continue
-        match = _INSTRUCTION.match(raw) if current is not None else None
-        if match is None:
-            continue
-        op_name = _OP_NAME.search(raw)
-        calls = _CALLS.search(match["rest"])
-        kind = _KIND.search(match["rest"])
-        current.append(Line(
-            name=match["name"], opcode=match["opcode"], shape=match["shape"],
-            op_name=op_name.group(1) if op_name else "", text=_METADATA.sub("", raw.strip()),
-            calls=calls.group(1) if calls and match["opcode"] == "fusion" else "",
-            fusion_kind=kind.group(1) if kind and match["opcode"] == "fusion" else "",
-        ))
-    fused_by = {line.calls: line for lines in computations.values() for line in lines if line.calls}
-    return Frame({name: tuple(lines) for name, lines in computations.items()}, fused_by)
+    found = computations(text, Line)
+    fused_by = {line.calls: line for lines in found.values() for line in lines if line.calls}
+    return Frame({name: tuple(lines) for name, lines in found.items()}, fused_by)
 
 
 # --- the list ---------------------------------------------------------------------------------
@@ -301,10 +274,6 @@ def _where(frame: Frame, name: str, opcode: str, op_name: str) -> tuple[str, Lin
     return frame.find(name) or frame.find_like(opcode, op_name)
 
 
-def _layout(shape: str) -> str:
-    return "".join(re.findall(r"\{[^{}]*\}", shape))
-
-
 def follow(strip: Filmstrip, name: str, lang: str = "en") -> list[FollowStep]:
     """Every frame where `name` (an instruction of any frame) was created, changed, fused or removed."""
     start = next((n for n in range(len(strip)) if strip.frame(n).find(name)), None)
@@ -325,8 +294,8 @@ def follow(strip: Filmstrip, name: str, lang: str = "en") -> list[FollowStep]:
         now = _where(frame, current, opcode, op_name)
         if now is None and (successor := frame.find_successor(op_name)) is not None:
             line = successor[1]
-            target = _TARGET.search(line.text)
-            what = f"{line.opcode} {target.group(1)}" if target else line.opcode
+            target = custom_call_target(line.text)
+            what = f"{line.opcode} {target}" if target else line.opcode
             steps.append(FollowStep(number, "rewritten", line.name,
                                     ("passes.follow.rewritten_as",
                                      {"name": current, "opcode": opcode, "new": line.name, "what": what}),
@@ -388,10 +357,10 @@ def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: s
                   "kind": fusion.fusion_kind or "fusion", "partners": ", ".join(partners)}
         key = f"passes.follow.{kind}_with" if partners else f"passes.follow.{kind}"
         return FollowStep(number, kind, line.name, (key, fields), fusion.name, fusion.fusion_kind, at)
-    target, old_target = _TARGET.search(line.text), _TARGET.search(old_line.text)
-    if target and (not old_target or old_target.group(1) != target.group(1)):
+    target = custom_call_target(line.text)
+    if target and target != custom_call_target(old_line.text):
         return FollowStep(number, "rewritten", line.name,
-                          ("passes.follow.calls", {"name": line.name, "target": target.group(1)}), at=at)
+                          ("passes.follow.calls", {"name": line.name, "target": target}), at=at)
     if line.name != old_line.name:
         return FollowStep(number, "renamed", line.name,
                           ("passes.follow.renamed", {"old": old_line.name, "name": line.name}), at=at)
@@ -401,8 +370,8 @@ def _step(strip: Filmstrip, number: int, frame: Frame, previous, now, current: s
         fields = {"name": line.name, "fusion": feeds.name, "kind": feeds.fusion_kind or "fusion", "ops": ", ".join(ops)}
         return FollowStep(number, "feeds", line.name, ("passes.follow.feeds", fields), feeds.name, feeds.fusion_kind,
                           at)
-    if _layout(line.shape) != _layout(old_line.shape):
-        fields = {"name": line.name, "old": _layout(old_line.shape) or "{}", "new": _layout(line.shape)}
+    if layouts(line.shape) != layouts(old_line.shape):
+        fields = {"name": line.name, "old": layouts(old_line.shape) or "{}", "new": layouts(line.shape)}
         return FollowStep(number, "layout", line.name, ("passes.follow.layout", fields), at=at)
     if line.opcode != old_line.opcode:  # Grappler's constant folding turns a BiasAdd of zeros into an Identity
         return FollowStep(number, "rewritten", line.name,
@@ -432,10 +401,11 @@ def _opcodes_within(frame: Frame, computation: str) -> set[str]:
 def _new_consumer_fusion(old: Frame, new: Frame, computation: str, name: str) -> Line | None:
     """A fusion in `computation` that reads `name` and did not read it in the frame before
     (XLA:CPU leaves a convolution to a library and fuses its bias and activation)."""
-    operand = re.compile(rf"[(, ]%?{re.escape(name)}[,)]")
+    reads = operand_finder(name)
+
     def readers(frame: Frame) -> dict[str, Line]:
         return {line.name: line for line in frame.computations.get(computation, ())
-                if line.opcode == "fusion" and operand.search(line.text)}
+                if line.opcode == "fusion" and reads(line.text)}
     before = readers(old)
     return next((line for n, line in readers(new).items() if n not in before), None)
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.hlo.scan import count_instructions
 from explorer.model.normalise import normalise_text
 from explorer.model.serial import dump_json, load_json
 
@@ -38,8 +39,6 @@ BEFORE = "before-optimizations"
 AFTER = "after-optimizations"
 
 _SNAPSHOT = re.compile(r"^module_(?P<module>\d+)\..*?\.(?P<seq>\d{4})\.(?P<rest>[^/]+)\.txt$")
-# An instruction line, and the rest of it (a fusion has ` fusion(` there).
-_INSTRUCTION_LINE = re.compile(r"^\s+(?:ROOT )?%?[\w.\-]+ = (.*)$", re.MULTILINE)
 
 
 def pass_dump_flags(module_pattern: str) -> str:
@@ -84,13 +83,6 @@ def _split_name(rest: str) -> tuple[str, str]:
     if not after:
         return "", rest
     return pipeline, after.split(".before_", 1)[0]
-
-
-def count_instructions(text: str) -> tuple[int, int]:
-    """(instructions, fusion instructions) in an HLO module's text."""
-    # One scan (a second regex for fusions took 0.4 s over ResNet50's frames).
-    rests = _INSTRUCTION_LINE.findall(text)
-    return len(rests), sum(" fusion(" in rest for rest in rests)
 
 
 def snapshot_files(dump_dir: Path, module_number: str) -> list[tuple[int, str, str, Path]]:

@@ -2,7 +2,8 @@
 
 Pure: no compiler is imported. The JAX worker (explorer.capture.jax_mesh) turns the
 mesh option into compile-only devices; this module checks the option before any
-worker starts, and reads per-device shapes and collectives from optimized HLO text.
+worker starts, and reads per-device shapes and collectives from optimized HLO text
+(through explorer.hlo.scan).
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import re
 from dataclasses import dataclass
 
 from explorer.errors import TensorwegError
+from explorer.hlo.scan import array_bytes, group_size, instructions, last_array, op_name, replica_groups
 from explorer.model.records import CaptureOptions
+from explorer.model.serial import load_json
 
 # Axis names of every mesh: the first grid dimension splits the batch, the rest the weights.
 MESH_AXES = ("data", "model")
@@ -86,6 +89,7 @@ def check_mesh_options(options: CaptureOptions) -> None:
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
                "collective-broadcast")
+_COLLECTIVE_OPCODES = frozenset(COLLECTIVES + tuple(f"{opcode}-start" for opcode in COLLECTIVES))
 
 
 @dataclass(frozen=True)
@@ -110,71 +114,19 @@ class Collective:
         return float(self.bytes_per_device)
 
 
-_INSTR = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.+?) (?P<opcode>[a-z][a-z0-9\-]*)\(")
-_GROUPS = re.compile(r"replica_groups=(\[[\d,]+\]<=\[[\d,]+\](?:T\([\d,]+\))?|\{[\d,{} ]*\}"
-                     r"|mesh\[[^\]]*\] \{[^}]*\})")
-_MESH_AXIS = re.compile(r"'([^']+)'=(\d+)")
-_PAIRS = re.compile(r"source_target_pairs=(\{[\d,{} ]*\})")
-_OP_NAME = re.compile(r'op_name="([^"]*)"')
-_ARRAY = re.compile(r"\b(pred|s8|u8|s16|u16|f16|bf16|s32|u32|f32|s64|u64|f64|c64|c128|f8e4m3fn|f8e5m2)"
-                    r"\[([\d,]*)\]")
-_BYTES = {"pred": 1, "s8": 1, "u8": 1, "f8e4m3fn": 1, "f8e5m2": 1, "s16": 2, "u16": 2, "f16": 2,
-          "bf16": 2, "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
-
-
-def array_bytes(shape_text: str) -> int:
-    """Bytes of every array in a printed shape (a tuple counts each element; layouts ignored)."""
-    total = 0
-    for dtype, dims in _ARRAY.findall(shape_text):
-        count = 1
-        for dim in filter(None, dims.split(",")):
-            count *= int(dim)
-        total += count * _BYTES[dtype]
-    return total
-
-
-def group_size(groups: str) -> int:
-    """Devices per group: `[2,2]<=[4]` -> 2 (2 groups of 2); `{{0,1,2,3}}` -> 4;
-    `mesh['axis_0'=2,'axis_1'=2] {'axis_0'}` -> 2 (the named axes of the mesh, multiplied)."""
-    if groups.startswith("mesh["):
-        sizes = dict(_MESH_AXIS.findall(groups[: groups.index("]")]))
-        over = re.findall(r"'([^']+)'", groups[groups.index("]") + 1:])
-        return device_count(tuple(int(sizes[axis]) for axis in over if axis in sizes))
-    if groups.startswith("["):
-        shape = [int(d) for d in groups[1:groups.index("]")].split(",")]
-        return shape[-1]
-    first = re.search(r"\{([\d,\s]*)\}", groups[1:])
-    return len([d for d in first.group(1).split(",") if d.strip()]) if first else 0
-
-
 def collectives(optimized_hlo: str) -> tuple[Collective, ...]:
     """Every collective of the module, in program order (an async pair counts once, at its start)."""
     found = []
-    for line in optimized_hlo.splitlines():
-        match = _INSTR.match(line)
-        if not match:
-            continue
-        opcode = match["opcode"]
-        base = opcode[: -len("-start")] if opcode.endswith("-start") else opcode
-        if base not in COLLECTIVES:
-            continue
-        groups = _GROUPS.search(line) or _PAIRS.search(line)
-        group_text = groups.group(1) if groups else ""
-        shape = match["shape"]
+    for name, shape, opcode, line in instructions(optimized_hlo, _COLLECTIVE_OPCODES):
+        base = opcode.removesuffix("-start")
+        groups = replica_groups(line)
         if opcode.endswith("-start") and shape.startswith("("):  # (operand, result) of an async start
-            shape = _last_array(shape)
-        op_name = _OP_NAME.search(line)
+            shape = last_array(shape)
         found.append(Collective(
-            name=match["name"], opcode=base, shape=shape, bytes_per_device=array_bytes(shape),
-            replica_groups=group_text, group_size=group_size(group_text) if group_text else 0,
-            op_name=op_name.group(1) if op_name else "",
+            name=name, opcode=base, shape=shape, bytes_per_device=array_bytes(shape),
+            replica_groups=groups, group_size=group_size(groups) if groups else 0, op_name=op_name(line),
         ))
     return tuple(found)
-
-
-def _last_array(shape: str) -> str:
-    arrays = list(_ARRAY.finditer(shape))
-    return arrays[-1].group(0) if arrays else shape
 
 
 def transfer_seconds(collective: Collective, target: str) -> float | None:
@@ -194,3 +146,32 @@ def device_memory(target: str) -> tuple[int, str] | None:
     if "device_memory_size" in info:
         return int(info["device_memory_size"]), spec.figures_source
     return None
+
+
+# --- what a mesh capture keeps in its target's folder (capture/mesh_shardings.py writes it) ---
+
+# The module right after XLA's sharding propagation, where every value still has its global
+# shape and carries the sharding the partitioner applies (the mesh view reads it).
+SHARDED_HLO = "sharded_hlo.txt"
+MESH_DEVICES = "mesh_devices.json"  # each logical device's id and chip coordinates (capture/mesh_shardings.py)
+SHARDING_PASS = "shardy-xla"  # the pass after which XLA's dump holds the propagated shardings
+
+
+@dataclass(frozen=True)
+class MeshDevice:
+    """One device of a mesh capture, recorded from the compile-only topology the step was compiled for.
+
+    logical: XLA's logical device number, the `d<n>` of the shardings (the device's place in the
+    mesh, row by row); id: the runtime's device id; coords: as jax gives them: on a TPU slice the
+    chip's place (x, y, z); on a GPU box (slice, host, GPU), an index and no place on a board."""
+
+    logical: int
+    id: int
+    coords: tuple[int, ...] = ()
+    kind: str = ""  # jax's device_kind, `TPU v5 lite`
+
+
+def read_devices(target_dir) -> tuple[MeshDevice, ...]:
+    """The devices a mesh capture recorded (target_dir/mesh_devices.json); () for one that did not."""
+    path = target_dir / MESH_DEVICES
+    return tuple(load_json(list[MeshDevice], path)) if path.is_file() else ()

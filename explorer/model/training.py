@@ -8,10 +8,18 @@ transformation that made it: `jvp(dense)` is the forward pass (differentiated),
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from explorer.model.sharding import array_bytes
+from explorer.hlo.scan import (
+    array_bytes,
+    arrays,
+    entry_instructions,
+    input_output_aliases,
+    leading_array,
+    op_name,
+    parameter_number,
+    tuple_index,
+)
 
 STEP_FILE = "step.json"
 TRAIN_FUNCTION = "train_step"
@@ -158,13 +166,6 @@ def wrapped_scopes(prefix: str, scope: str) -> tuple[str, ...]:
 
 # --- buffers --------------------------------------------------------------------------
 
-_ENTRY = re.compile(r"^ENTRY ")
-_LINE = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<shape>.+?) (?P<opcode>[a-z][a-z0-9\-]*)\(")
-_OPERAND = re.compile(r"%([\w.\-]+)")
-_PARAM = re.compile(r"parameter\((\d+)\)")
-_OP_NAME = re.compile(r'op_name="([^"]*)"')
-_ALIAS = re.compile(r"\{([\d,\s]*)\}:\s*\((\d+),")
-_DIMS = re.compile(r"^\s*(\w+\[[\d,]*\])")
 _NOT_BUFFERS = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast"})
 
 
@@ -190,40 +191,6 @@ class StepMemory:
 
     def bytes_of(self, role: str) -> int:
         return sum(c.bytes for c in self.classes if c.role == role)
-
-
-def entry_instructions(optimized_hlo: str) -> list[tuple[str, str, str, tuple[str, ...], str]]:
-    """(name, shape, opcode, operands, the whole line) of each entry instruction."""
-    found, inside = [], False
-    for line in optimized_hlo.splitlines():
-        if _ENTRY.match(line):
-            inside = True
-        elif inside and line.startswith("}"):
-            break
-        elif inside and (match := _LINE.match(line)):
-            operands = tuple(_OPERAND.findall(_operand_text(line, match.end())))
-            found.append((match["name"], match["shape"], match["opcode"], operands, line))
-    return found
-
-
-def _operand_text(line: str, start: int) -> str:
-    """The text between `opcode(` and its closing parenthesis (layouts inside hold parentheses too)."""
-    depth = 1
-    for position in range(start, len(line)):
-        depth += {"(": 1, ")": -1}.get(line[position], 0)
-        if depth == 0:
-            return line[start:position]
-    return line[start:]
-
-
-def input_output_aliases(optimized_hlo: str) -> tuple[tuple[str, int], ...]:
-    """`input_output_alias={ {1}: (0, {}, may-alias), ... }` of the module header."""
-    header = optimized_hlo.split("\n", 1)[0]
-    start = header.find("input_output_alias={")
-    if start < 0:
-        return ()
-    body = header[start:header.find("entry_computation_layout") if "entry_computation_layout" in header else None]
-    return tuple((f"{{{out.strip()}}}", int(param)) for out, param in _ALIAS.findall(body))
 
 
 def peak_of(analysis: tuple[tuple[str, int], ...]) -> int:
@@ -259,19 +226,17 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
     phases = {}
     for name, shape, opcode, _operands, line in instructions:
         if opcode == "parameter":
-            number = int(_PARAM.search(line).group(1))
-            role, label = role_of.get(number, ("", name))
+            role, label = role_of.get(parameter_number(line), ("", name))
             if role:
                 add(role, array_bytes(shape), label, name)
             if role == WEIGHTS:
-                weight_shapes.add(_dims(shape))
+                weight_shapes.add(leading_array(shape))
             continue
-        op_name = _OP_NAME.search(line)
-        phases[name] = op_phase(op_name.group(1) if op_name else "", layout.optimizer)
+        phases[name] = op_phase(op_name(line), layout.optimizer)
     element_phase = {}
     for name, _shape, opcode, operands, line in instructions:
-        if opcode == "get-tuple-element" and operands and (index := _INDEX.search(line)):
-            element_phase[(operands[0], int(index.group(1)))] = phases[name].phase
+        if opcode == "get-tuple-element" and operands and (index := tuple_index(line)) >= 0:
+            element_phase[(operands[0], index)] = phases[name].phase
     saved = set()
     for name, shape, opcode, operands, _line in instructions:
         phase = phases.get(name)
@@ -279,7 +244,7 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
             continue
         # A fusion's tuple result may hold several values: each element is what its reader
         # (get-tuple-element) is named after, else what the fusion is (its first op's name).
-        for index, array in enumerate(_ARRAY.findall(shape)):
+        for index, array in enumerate(arrays(shape)):
             if array in weight_shapes and element_phase.get((name, index), phase.phase).endswith("backward"):
                 add(GRADIENTS, array_bytes(array), name)
         if phase.phase.endswith("backward"):
@@ -302,95 +267,3 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
         fused_gradients=max(weights - gradients, 0) if layout.mode == "train" else 0,
         members=tuple(members.items()),
     )
-
-
-def _dims(shape: str) -> str:
-    """`f32[64,128]{1,0:T(8,128)}` -> `f32[64,128]` (layouts differ between uses of one value)."""
-    match = _DIMS.match(shape)
-    return match.group(1) if match else shape
-
-
-_ARRAY = re.compile(r"\w+\[[\d,]*\]")
-_INDEX = re.compile(r"\bindex=(\d+)")
-
-
-# --- what the panes and `tensorweg inspect` print ----------------------------------------------
-
-
-def _size(n: float) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{int(n)} B"
-
-
-def shape_without_layout(shape: str) -> str:
-    """`(f32[]{:T(128)}, f32[64,128]{1,0})` -> `(f32[], f32[64,128])`."""
-    return re.sub(r"\{[^{}]*\}", "", re.sub(r"/\*[^*]*\*/", "", shape))
-
-
-def _duration(seconds: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.1f} {unit}"
-    return f"{seconds * 1e9:.0f} ns"
-
-
-def mode_label(layout: StepLayout) -> str:
-    """`train (adam)`, `inference`, plus the mesh: `train (sgd) on 2x2, data parallel`."""
-    text = f"train ({layout.optimizer})" if layout.mode == "train" else layout.mode
-    text += ", rematerialised" if layout.remat else ""
-    if layout.mesh:
-        text += f" on {layout.mesh}, {layout.shard} parallel"
-        text += f" by layout map {layout.layout_map}" if layout.layout_map else ""
-    return text
-
-
-def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str, int], ...],
-               target: str, memory: StepMemory | None = None) -> tuple[str, ...]:
-    """The memory pane's summary of a training step or sharded call (per device). `memory`: the
-    step's `step_memory`, when the caller has it already (it reads every entry instruction)."""
-    from explorer.model.sharding import INTERCONNECT, collectives, device_memory, transfer_seconds
-
-    memory = memory or step_memory(layout, optimized_hlo, analysis)
-    lines = [f"{mode_label(layout)}, compiled by {layout.compiler}"]
-    where = " per device" if layout.devices > 1 else ""
-    lines.append(f"buffers{where}:")
-    for group in memory.classes:
-        lines.append(f"  {group.role:<20} {_size(group.bytes):>10}  ({group.count})")
-    if memory.fused_gradients:
-        lines.append(f"  {memory.fused_gradients} gradients never stored: computed inside the optimizer's fusion")
-    if memory.inference_peak_bytes:
-        ratio = memory.peak_bytes / memory.inference_peak_bytes
-        lines.append(f"peak {_size(memory.peak_bytes)}{where}, inference {_size(memory.inference_peak_bytes)}"
-                     f" ({ratio:.1f}x; memory_analysis)")
-    elif memory.peak_bytes:
-        lines.append(f"peak {_size(memory.peak_bytes)}{where} (memory_analysis)")
-    if layout.remat and layout.without_remat_analysis:
-        kept = peak_of(layout.without_remat_analysis)
-        lines.append(f"remat saves {_size(max(kept - memory.peak_bytes, 0))}: peak {_size(kept)} when"
-                     f" activations are kept")
-        with_remat, without = layout.flops
-        if with_remat and without:
-            lines.append(f"remat adds {100 * (with_remat / without - 1):.0f}% work: {with_remat:,.0f} FLOP"
-                         f" against {without:,.0f} (cost analysis)")
-    if memory.aliases:
-        lines.append(f"donated: {len(memory.aliases)} outputs reuse their argument's buffer (input_output_alias)")
-    if layout.devices > 1:
-        capacity = device_memory(target)
-        if capacity and memory.peak_bytes:
-            fits = "fits" if memory.peak_bytes <= capacity[0] else "does NOT fit"
-            lines.append(f"{fits} in one chip's {_size(capacity[0])} ({capacity[1]})")
-        found = collectives(optimized_hlo)
-        lines.append(f"collectives: {len(found)}, {_size(sum(c.bytes_per_device for c in found))} per device per step")
-        if found and target in INTERCONNECT:
-            link, bandwidth, source = INTERCONNECT[target]
-            lines.append(f"  over {link} at {_size(bandwidth)}/s per chip ({source})")
-        for collective in found:
-            seconds = transfer_seconds(collective, target)
-            time = f", ~{_duration(seconds)} (ring estimate)" if seconds is not None else ""
-            phase = op_phase(collective.op_name, layout.optimizer).label()
-            shape = shape_without_layout(collective.shape)
-            lines.append(f"  {collective.opcode} {shape} groups {collective.replica_groups}"
-                         f" {_size(collective.bytes_per_device)}{time}" + (f"  [{phase}]" if phase else ""))
-    return tuple(lines)

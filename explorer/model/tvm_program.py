@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from explorer.hlo.model import ELEMENT_BITS
 from explorer.model.records import Allocation, MemoryLevel
 
 TVM_PROGRAM_FILE = "tvm.json"
@@ -39,8 +40,9 @@ _PLT_CALL = re.compile(r"\bcallq?\s+([\w.$]+)@PLT")
 _BUILTIN_ALLOC = re.compile(
     r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Tensor\(\((?P<shape>[^)]*)\), dtype=\"(?P<dtype>\w+)\"\)\s*=\s*"
     r"R\.builtin\.alloc_tensor\(", re.M)
-_DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4,
-                "int8": 1, "uint8": 1, "bool": 1}
+# TVM's dtype names as XLA spells the element type (sizes: explorer.hlo.model.ELEMENT_BITS).
+ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int64": "s64",
+                 "int32": "s32", "int8": "s8", "uint8": "u8", "bool": "pred"}
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,7 @@ def static_memory_plan(planned_main: str) -> MemoryLevel:
 
 
 def _tensor_bytes(shape: str, dtype: str) -> int:
-    size = _DTYPE_BYTES.get(dtype, 4)
+    size = ELEMENT_BITS[ELEMENT_TYPES[dtype]] // 8 if dtype in ELEMENT_TYPES else 4
     for dim in (part.strip() for part in shape.split(",")):
         if dim:
             size *= int(dim) if dim.isdigit() else 0

@@ -7,92 +7,18 @@ HloSharding the partitioner then applies, so the slices shown are the compiler's
 own, for weights and activations alike. (The optimized module after SPMD
 partitioning has per-device shapes but no shardings left, and JAX's
 `compiled.input_shardings`/`output_shardings` cover only arguments and results.)
-This is the picture `jax.debug.visualize_sharding` draws, per tensor of the layer.
+This is the picture `jax.debug.visualize_sharding` draws, per tensor of the layer. The module
+is read by `explorer.hlo.scan.sharded_arrays`, each sharding by `explorer.hlo.sharding`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from itertools import product
 
-from explorer.model.sharding import array_bytes, axis_sizes, mesh_shape
-
-SHARDED_HLO = "sharded_hlo.txt"
-MESH_DEVICES = "mesh_devices.json"  # each logical device's id and chip coordinates (capture/mesh_shardings.py)
-SHARDING_PASS = "shardy-xla"  # the pass after which XLA's dump holds the propagated shardings
-
-
-# --- HloSharding text -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TileSharding:
-    """An HloSharding as tiles: the array is cut into `tiles` (per dimension), each tile held by
-    `replicas` devices. devices: XLA's tile assignment, flattened row-major over tiles + (replicas,)."""
-
-    tiles: tuple[int, ...]
-    replicas: int
-    devices: tuple[int, ...]
-
-
-_TILED = re.compile(r"devices=\[([\d,]+)\](?:<=\[([\d,]+)\](?:T\(([\d,]+)\))?|([\d,]+))")
-_MAXIMAL = re.compile(r"maximal device=(\d+)")
-_LAST_DIMS = re.compile(r"last_tile_dims=\{([^}]*)\}")
-
-
-def parse_sharding(text: str, rank: int, devices: int) -> TileSharding | None:
-    """`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}` for a rank-2 array -> tiles (1, 2),
-    2 replicas, devices (0, 2, 1, 3). None for what has no slices to draw (tuples, manual)."""
-    body = text.strip()
-    if body.startswith("{{") or "manual" in body and "devices=" not in body:
-        return None
-    if "replicated" in body and "devices=" not in body:
-        return TileSharding((1,) * rank, devices, tuple(range(devices)))
-    if maximal := _MAXIMAL.search(body):
-        return TileSharding((1,) * rank, 1, (int(maximal.group(1)),))
-    tiled = _TILED.search(body)
-    if not tiled:
-        return None
-    dims = tuple(int(d) for d in tiled.group(1).split(","))
-    if tiled.group(4) is not None:
-        order = tuple(int(d) for d in tiled.group(4).split(","))
-    else:
-        reshape = tuple(int(d) for d in tiled.group(2).split(","))
-        perm = tuple(int(d) for d in tiled.group(3).split(",")) if tiled.group(3) else tuple(range(len(reshape)))
-        order = _iota(reshape, perm)
-    extra = len(dims) - rank  # trailing dimensions that replicate (or are manual) rather than cut
-    if last := _LAST_DIMS.search(body):
-        extra = len([d for d in last.group(1).split(",") if d.strip()])
-    elif "last_tile_dim_replicate" in body:
-        extra = 1
-    replicas = 1
-    for dim in dims[len(dims) - extra:]:
-        replicas *= dim
-    return TileSharding(dims[: len(dims) - extra] if extra else dims, replicas, order)
-
-
-def _iota(reshape: tuple[int, ...], perm: tuple[int, ...]) -> tuple[int, ...]:
-    """`<=[2,2]T(1,0)`: the device numbers 0..n-1 laid out as `reshape`, transposed by `perm`, flattened."""
-    strides = [1] * len(reshape)
-    for axis in range(len(reshape) - 2, -1, -1):
-        strides[axis] = strides[axis + 1] * reshape[axis + 1]
-    permuted = [reshape[p] for p in perm]
-    return tuple(sum(index[k] * strides[perm[k]] for k in range(len(perm)))
-                 for index in product(*(range(d) for d in permuted)))
-
-
-def device_ranges(dims: tuple[int, ...], sharding: TileSharding) -> dict[int, tuple[tuple[int, int], ...]]:
-    """device -> (start, stop) per dimension of the slice it holds."""
-    held = {}
-    for position, tile in enumerate(product(*(range(t) for t in sharding.tiles), range(sharding.replicas))):
-        ranges = []
-        for dim, count, index in zip(dims, sharding.tiles, tile, strict=False):
-            size = -(-dim // count)
-            ranges.append((min(index * size, dim), min((index + 1) * size, dim)))
-        held[sharding.devices[position]] = tuple(ranges)
-    return held
-
+from explorer.hlo.scan import array_bytes, sharded_arrays
+from explorer.hlo.sharding import device_ranges, parse_sharding
+from explorer.model.sharding import MeshDevice, axis_sizes, mesh_shape
+from explorer.views.format import format_bytes
 
 # --- the sharded module's entry -----------------------------------------------------------
 
@@ -107,47 +33,9 @@ class ShardedValue:
     parameter: int  # -1 unless a parameter
 
 
-_LINE = re.compile(r"^\s*(?:ROOT )?%?(?P<name>[\w.\-]+) = (?P<dtype>[a-z]\w*)\[(?P<dims>[\d,]*)\]\S* "
-                   r"(?P<opcode>[a-z][a-z0-9\-]*)\((?P<rest>.*)$")
-_PARAMETER = re.compile(r"^(\d+)\)")
-_OP_NAME = re.compile(r'op_name="([^"]*)"')
-
-
 def sharded_values(text: str) -> tuple[ShardedValue, ...]:
     """Every array-shaped instruction of the entry computation that carries a sharding."""
-    found, inside = [], False
-    for line in text.splitlines():
-        if line.startswith("ENTRY "):
-            inside = True
-        elif inside and line.startswith("}"):
-            break
-        elif inside and (match := _LINE.match(line)) and (sharding := _braced(line, "sharding=")):
-            parameter = _PARAMETER.match(match["rest"]) if match["opcode"] == "parameter" else None
-            op_name = _OP_NAME.search(line)
-            found.append(ShardedValue(
-                name=match["name"], dtype=match["dtype"], dims=tuple(int(d) for d in match["dims"].split(",") if d),
-                sharding=sharding, op_name=op_name.group(1) if op_name else "",
-                parameter=int(parameter.group(1)) if parameter else -1))
-    return tuple(found)
-
-
-def _braced(line: str, key: str) -> str:
-    """The balanced `{...}` after `key` (tuple shardings nest braces)."""
-    start = line.find(key)
-    if start < 0:
-        return ""
-    start += len(key)
-    depth, position = 0, start
-    while True:  # jump from brace to brace: a ResNet50 step's module has thousands of long lines
-        opening, closing = line.find("{", position), line.find("}", position)
-        if closing < 0:
-            return ""
-        if 0 <= opening < closing:
-            depth, position = depth + 1, opening + 1
-            continue
-        depth, position = depth - 1, closing + 1
-        if depth <= 0:
-            return line[start:position] if line.startswith("{", start) else ""
+    return tuple(ShardedValue(*found) for found in sharded_arrays(text))
 
 
 # --- what the view shows ---------------------------------------------------------------------
@@ -172,20 +60,6 @@ class MeshTensor:
     split: tuple[int, ...]  # tiles per dimension
     replicas: int
     slices: tuple[DeviceSlice, ...]  # in device order
-
-
-@dataclass(frozen=True)
-class MeshDevice:
-    """One device of a mesh capture, recorded from the compile-only topology the step was compiled for.
-
-    logical: XLA's logical device number, the `d<n>` of the shardings (the device's place in the
-    mesh, row by row); id: the runtime's device id; coords: as jax gives them: on a TPU slice the
-    chip's place (x, y, z); on a GPU box (slice, host, GPU), an index and no place on a board."""
-
-    logical: int
-    id: int
-    coords: tuple[int, ...] = ()
-    kind: str = ""  # jax's device_kind, `TPU v5 lite`
 
 
 @dataclass(frozen=True)
@@ -222,14 +96,6 @@ def mesh_layer(values: tuple[ShardedValue, ...], layer_path: str, weights: dict[
     if output:
         tensors.append(_tensor(output[-1], "", "activation", count))
     return MeshLayer(target, mesh, shard, grid, tuple(t for t in tensors if t is not None), devices)
-
-
-def read_devices(target_dir) -> tuple[MeshDevice, ...]:
-    """The devices a mesh capture recorded (target_dir/mesh_devices.json); () for one that did not."""
-    from explorer.model.serial import load_json
-
-    path = target_dir / MESH_DEVICES
-    return tuple(load_json(list[MeshDevice], path)) if path.is_file() else ()
 
 
 def _fits(dims: tuple[int, ...], wanted: tuple[int | None, ...]) -> bool:
@@ -330,10 +196,9 @@ def device_name(layer: MeshLayer, logical: int, lang: str = "en") -> str:
 
 def device_cell(layer: MeshLayer, piece: DeviceSlice, lang: str = "en") -> str:
     """Who (`d1 = chip (1,0), id 1`), the per-device shape and bytes, then the slice `[0:64, 64:128]`."""
-    from explorer.model.training import _size
 
     ranges = ", ".join(f"{start}:{stop}" for start, stop in piece.ranges)
-    return f"{device_name(layer, piece.device, lang)}\n{piece.shape} {_size(piece.bytes)}\n[{ranges}]"
+    return f"{device_name(layer, piece.device, lang)}\n{piece.shape} {format_bytes(piece.bytes)}\n[{ranges}]"
 
 
 def grid_cells(layer: MeshLayer, tensor: MeshTensor, lang: str = "en") -> tuple[tuple[str, ...], ...]:

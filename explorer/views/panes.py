@@ -210,7 +210,7 @@ def mode_text(bundle: Bundle | None) -> str:
 def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
     """The memory pane's and `inspect --level memory`'s summary: buffers by role (weights, gradients,
     optimizer state, saved activations), peak against inference, donation, collectives per device."""
-    from explorer.model.training import step_lines as summary
+    from explorer.views.step_text import step_lines as summary
 
     layout = step_layout(bundle, target)
     memory = bundle.memory(target)

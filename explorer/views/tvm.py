@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from explorer.model.bundle import Bundle
-from explorer.model.tvm_program import TvmFunction, short_ops
+from explorer.model.tvm_program import ELEMENT_TYPES, TvmFunction, short_ops
 
 # `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
 _BINDING = re.compile(
@@ -85,8 +85,6 @@ def _bindings(functions: tuple[TvmFunction, ...], text: str) -> tuple[RelaxItem,
     return tuple(found)
 
 
-_DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int64": "s64",
-           "int32": "s32", "int8": "s8", "uint8": "u8", "bool": "pred"}
 # The last `T.Buffer((...), "dtype")` of a PrimFunc's signature is its output (TIR's destination-passing style).
 _BUFFER = re.compile(r"T\.Buffer\(\((?P<shape>[^()]*(?:\([^()]*\)[^()]*)*)\), \"(?P<dtype>\w+)\"\)")
 
@@ -102,7 +100,7 @@ def _output_shape(tir: str) -> str:
 
 
 def _shape(dtype: str, dims: str) -> str:
-    return f"{_DTYPES.get(dtype, dtype)}[{','.join(d.strip() for d in dims.split(',') if d.strip())}]"
+    return f"{ELEMENT_TYPES.get(dtype, dtype)}[{','.join(d.strip() for d in dims.split(',') if d.strip())}]"
 
 
 def work(kind_or_ops: str) -> frozenset[str]:
