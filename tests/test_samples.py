@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli.main import DEFAULT_MODEL
+from explorer.cli.parser import DEFAULT_MODEL
 
 from sample_models import SAMPLES
 

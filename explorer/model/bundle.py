@@ -181,7 +181,8 @@ class Bundle:
         level, stem = _hlo_names(optimized)
         text = self.hlo_text(target, optimized)
         if not text:
-            if self.status(level, target).status == "ok":  # captured, then the text went missing
+            # Captured, then the text went missing (a staging bundle has no manifest yet: not captured).
+            if (self.path / MANIFEST).is_file() and self.status(level, target).status == "ok":
                 raise DataError(f"{self._target_file(target, f'{stem}.txt')}: missing")
             return None
         try:

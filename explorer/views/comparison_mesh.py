@@ -145,7 +145,7 @@ def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
     found = []
     for collective in collectives(bundle.hlo_text(target, optimized=True)):
         if _in_layer(collective.op_name, path):
-            from explorer.model.training import shape_without_layout
+            from explorer.hlo.scan import shape_without_layout
 
             found.append(LayerCollective(collective.opcode, shape_without_layout(collective.shape),
                                          collective.replica_groups, collective.bytes_per_device,
