@@ -29,6 +29,7 @@ from textual.filter import NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed, get_current_worker
 
+from explorer.capture import events as capture_events
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS
@@ -444,27 +445,28 @@ class TensorwegApp(App):
         _warm_up_renderers()
         reader = None
 
-        def on_event(event) -> None:
+        def on_event(event: capture_events.CaptureEvent) -> None:
             nonlocal reader
             if cancel.is_set():
                 return  # a newer capture owns the screen
-            if event.kind == "level_started":
-                self.post_message(LevelStarted(event.level, event.target, generation))
-            elif event.kind == "level_done":
-                try:  # parse the new level here, not on the UI thread
-                    reader = orchestrator.staging_reader(event, reader)
-                    trace = build_trace(reader) if reader is not None else None
-                    if reader is not None and event.level in (self.current_mode, "memory"):
-                        _prepare(reader, self.current_mode, self.target, self.lang)
-                    gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
-                except TensorwegError as exc:
-                    self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
-                    return
-                staging = Path(event.staging_dir) if event.staging_dir else None
-                self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging,
-                                                reader, trace, generation))
-            elif event.kind == "level_failed":
-                self.post_message(CaptureFailed(event.level, event.target, event.error, generation))
+            match event:
+                case capture_events.LevelStarted():
+                    self.post_message(LevelStarted(event.level, event.target, generation))
+                case capture_events.LevelCaptured():
+                    try:  # parse the new level here, not on the UI thread
+                        reader = orchestrator.staging_reader(event, reader)
+                        trace = build_trace(reader) if reader is not None else None
+                        if reader is not None and event.level in (self.current_mode, "memory"):
+                            _prepare(reader, self.current_mode, self.target, self.lang)
+                        gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
+                    except TensorwegError as exc:
+                        self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
+                        return
+                    staging = Path(event.staging_dir) if event.staging_dir else None
+                    self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging,
+                                                    reader, trace, generation))
+                case capture_events.LevelFailed():
+                    self.post_message(CaptureFailed(event.level, event.target, event.error, generation))
 
         queued = {}
         if self.capture_queue is not None:  # the wait runs here, off the UI thread; its place is posted
