@@ -18,6 +18,7 @@ from explorer.capture import events as capture_events
 from explorer.capture import orchestrator
 from explorer.errors import CaptureCancelled
 from explorer.model.records import CaptureOptions
+from explorer.views.session import CAPTURED
 
 from screens.app import create_app
 from screens.messages import LevelCaptured
@@ -81,7 +82,7 @@ async def test_c_during_a_capture_cancels_it_and_only_the_new_one_posts(tmp_path
         await wait_for(pilot, lambda: app.bundle is not None, "the first capture's layers")
         first_bundle = app.bundle
         # Parsed on the capture's thread: the message carries a reader with the layers loaded.
-        assert ("layers", "") in first_bundle._parsed and app.progress[("layers", "")] == "ok"
+        assert ("layers", "") in first_bundle._parsed and app.progress[("layers", "")] == CAPTURED
 
         await pilot.press("c")
         await wait_for(pilot, stand_in.late_event_sent.is_set, "the first capture to end")
