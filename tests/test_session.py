@@ -1,6 +1,7 @@
 """What the app's state means, decided without Textual: level statuses and notices, the title and
-progress lines, where `t` goes, which targets `c` captures, where a tour step leads
-(`explorer.views.session`, `explorer.course.lessons.tour_step_place`). The app draws these answers."""
+progress lines, where `t` goes, which targets `c` captures, where a tour step leads, which tabs the
+device pane has (`explorer.views.session`, `explorer.course.lessons.tour_step_place`,
+`explorer.targets.device_tabs`). The app draws these answers."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from explorer.capture.queue import QueuePlace
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.course.tours import builtin_tour
 from explorer.model.bundle import Bundle
+from explorer.targets import device_kind, device_tabs, parse_targets
 from explorer.views.session import CAPTURED, STARTED, Session, TargetSwitch, failed
 
 from pilot_support import BUNDLE, needs_bundle
@@ -160,3 +162,13 @@ def test_a_tour_step_selects_nothing_where_its_level_is_not_ready():
     assert tour_step_place(Session(), step) == TourPlace("hlo", "cpu", None)
     running = Session(model_spec="mnist_cnn", progress={("hlo", "cpu"): STARTED})
     assert tour_step_place(running, step).selection is None
+
+
+# --- the device pane's tabs -------------------------------------------------------------------
+
+
+def test_the_device_tabs_are_the_device_kinds_each_with_its_default_target():
+    assert [(tab.kind, tab.title, tab.default_target) for tab in device_tabs()] == [
+        ("cpu", "CPU", "cpu"), ("gpu", "GPU", "gpu:h100"), ("tpu", "TPU", "tpu:v5e")]
+    assert [device_kind(name) for name in ("tvm:cpu", "gpu:a100", "tpu:v6e", "npu:x")] == ["cpu", "gpu", "tpu", "npu"]
+    assert parse_targets("gpu, tpu,cpu") == ("gpu:h100", "tpu:v5e", "cpu")  # a bare kind is its default
