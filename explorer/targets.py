@@ -212,6 +212,36 @@ TARGETS: dict[str, TargetSpec] = {
 }
 
 DEFAULT_TARGETS: tuple[str, ...] = ("cpu", "gpu:h100", "tpu:v5e")
+# The device kinds, in the order screens show them (the device-mapping pane's tabs).
+DEVICE_KINDS: tuple[str, ...] = ("cpu", "gpu", "tpu")
+
+
+@dataclass(frozen=True)
+class DeviceTab:
+    """One device kind as a screen shows it: `title` names it, `default_target` is the target of
+    that kind a learner captures first (a bare `gpu` on the command line means it too)."""
+
+    kind: str
+    title: str
+    default_target: str
+
+
+def device_tabs() -> tuple[DeviceTab, ...]:
+    """One tab per device kind, in DEVICE_KINDS order."""
+    return tuple(DeviceTab(kind, kind.upper(), default_target(kind)) for kind in DEVICE_KINDS)
+
+
+def default_target(kind: str) -> str:
+    """The default target of a device kind: the first of DEFAULT_TARGETS of that kind."""
+    return next(name for name in DEFAULT_TARGETS if TARGETS[name].kind == kind)
+
+
+def device_kind(target: str) -> str:
+    """The device kind of a target, so `tvm:cpu` (TVM on this CPU) sits beside XLA's `cpu`; an
+    unknown name by its prefix."""
+    spec = TARGETS.get(target)
+    return spec.kind if spec is not None else target.split(":", 1)[0]
+
 
 NOT_AVAILABLE = "not available on this platform"
 # What the TVM target needs beyond the base install (the `tvm` extra in pyproject.toml).
@@ -251,7 +281,7 @@ def parse_targets(text: str) -> tuple[str, ...]:
         name = part.strip().lower()
         if not name:
             continue
-        name = {"gpu": "gpu:h100", "tpu": "tpu:v5e"}.get(name, name)
+        name = default_target(name) if name in DEVICE_KINDS else name
         get_target(name)
         if name not in names:
             names.append(name)

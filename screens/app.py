@@ -1,8 +1,10 @@
 """The Textual app: one factory for the CLI and the tests, state, and the trail.
 
 The app owns all state (bundle, target, selections per level, the trail of
-descents); screens read it and call `descend` / `go_back` / `goto_level`.
-Captures run in a thread worker that only posts `screens.messages` events,
+descents); screens read it and call `descend` / `go_back` / `goto_level`. What that
+state means (level statuses, notices, the title and progress lines, where `t` and `c`
+and a tour step go) is decided by `explorer.views.session` on `app.session`.
+Captures run in a thread worker that only posts `screens.messages` events (`screens.capturing`),
 so the first frame never waits for a compiler; opening a bundle (reading its
 JSON, building the cross-level index) runs in a thread worker too, started as
 the app loads, while Textual builds the first screen; the rows go on screen
@@ -19,6 +21,7 @@ from dataclasses import replace
 from functools import partial
 from importlib import import_module
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -29,20 +32,18 @@ from textual.filter import NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed, get_current_worker
 
+from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.levels import LIST_LEVELS, TARGET_LEVELS
+from explorer.views.session import LevelProgress, Session
+from explorer.views.warm import prepare_first_screen, prepare_levels
 
 from screens.bindings import keyed, localise
+from screens.capturing import CapturingApp
 from screens.commands import ItemCommands
 from screens.messages import (
-    BundleLoaded,
     BundleOpened,
     BundleOpenFailed,
-    CaptureFailed,
-    CaptureQueued,
-    LevelCaptured,
-    LevelStarted,
     TargetsRead,
 )
 
@@ -81,65 +82,6 @@ def _screen_class(mode: str) -> type:
     return getattr(import_module(module), name)
 
 
-def _warm_up_renderers() -> None:
-    """Import what the first selection renders with (Markdown, Pygments) off the UI thread."""
-    import rich.markdown  # noqa: F401, PLC0415
-
-    from screens.widgets.code_view import highlight_line  # noqa: PLC0415
-
-    highlight_line("", "hlo")
-
-
-def _prepare(bundle: Bundle, level: str, target: str, lang: str, read=lambda target: None) -> None:
-    """Build, off the UI thread, the per-bundle tables the first screen reads: its rows and what the
-    side panes show for its first row (buffer maps, the layer's per-target lines, explanations).
-    `explorer.views` keeps them per bundle, so the UI thread only looks them up. `read(target)` is
-    called once a target's lines are built (the shown target first)."""
-    from explorer.views.explain import explanations
-    from explorer.views.panes import device_lines, memory_facts
-    from explorer.views.rows import rows
-    from explorer.views.trace import descend  # noqa: PLC0415
-
-    if level not in LIST_LEVELS:
-        return
-    first = rows(bundle, level, target, lang)[:1]  # cached: the worker built them before posting
-    if first:
-        name = first[0].name
-        memory_facts(bundle, level, target, name, lang)
-        try:
-            targets = bundle.targets
-        except TensorwegError:  # a staging reader has no manifest yet: the target on screen is enough
-            targets = (target,)
-        for other in sorted(targets, key=lambda each: each != target):
-            device_lines(bundle, level, name, target, other, lang)
-            read(other)
-        explanations(bundle, level, target, name, lang)
-        # Enter from this screen: the shown target's whole index (its HLO before optimisation, the
-        # graph's links) and the rows one level down; on the UI thread that took 1.1 s of NASNetMobile's 2.7 s.
-        bundle.index.part(target)
-        descent = descend(bundle, level, name, target)
-        if descent is not None:
-            rows(bundle, descent.level, target, lang)
-
-
-def _prepare_levels(bundle: Bundle, target: str, lang: str, cancelled) -> None:
-    """Every level's rows, off the UI thread once the first screen is ready: a level's first visit
-    then only fills its list (of a first `4` on 30,000 optimized instructions, 0.24 s of 0.39 s
-    was building its rows). `explorer.views` keeps them per bundle; stops when `cancelled()`."""
-    from explorer.views.rows import created_by_compiler, row_groups, rows  # noqa: PLC0415
-
-    for level in LIST_LEVELS:
-        if cancelled():
-            return
-        try:
-            if bundle.status(level, target).status == "ok":
-                rows(bundle, level, target, lang)
-                created_by_compiler(bundle, level, target)
-                row_groups(bundle, level, target, lang)
-        except TensorwegError:
-            continue  # a damaged level: its screen says so when shown
-
-
 def plain_terminal(environ=os.environ) -> bool:
     """No colour wanted (NO_COLOR) or none possible (Rich finds no colour system: TERM=dumb).
 
@@ -155,7 +97,7 @@ def _screen_factories() -> dict:
     return {mode: _screen_class(mode) for mode in SCREENS}
 
 
-class TensorwegApp(App):
+class TensorwegApp(CapturingApp):
     # The app's sheet and the first level's (`__init__`); the other screens' sheets join the
     # stylesheet once the rows are shown (`_read_other_sheets`).
     CSS_PATH = CSS_DIR / "app.tcss"
@@ -249,7 +191,7 @@ class TensorwegApp(App):
         self.selections: dict[str, str] = {}
         self.trail: list[tuple[str, str]] = []
         self.followed_layers: dict[str, tuple[str, str]] = {}  # level -> (selection `t` made, its layer)
-        self.progress: dict[tuple[str, str], str] = {}  # (level, target) -> running/ok/failed: msg
+        self.progress: dict[tuple[str, str], LevelProgress] = {}  # (level, target) -> what the capture reported
         self.load_error = ""
         self.opening: Path | None = self.bundle_path  # a bundle being read in the background
         self.opened = asyncio.Event()  # set whenever no bundle is being read (tests wait on it)
@@ -325,6 +267,8 @@ class TensorwegApp(App):
         from explorer.views.rows import rows
         from explorer.views.trace import build_trace  # noqa: PLC0415
 
+        from screens.widgets.code_view import warm_up_renderers  # Pygments: not before the first frame
+
         try:
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once
@@ -352,16 +296,16 @@ class TensorwegApp(App):
                 self.post_message(TargetsRead(bundle, (done,)))
 
         try:
-            _prepare(bundle, level, target, self.lang, read)
+            prepare_first_screen(bundle, level, target, self.lang, read)
         except TensorwegError:
             return  # the pane says what is wrong when it asks itself
         finally:
             if unread:  # not prepared (a damaged level, no rows): the pane reads them when asked
                 self.post_message(TargetsRead(bundle, tuple(unread)))
-        _warm_up_renderers()
+        warm_up_renderers()
         worker = get_current_worker()
         warm_layer_facts(bundle, self.lang, lambda: worker.is_cancelled)
-        _prepare_levels(bundle, target, self.lang, lambda: worker.is_cancelled)
+        prepare_levels(bundle, target, self.lang, lambda: worker.is_cancelled)
         gc.freeze()
 
     @on(BundleOpened)
@@ -421,128 +365,6 @@ class TensorwegApp(App):
         self.load_error = event.error
         self._sync_screen()
 
-    capture_generation = 0  # the capture whose messages count; older ones are dropped
-
-    def run_capture(self) -> None:
-        """Start capturing `model_spec`; a capture still running is cancelled first (its
-        workers are killed) and whatever it still posts is dropped (by generation)."""
-        self._cancel.set()
-        self._cancel = threading.Event()
-        self.capture_generation += 1
-        self.progress.clear()
-        self._capture_in_thread(self.capture_generation, self._cancel)
-
-    @work(thread=True, exclusive=True, group="capture")
-    def _capture_in_thread(self, generation: int, cancel: threading.Event) -> None:
-        """Run the orchestrator; only posts messages (the app's handlers own state)."""
-        from explorer.capture import orchestrator  # noqa: PLC0415 (heavy, only when capturing)
-        from explorer.errors import CaptureCancelled  # noqa: PLC0415
-        from explorer.views.trace import build_trace  # noqa: PLC0415
-
-        # The first captured level is shown while the compiler still runs: its side panes'
-        # renderers (Markdown, Pygments) are imported here, not on the UI thread.
-        _warm_up_renderers()
-        reader = None
-
-        def on_event(event) -> None:
-            nonlocal reader
-            if cancel.is_set():
-                return  # a newer capture owns the screen
-            if event.kind == "level_started":
-                self.post_message(LevelStarted(event.level, event.target, generation))
-            elif event.kind == "level_done":
-                try:  # parse the new level here, not on the UI thread
-                    reader = orchestrator.staging_reader(event, reader)
-                    trace = build_trace(reader) if reader is not None else None
-                    if reader is not None and event.level in (self.current_mode, "memory"):
-                        _prepare(reader, self.current_mode, self.target, self.lang)
-                    gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
-                except TensorwegError as exc:
-                    self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
-                    return
-                staging = Path(event.staging_dir) if event.staging_dir else None
-                self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging,
-                                                reader, trace, generation))
-            elif event.kind == "level_failed":
-                self.post_message(CaptureFailed(event.level, event.target, event.error, generation))
-
-        queued = {}
-        if self.capture_queue is not None:  # the wait runs here, off the UI thread; its place is posted
-            def waiting(place) -> None:
-                self.post_message(CaptureQueued(place, generation))
-
-            queued["gate"] = lambda cancel: self.capture_queue.slot(cancel, waiting)
-        try:
-            path = orchestrator.capture(self.model_spec, self.options, on_event=on_event, cancel=cancel, **queued)
-        except CaptureCancelled:
-            return  # cancelled by a newer capture or by quitting: nothing to show
-        except TensorwegError as exc:
-            self.post_message(CaptureFailed("", "", str(exc), generation))
-            return
-        self.post_message(BundleLoaded(path, generation))
-
-    def _from_current_capture(self, event) -> bool:
-        generation = getattr(event, "generation", None)
-        return generation is None or generation == self.capture_generation
-
-    @on(CaptureQueued)
-    def _capture_queued(self, event: CaptureQueued) -> None:
-        if self._from_current_capture(event):
-            self.queue_place = event.place
-            self._sync_screen()
-
-    def action_cancel_capture(self) -> None:
-        """`C`: give up the capture (or its place in the serve queue); what is on screen stays."""
-        self._cancel.set()
-        self.capture_generation += 1  # whatever it still posts is dropped
-        self.queue_place = None
-        self.progress.clear()
-        self._sync_screen()
-
-    @on(LevelStarted)
-    def _level_started(self, event: LevelStarted) -> None:
-        if not self._from_current_capture(event):
-            return
-        self.progress[(event.level, event.target)] = "running"
-        self._sync_screen()
-
-    @on(LevelCaptured)
-    def _level_captured(self, event: LevelCaptured) -> None:
-        if not self._from_current_capture(event):
-            return
-        self.progress[(event.level, event.target)] = "ok"
-        if event.bundle is not None:  # read and indexed on the capture's thread
-            self.bundle = event.bundle
-            self.trace = event.trace
-        elif event.staging_dir is not None and event.staging_dir.is_dir():
-            # A message without a reader (tests inject levels so): read the directory here.
-            from explorer.model.bundle import Bundle  # noqa: PLC0415
-            from explorer.views.trace import build_trace  # noqa: PLC0415
-
-            staging = Bundle(event.staging_dir)
-            self.bundle = staging
-            self.trace = build_trace(staging)
-        self._sync_screen()
-
-    @on(CaptureFailed)
-    def _capture_failed(self, event: CaptureFailed) -> None:
-        if not self._from_current_capture(event):
-            return
-        if event.level:
-            self.progress[(event.level, event.target)] = f"failed: {event.error}"
-        else:
-            self.load_error = event.error
-        self._sync_screen()
-
-    @on(BundleLoaded)
-    def _bundle_loaded(self, event: BundleLoaded) -> None:
-        if not self._from_current_capture(event):
-            return
-        # The staging reader stays on screen until the finished bundle is read and indexed.
-        self.opening = event.path
-        self.opened.clear()
-        self.open_bundle(event.path)
-
     def _sync_screen(self) -> None:
         sync = getattr(self.screen, "sync", None)
         if sync is not None:
@@ -587,79 +409,25 @@ class TensorwegApp(App):
     def can_capture(self) -> bool:
         return bool(self.model_spec)
 
+    @property
+    def session(self) -> Session:
+        """What the app holds now, as the plain data `explorer.views.session` decides from."""
+        return Session(
+            bundle=self.bundle, target=self.target, lang=self.lang,
+            requested_targets=self._options.targets if self._options is not None else (self._requested_target,),
+            model_spec=self.model_spec, progress=MappingProxyType(self.progress), opening=self.opening,
+            load_error=self.load_error, queue_place=self.queue_place, trail=tuple(self.trail),
+            selections=MappingProxyType(self.selections), followed_layers=MappingProxyType(self.followed_layers))
+
+    # Asked by the command palette, tours, benches and tests; the session answers.
     def has_manifest(self) -> bool:
-        return self.bundle is not None and (self.bundle._manifest is not None
-                                            or (self.bundle.path / "manifest.json").is_file())
-
-    def captured_targets(self) -> tuple[str, ...]:
-        """Targets of the bundle; while capturing, the ones requested."""
-        if self.has_manifest():
-            return self.bundle.targets
-        return self._options.targets if self._options is not None else (self._requested_target,)
-
-    def level_status(self, level: str) -> tuple[str, str]:
-        """(status, error) for `level` on the current target, from the capture or the manifest."""
-        key_target = self.target if level in TARGET_LEVELS else ""
-        if (level, key_target) in self.progress:
-            state = self.progress[(level, key_target)]
-            return ("failed", state[8:]) if state.startswith("failed: ") else (state, "")
-        if self.bundle is None:
-            if self.opening is not None:
-                return ("opening", "")
-            if self.load_error:
-                return ("failed", self.load_error)
-            # A capture starts with the app: say so from the first frame, before its first event.
-            return ("running", "") if self.model_spec else ("pending", "")
-        if not self.has_manifest():
-            return ("pending", "")  # a staging directory: only what was reported is known
-        status = self.bundle.status(level, self.target)
-        return status.status, status.error
+        return self.session.has_manifest()
 
     def level_ready(self, level: str) -> bool:
-        return self.bundle is not None and self.level_status(level)[0] == "ok"
-
-    def level_notice(self, level: str) -> str:
-        """One line under the title when the level cannot be shown (yet)."""
-        status, error = self.level_status(level)
-        if status == "ok":
-            return ""
-        lang = self.lang
-        if status == "opening":
-            return label("notice.opening", lang).format(bundle=self.opening.name if self.opening else "")
-        usable = [self.level_title(lvl) for lvl in LIST_LEVELS if lvl != level and self.level_status(lvl)[0] == "ok"]
-        still = " " + label("notice.still_usable", lang).format(levels=", ".join(usable)) if usable else ""
-        key = {"failed": "notice.failed", "running": "notice.running",
-               "unavailable": "notice.unavailable"}.get(status, "notice.not_captured")
-        return label(key, lang).format(level=self.level_title(level), target=self.target, error=error) + still
+        return self.session.level_ready(level)
 
     def title_line(self, level: str) -> str:
-        """The title bar's text (plain text: screens show it as Content, never as markup)."""
-        if self.has_manifest():
-            model = self.bundle.model_name
-        elif self.opening is not None and self.bundle is None:
-            model = self.opening.name
-        else:
-            model = self.model_spec or label("title.no_model", self.lang)
-        number = LIST_LEVELS.index(level) + 1 if level in LIST_LEVELS else 4
-        trail = " > ".join(name.rsplit("/", 1)[-1] for _, name in self.trail[-3:])
-        line = f"{model} | {number} {self.level_title(level)} | {self.target}"
-        from explorer.views import panes
-
-        mode = panes.mode_text(self.bundle) if self.has_manifest() else ""  # "train (adam) on 2x2, ..."
-        line += f" | {mode}" if mode else ""
-        return line + (f" | {label('word.trail', self.lang)}: {trail}" if trail else "")
-
-    def progress_line(self) -> str:
-        if self.queue_place is not None:
-            place = self.queue_place
-            return label("text.capture_waiting", self.lang).format(
-                ahead=place.ahead, running=place.running, slots=place.slots)
-        if not self.progress:
-            return ""
-        marks = {"running": "..", "ok": "ok"}
-        parts = [f"{level}{'@' + target if target else ''} {marks.get(state, 'FAILED')}"
-                 for (level, target), state in self.progress.items()]
-        return label("text.capture_progress", self.lang) + ": " + "  ".join(parts)
+        return self.session.title_line(level)
 
     # --- navigation -------------------------------------------------------------
 
@@ -728,29 +496,14 @@ class TensorwegApp(App):
         self.goto_level(level, name)
 
     def action_next_target(self) -> None:
-        """`t`: the next captured target, each level's selection moved to its counterpart there
-        (the same layer's nearest item: `explorer.views.trace.counterpart`)."""
-        from explorer.views.rows import rows
-        from explorer.views.trace import counterpart, layer_of  # noqa: PLC0415 (loaded with the bundle)
-
-        targets = self.captured_targets()
-        if len(targets) < 2:
+        """`t`: the next captured target, the selections moved there (`Session.next_target`)."""
+        switch = self.session.next_target()
+        if switch is None:
             self.notify(label("notify.one_target", self.lang))
             return
-        new = targets[(targets.index(self.target) + 1) % len(targets)] if self.target in targets else targets[0]
-        for level in TARGET_LEVELS:
-            name = self.selections.get(level)
-            if name:
-                # Keep following the layer `t` started from while the selection is the one `t` made.
-                made, layer = self.followed_layers.get(level, ("", ""))
-                layer = layer if made == name else layer_of(self.bundle, level, name, self.target)
-                found = counterpart(self.bundle, level, name, self.target, new, layer)
-                if not found:  # the layer has nothing at this level there: the list starts at its top
-                    first = rows(self.bundle, level, new)[:1]
-                    found = first[0].name if first else ""
-                self.selections[level] = found
-                self.followed_layers[level] = (found, layer)
-        self.target = new
+        self.selections.update(switch.selections)
+        self.followed_layers.update(switch.followed_layers)
+        self.target = switch.target
         self._sync_screen()
 
     def action_capture_missing(self) -> None:
@@ -765,18 +518,10 @@ class TensorwegApp(App):
         if self.queue_place is not None:  # starting anew would put it at the back of the line
             self.notify(label("notify.capture_waiting", self.lang))
             return
-        from explorer.targets import DEFAULT_TARGETS  # noqa: PLC0415 (a plain registry, no compiler)
-
-        have = self.options.targets + (self.bundle.targets if self.bundle is not None else ())
-        have = tuple(dict.fromkeys(have))  # asked for, then what the bundle already holds
-        missing = tuple(t for t in DEFAULT_TARGETS if t not in have)
-        self.options = replace(self.options, targets=have + missing)
+        self.options = replace(self.options, targets=self.session.targets_to_capture())
         self.run_capture()
 
     # --- course: glossary, language, tours --------------------------------------
-
-    def level_title(self, level: str) -> str:
-        return label(f"level.{level}", self.lang)
 
     def action_toggle_language(self) -> None:
         self.lang = "de" if self.lang == "en" else "en"
@@ -805,9 +550,27 @@ class TensorwegApp(App):
         self.push_screen(TourListScreen(self.lang, self.bundle), lambda tour: tour and self.begin_tour(tour))
 
     def begin_tour(self, tour: Tour, index: int = 0) -> None:
-        from screens.tour import start_tour  # noqa: PLC0415
+        """Show step `index` of `tour`: on the message loop, never from the tour panel's own handler
+        (`show_tour_step` pops that panel)."""
+        self.call_later(self.show_tour_step, tour, index)
 
-        start_tour(self, tour, index)
+    async def show_tour_step(self, tour: Tour, index: int) -> None:
+        """Go where step `index` of `tour` leads (`explorer.course.lessons.tour_step_place`) and put
+        the tour panel on top of that level (each level has its own screen stack)."""
+        from screens.tour import TourScreen  # its Markdown and exercises load with a tour, not the first frame
+
+        while isinstance(self.screen, TourScreen):
+            await self.pop_screen()
+        place = tour_step_place(self.session, tour.steps[index])
+        self.show_place(place)
+        await self.push_screen(TourScreen(tour, index, place.selection))
+
+    def show_place(self, place: TourPlace) -> None:
+        """Show `place`: its target (the screens rebuild their rows for a new one), its level, its item."""
+        if place.target != self.target:
+            self.target = place.target
+            self.generation += 1
+        self.goto_level(place.level, place.selection)
 
     def action_help(self) -> None:
         from screens.help import HelpScreen  # noqa: PLC0415

@@ -18,8 +18,9 @@ class ItemCommands(Provider):
         self._items: list[LevelItem] = []
         if getattr(app, "bundle", None) is None:
             return
+        session = app.session
         for level in LIST_LEVELS:
-            if app.level_ready(level):
+            if session.level_ready(level):
                 self._items.extend(rows(app.bundle, level, app.target, app.lang))
 
     def _jump(self, item: LevelItem) -> None:
@@ -27,7 +28,7 @@ class ItemCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        title = self.app.level_title
+        title = self.app.session.level_title
         for item in self._items:
             text = f"{item.name} ({title(item.level)}, {item.kind})"
             score = matcher.match(text)
@@ -37,4 +38,4 @@ class ItemCommands(Provider):
 
     async def discover(self) -> Hits:
         for item in self._items[:40]:
-            yield DiscoveryHit(f"{item.name} ({self.app.level_title(item.level)})", partial(self._jump, item))
+            yield DiscoveryHit(f"{item.name} ({self.app.session.level_title(item.level)})", partial(self._jump, item))

@@ -5,7 +5,8 @@ Columns are targets (the bundle's, then the default ones it lacks, which say
 each compiler made of the layer: fusions and instructions, kernels, library
 calls, output layouts, bytes with and without tile padding, FLOPs and the
 roofline ESTIMATE. Below: `TargetSummaryTable` for the whole model, then the
-figures every estimate used. Data: `explorer.views.comparison` (real captures only).
+figures every estimate used. Data: `explorer.views.comparison` (real captures only); every
+cell's words: `explorer.views.comparison_text`, as `tensorweg compare` prints them.
 Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.
 """
 
@@ -28,13 +29,7 @@ from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
-from explorer.views.comparison import (
-    LayerComparison,
-    TargetLayer,
-    comparison_targets,
-    layer_comparison,
-    target_summary,
-)
+from explorer.views.comparison import LayerComparison, comparison_targets, layer_comparison, target_summary
 from explorer.views.comparison_mesh import (
     MeshColumn,
     mesh_comparison,
@@ -43,8 +38,7 @@ from explorer.views.comparison_mesh import (
     meshable,
     missing_meshes,
 )
-from explorer.views.comparison_text import decision_text, library_text, vector_text
-from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
+from explorer.views.comparison_text import LAYER_ROWS, figure_notes, layer_cells
 from explorer.views.trace import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
@@ -52,73 +46,12 @@ from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
 WIDE = 100  # columns from which the target headers also name the board
-# The rows' label keys (`compare.row.<name>`), in order.
-LAYER_ROWS = ("decided", "fusions_ops", "kernels", "vector_code", "library_calls", "layouts", "bytes_padded",
-              "flops", "est_time")
 
 
 def layer_for_selection(app) -> str:
     """The layer of the app's current selection; else the first layer any target compiled."""
     level = app.current_mode
     return compare_layer(app.bundle, level, app.selections.get(level, ""), app.target)
-
-
-def column_cells(column: TargetLayer, lang: str = "en") -> list[str]:
-    """The cells of one target's column, in LAYER_ROWS order; the UI's own words in `lang`."""
-    def word(key: str) -> str:
-        return label(f"compare.{key}", lang)
-
-    if not column.captured:
-        return [word("see_below").format(status=column.status)] + [MISSING] * (len(LAYER_ROWS) - 1)
-    if not column.instructions:
-        return [word("no_instruction")] + [MISSING] * (len(LAYER_ROWS) - 1)
-    # The custom-call target is on the library-calls row; here the opcode (and fusion kind) is enough.
-    # Views and constants are counted, not listed: they do no work and own no new buffer.
-    working = column.working
-    instructions = [f"{i.name}: {i.opcode}" + (f" {i.fusion_kind}" if i.fusion_kind else "")
-                    + (f" ({word('also')} {','.join(i.also_layers)})" if i.also_layers else "") for i in working]
-    plumbing = sorted({i.opcode for i in column.instructions if i.plumbing})
-    if plumbing:
-        count = len(column.instructions) - len(working)
-        instructions.append(f"+{count} {'/'.join(plumbing)}")
-    kernels = []
-    for k in column.kernels:
-        launch = (f" {label('field.grid', lang)} {'x'.join(map(str, k.launch.grid))} "
-                  f"{label('field.block', lang)} {'x'.join(map(str, k.launch.block))}" if k.launch else "")
-        kernels.append(f"{k.name} ({k.kind}){launch}")
-    layouts = [o.shape for i in working for o in i.outputs]
-    seconds = column.estimated_seconds
-    bound = [i.estimate.bound for i in column.instructions if i.estimate is not None]
-    bound_text = ", ".join(word("bound").format(count=bound.count(b), kind=word(b))
-                           for b in ("memory", "compute") if b in bound)
-    return [
-        decision_text(column, lang),
-        "\n".join(instructions),
-        "\n".join(kernels) or word("none"),
-        vector_text(column, lang).replace("; ", "\n") or MISSING,
-        library_text(column, lang),
-        "\n".join(layouts),
-        f"{format_bytes(column.bytes)} / {format_bytes(column.padded_bytes)}",
-        f"{format_count(column.flops)} ({word('shapes')})",
-        f"{format_seconds(seconds)} ({bound_text})" if seconds is not None else word("no_peaks"),
-    ]
-
-
-def figure_notes(bundle: Bundle, comparison: LayerComparison | None, summaries, lang: str = "en") -> Text:
-    """Which published figures each estimate used, and how to capture missing targets."""
-    text = Text(label("compare.estimate_note", lang) + "\n", style="bold")
-    for summary in summaries:
-        if summary.estimate_note:
-            text.append(f"{summary.target}: {summary.estimate_note}\n")
-        if summary.kernels_note:
-            text.append(f"{summary.target} {label('compare.row.kernels', lang)}: {summary.kernels_note}\n")
-        if summary.capture_hint:
-            text.append(f"{summary.target} {label('state.not_captured', lang)}: {summary.capture_hint}\n")
-    if comparison is not None:
-        for column in comparison.targets:
-            if column.captured is False and column.target in bundle.targets:
-                text.append(f"{column.target}: {column.status}\n")
-    return text
 
 
 class CompareScreen(Screen):
@@ -185,7 +118,7 @@ class CompareScreen(Screen):
             title.update(Content(f"{label('compare.title', lang)} | {bundle.model_name} | {layer} "
                                  f"({self.comparison.class_name}) | {label('compare.keys', lang)}"))  # names are text
             columns = self.comparison.targets
-            cells = [column_cells(c, lang) for c in columns]
+            cells = [layer_cells(c, lang) for c in columns]
             rows = [(label(f"compare.row.{key}", lang), [col[row] for col in cells])
                     for row, key in enumerate(LAYER_ROWS)]
             # Board names only where there is room: at 80 columns they would wrap into three lines.
@@ -196,7 +129,9 @@ class CompareScreen(Screen):
                                            headers, rows))
         self._show_meshes(bundle, lang)
         self.query_one("#compare-summary", TargetSummaryTable).show(summaries, lang)
-        self.query_one("#compare-figures", Static).update(figure_notes(bundle, self.comparison, summaries, lang))
+        notes = figure_notes(summaries, self.comparison, bundle.targets, lang)
+        self.query_one("#compare-figures", Static).update(
+            Text(label("compare.estimate_note", lang) + "\n", style="bold").append("".join(f"{n}\n" for n in notes)))
 
     def _show_meshes(self, bundle: Bundle, lang: str) -> None:
         """1 chip vs 2x2 vs 4x4 for the app's target, where it can be compiled for a mesh."""

@@ -109,16 +109,17 @@ class LevelScreen(Screen):
     def sync(self) -> None:
         """Bring the screen up to date with the app: rows, selection, status lines."""
         app = self.tensorweg
+        session = app.session  # what the title, progress and notice lines say (explorer.views.session)
         for pane_id, key in self.PANE_TITLES:
             for pane in self.query(pane_id):  # none before the lazy side panes are mounted
                 pane.border_title = label(key, app.lang)
         # Names from the model (title, trail, errors) are text: Content, never markup.
-        self.query_one("#title", Static).update(Content(app.title_line(self.LEVEL)))
-        self.query_one("#progress", Static).update(app.progress_line())
+        self.query_one("#title", Static).update(Content(session.title_line(self.LEVEL)))
+        self.query_one("#progress", Static).update(session.progress_line())
         status = self.query_one("#status", Static)
         status.update(Content(app.status))
         status.display = bool(app.status)
-        notice = app.level_notice(self.LEVEL)
+        notice = session.level_notice(self.LEVEL)
         self.query_one("#notice", Static).update(Content(notice))
         self.query_one("#notice", Static).display = bool(notice)
         # Read before the rows are refilled: the refill announces its first row as highlighted.
@@ -128,7 +129,7 @@ class LevelScreen(Screen):
         if (self._generation, self._lang) != (app.generation, app.lang):
             reworded = self._generation == app.generation  # only the language changed: folds stay
             self._generation, self._lang = app.generation, app.lang
-            items = rows(app.bundle, self.LEVEL, app.target, app.lang) if app.level_ready(self.LEVEL) else ()
+            items = rows(app.bundle, self.LEVEL, app.target, app.lang) if session.level_ready(self.LEVEL) else ()
             created = created_by_compiler(app.bundle, self.LEVEL, app.target) if items else frozenset()
             groups = row_groups(app.bundle, self.LEVEL, app.target, app.lang) if items else {}
             # Paint first: the new rows go on screen alone, their selection's panes and code the
@@ -181,8 +182,8 @@ class LevelScreen(Screen):
             return
         app, selection = self.tensorweg, self._shown_selection
         self.query_one("#memory", MemoryPane).show_selection(selection, app.lang)
-        self.query_one("#devices", DevicePane).show(selection, app.captured_targets(), app.can_capture, app.lang,
-                                                    app.reading)
+        self.query_one("#devices", DevicePane).show(selection, app.session.captured_targets(), app.can_capture,
+                                                    app.lang, app.reading)
         self.query_one("#explanation", ExplanationPane).show_selection(selection, app.lang)
 
     def show_panes(self) -> None:

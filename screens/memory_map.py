@@ -63,8 +63,9 @@ class MemoryMapScreen(Screen):
 
     def sync(self) -> None:
         app = self.app
+        session = app.session  # the title and notice (explorer.views.session)
         # Names from the model (title, allocations, errors) are text: Content, never markup.
-        self.query_one("#title", Static).update(Content(app.title_line("memory")))
+        self.query_one("#title", Static).update(Content(session.title_line("memory")))
         status = self.query_one("#status", Static)
         status.update(Content(app.status))
         status.display = bool(app.status)
@@ -74,7 +75,7 @@ class MemoryMapScreen(Screen):
         live.border_title = label("pane.live_ranges", app.lang)
         memory = app.bundle.memory(app.target) if app.bundle is not None else None
         if memory is None:
-            notice = app.level_notice("memory") or label("notice.memory_not_captured", app.lang)
+            notice = session.level_notice("memory") or label("notice.memory_not_captured", app.lang)
             allocations.update(Content(notice))
             live.update("")
             return

@@ -77,14 +77,14 @@ async def _settle_tour(pilot) -> None:
 
 
 async def _render_tour(bundle_path: Path, tour: Tour, steps: range, size: tuple[int, int], lang: str) -> list[str]:
-    from screens.tour import TourScreen, show_step  # noqa: PLC0415
+    from screens.tour import TourScreen  # noqa: PLC0415
 
     app = create_app(bundle_path, lang=lang, tour=tour, tour_step=steps.start)
     pictures: list[str] = []
     async with app.run_test(size=size) as pilot:
         for index in steps:
             if index != steps.start:
-                await show_step(app, tour, index)  # what `n` does on the panel
+                await app.show_tour_step(tour, index)  # what `n` does on the panel
             await _settle_tour(pilot)
             if app.failure is not None:
                 break

@@ -1,10 +1,11 @@
 """Guided tours in the UI: a panel over the level screens, and the list of built-in tours.
 
-A step moves the app the way a learner would (`goto_level`, the target, a
-selection), through the app's own state and methods, so what a tour shows is
-exactly what the level screens show. The tour panel is a modal screen with a
-see-through background docked at the bottom: the level screen stays visible
-above it, and n/p/q reach the tour instead of the item table.
+Where a step takes the app (level, target, selection) is decided in the course
+(`explorer.course.lessons.tour_step_place`); the app goes there the way a learner would
+(`TensorwegApp.show_tour_step`), so what a tour shows is exactly what the level screens
+show. The tour panel is a modal screen with a see-through background docked at the
+bottom: the level screen stays visible above it, and n/p/q reach the tour instead of
+the item table.
 
 Each mode (level) has its own screen stack, so a step pops the panel from the
 old level, switches, and pushes a fresh panel onto the new one.
@@ -18,7 +19,7 @@ from weakref import WeakKeyDictionary
 
 from rich.markdown import Markdown
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -26,7 +27,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.course import exercises
-from explorer.course.lessons import LessonChoice, lesson_choices, resolve_tour_step
+from explorer.course.lessons import LessonChoice, lesson_choices, tour_step_place
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.texts.lookup import explain_topic
@@ -39,47 +40,19 @@ from screens.widgets.explanation_pane import explanation_markdown
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
-    from screens.app import TensorwegApp
-
 CSS_PATH = Path(__file__).with_suffix(".tcss")
 # Each app's answers: (tour source and title, step index) -> the last verdict (the lesson's summary).
 _VERDICTS: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def verdicts(app: TensorwegApp, tour: Tour) -> dict[int, exercises.Verdict]:
+def verdicts(app: App, tour: Tour) -> dict[int, exercises.Verdict]:
     """The learner's answers to `tour` in this app so far: step index -> last verdict."""
     return _VERDICTS.setdefault(app, {}).setdefault((tour.source, tour.title), {})
 
 
-# --- which item a step selects -------------------------------------------------------
-
-
-def resolve_step(app: TensorwegApp, step: TourStep) -> str | None:
-    """The name of the item the step selects on the app's bundle (`explorer.course.lessons.resolve_tour_step`)."""
-    if app.bundle is None or not app.level_ready(step.level):
-        return None
-    return resolve_tour_step(app.bundle, step)
-
-
-async def show_step(app: TensorwegApp, tour: Tour, index: int) -> None:
-    """Move the app to step `index` of `tour` and put the tour panel on top of that level.
-
-    Runs on the app's message loop (via `call_later`), never from the panel's own
-    handler, because the panel is popped here.
-    """
-    while isinstance(app.screen, TourScreen):
-        await app.pop_screen()
-    step = tour.steps[index]
-    if step.target != app.target:
-        app.target = step.target
-        app.generation += 1  # screens rebuild their rows for the new target
-    name = resolve_step(app, step)
-    app.goto_level(step.level, name)
-    await app.push_screen(TourScreen(tour, index, name))
-
-
-def start_tour(app: TensorwegApp, tour: Tour, index: int = 0) -> None:
-    app.call_later(show_step, app, tour, index)
+def resolve_step(app: App, step: TourStep) -> str | None:
+    """The name of the item the step selects on the app's bundle (`explorer.course.lessons.tour_step_place`)."""
+    return tour_step_place(app.session, step).selection
 
 
 # --- the panel -----------------------------------------------------------------------
@@ -188,7 +161,7 @@ class TourScreen(ModalScreen):
     def action_step(self, delta: int) -> None:
         index = self.index + delta
         if 0 <= index < len(self.tour.steps):
-            start_tour(self.app, self.tour, index)  # type: ignore[arg-type]
+            self.app.begin_tour(self.tour, index)
 
     def action_leave(self) -> None:
         self.dismiss()

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from test_capture_orchestrator import leftovers
 
-from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture
+from explorer.capture.events import CacheHit, CaptureEvent, LevelCaptured, LevelFailed, LevelStarted
+from explorer.capture.orchestrator import cached_bundle, capture
 from explorer.errors import CaptureCancelled, CaptureFailed
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
@@ -74,7 +75,7 @@ def test_adding_a_target_runs_only_its_worker_and_keeps_every_level_byte_identic
     events: list[CaptureEvent] = []
     assert capture("mlp", TPU, on_event=events.append) == path
     assert workers_run(pids) == [JAX_WORKER]
-    assert {e.target for e in events if e.kind.startswith("level_")} == {"tpu:v5e"}
+    assert {e.target for e in events if isinstance(e, LevelStarted | LevelCaptured | LevelFailed)} == {"tpu:v5e"}
     after = files_of(path)
     assert {name: after[name] for name in before} == before  # same bytes, same inodes: never written again
     grown = Bundle.open(path)
@@ -93,7 +94,7 @@ def test_a_bundle_with_the_targets_asked_for_is_a_cache_hit_whatever_else_it_has
     for targets in [("cpu",), ("tpu:v5e",), ("tpu:v5e", "cpu")]:
         events: list[CaptureEvent] = []
         assert capture("mlp", CaptureOptions(targets=targets), on_event=events.append) == path
-        assert [e.kind for e in events] == ["cache_hit"]
+        assert [type(e) for e in events] == [CacheHit]
         assert cached_bundle("mlp", CaptureOptions(targets=targets)) == path
     assert workers_run(pids) == []
     assert cached_bundle("mlp", CaptureOptions(targets=("gpu:h100",))) is None
@@ -139,7 +140,7 @@ def test_a_level_that_never_finished_is_captured_again_on_the_next_open(fake, ac
     events: list[CaptureEvent] = []
     capture("mlp", both, on_event=events.append)
     assert workers_run(pids) == [JAX_WORKER]
-    assert {e.target for e in events if e.kind == "level_done"} == {"tpu:v5e"}
+    assert {e.target for e in events if isinstance(e, LevelCaptured)} == {"tpu:v5e"}
     assert {k: v for k, v in files_of(path).items() if not k.startswith("targets/tpu-v5e/")} == cpu_files
     assert Bundle.open(path).status("kernels", "tpu:v5e").status == "ok"
 
@@ -162,7 +163,7 @@ def test_a_failed_level_with_the_compilers_message_is_kept_not_captured_again(fa
     workers_run(pids)
     events: list[CaptureEvent] = []
     capture("mlp", CPU, on_event=events.append)
-    assert workers_run(pids) == [] and events[0].kind == "cache_hit"
+    assert workers_run(pids) == [] and isinstance(events[0], CacheHit)
     capture("mlp", CPU, use_cache=False)
     assert workers_run(pids) == [TF_WORKER]
     assert Bundle.open(path).status("memory", "cpu").status == "ok"
@@ -206,7 +207,7 @@ def test_readers_during_a_grow_see_the_old_bundle_and_a_cancel_keeps_it(fake, ac
     seen = []
 
     def on_event(event: CaptureEvent) -> None:
-        if event.kind == "level_done" and event.target == "tpu:v5e":
+        if isinstance(event, LevelCaptured) and event.target == "tpu:v5e":
             # The staging version reads as a whole bundle: the old levels and the new one.
             staging = Bundle.open(Path(event.staging_dir))
             seen.append((staging.status("memory", "cpu").status, staging.status("hlo", "tpu:v5e").status))
@@ -257,7 +258,7 @@ def test_a_capture_that_finishes_second_keeps_what_the_first_one_put_there(fake)
     first: dict = {}
 
     def on_event(event: CaptureEvent) -> None:
-        if event.kind == "level_done" and not first:  # another capture starts and finishes meanwhile
+        if isinstance(event, LevelCaptured) and not first:  # another capture starts and finishes meanwhile
             runner = threading.Thread(target=lambda: first.update(path=capture("mlp", CPU)))
             runner.start()
             runner.join()
@@ -279,7 +280,7 @@ def test_output_dir_with_a_bundle_of_the_same_model_grows(fake, accelerators, tm
     workers_run(pids)
     events: list[CaptureEvent] = []
     capture("mlp", CPU, out_dir=out, on_event=events.append)
-    assert [e.kind for e in events] == ["cache_hit"] and workers_run(pids) == []
+    assert [type(e) for e in events] == [CacheHit] and workers_run(pids) == []
     capture("mlp", TPU, out_dir=out)
     assert workers_run(pids) == [JAX_WORKER]
     after = files_of(out)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.capture.events import LevelCaptured, LevelStarted
 from explorer.capture.orchestrator import CaptureCancelled, capture
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
@@ -41,7 +42,7 @@ def test_every_sample_captures_all_cpu_levels(sample, tmp_path):
     assert optimized is not None and optimized.entry is not None
     assert bundle.kernels("cpu"), "XLA:CPU emitted no kernel?"
     assert bundle.memory("cpu").allocations
-    started = {(e.level, e.target) for e in events if e.kind == "level_started"}
+    started = {(e.level, e.target) for e in events if isinstance(e, LevelStarted)}
     assert ("layers", "") in started and ("hlo", "cpu") in started
     # Nothing in a bundle may carry an absolute path or a run-specific hash.
     for file in path.rglob("*"):
@@ -99,7 +100,7 @@ def test_cancelled_capture_leaves_nothing_behind(tmp_path):
     cancel = threading.Event()
 
     def cancel_when_started(event):
-        if event.kind == "level_started":
+        if isinstance(event, LevelStarted):
             cancel.set()
 
     with pytest.raises(CaptureCancelled):
@@ -187,11 +188,11 @@ def test_unknown_bundle_schema_is_refused(tmp_path):
 
 
 def test_staging_is_a_readable_bundle_while_levels_arrive(tmp_path):
-    """Each level_done event can be read right away from the staging directory (the UI does)."""
+    """Each LevelCaptured event can be read right away from the staging directory (the UI does)."""
     seen = {}
 
     def read_staging(event):
-        if event.kind == "level_done":
+        if isinstance(event, LevelCaptured):
             staging = Bundle.open(Path(event.staging_dir))
             seen[(event.level, event.target)] = staging.status(event.level, event.target).status
             if event.level == "layers":

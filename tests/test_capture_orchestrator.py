@@ -20,7 +20,8 @@ import pytest
 
 from explorer.capture import orchestrator
 from explorer.capture.cache import cache_root
-from explorer.capture.orchestrator import CaptureEvent, cached_bundle, capture, staging_reader
+from explorer.capture.events import CacheHit, CaptureEvent, CaptureFinished, LevelCaptured, LevelFailed, LevelStarted
+from explorer.capture.orchestrator import cached_bundle, capture, staging_reader
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
@@ -88,7 +89,7 @@ def test_stray_stdout_goes_to_the_log_not_the_events(fake):
     events = []
     path = capture("mlp", CPU, on_event=events.append)
     assert "a stray line from C++" in (path / "capture.log").read_text()
-    assert all(event.kind in ("level_started", "level_done", "finished") for event in events)
+    assert all(isinstance(event, LevelStarted | LevelCaptured | CaptureFinished) for event in events)
 
 
 def test_a_cached_bundle_is_reused_without_a_worker(fake):
@@ -97,7 +98,7 @@ def test_a_cached_bundle_is_reused_without_a_worker(fake):
     started = len(worker_pids(pids))
     events = []
     assert capture("mlp", CPU, on_event=events.append) == first
-    assert [event.kind for event in events] == ["cache_hit"] and len(worker_pids(pids)) == started
+    assert [type(event) for event in events] == [CacheHit] and len(worker_pids(pids)) == started
     assert cached_bundle("mlp", CPU) == first
 
 
@@ -142,7 +143,7 @@ def test_a_worker_killed_by_a_signal_is_an_error_and_nothing_is_cached(fake):
     # The log is kept where the message says, for --debug.
     assert failed.value.log_path is not None and failed.value.log_path.is_file()
     assert str(failed.value.log_path.name) in message
-    assert {(e.level, e.target) for e in events if e.kind == "level_failed"} >= {("graph", ""), ("hlo", "cpu")}
+    assert {(e.level, e.target) for e in events if isinstance(e, LevelFailed)} >= {("graph", ""), ("hlo", "cpu")}
 
 
 def test_a_killed_accelerator_worker_fails_the_whole_capture(fake, monkeypatch):
@@ -199,7 +200,7 @@ def test_a_bundle_with_unfinished_levels_is_not_a_cache_hit(fake):
     assert cached_bundle("mlp", CPU) is None
     events = []
     assert capture("mlp", CPU, on_event=events.append) == path
-    assert "level_started" in [e.kind for e in events]
+    assert any(isinstance(e, LevelStarted) for e in events)
     assert Bundle.open(path).status("kernels", "cpu").status == "ok"
 
 
@@ -215,7 +216,7 @@ def test_a_damaged_cached_manifest_heals_by_capturing_again(fake, damage):
     damage(path / "manifest.json")
     events = []
     assert capture("mlp", CPU, on_event=events.append) == path
-    assert "cache_hit" not in [e.kind for e in events]
+    assert not any(isinstance(e, CacheHit) for e in events)
     assert Bundle.open(path).status("layers").status == "ok"
     assert leftovers() == []
 
@@ -230,8 +231,8 @@ def test_failed_levels_of_a_cached_capture_are_reported_with_the_way_out(fake):
     (path / "manifest.json").write_text(json.dumps(manifest))
     events = []
     capture("mlp", CPU, on_event=events.append)
-    assert events[0].kind == "cache_hit" and "--no-cache" in events[0].error
-    assert [(e.kind, e.level, e.error) for e in events[1:]] == [("level_failed", "memory", "XLA: out of luck")]
+    assert isinstance(events[0], CacheHit) and "--no-cache" in events[0].note
+    assert [(type(e), e.level, e.error) for e in events[1:]] == [(LevelFailed, "memory", "XLA: out of luck")]
 
 
 def test_two_racing_captures_both_end_with_the_one_bundle(fake):
@@ -271,7 +272,7 @@ def test_cancel_kills_the_workers_and_raises(fake, tmp_path):
     cancel = threading.Event()
 
     def cancel_after_layers(event: CaptureEvent) -> None:
-        if event.kind == "level_done":
+        if isinstance(event, LevelCaptured):
             cancel.set()
 
     with pytest.raises(CaptureCancelled):
@@ -359,7 +360,7 @@ def test_staging_reader_parses_each_new_level_once_and_keeps_the_rest(fake):
     first, last = readers[0], readers[-1]
     assert last.layers is first.layers  # parsed once, when the layers level arrived
     assert last.graph is not None and last.memory("cpu") is not None
-    assert staging_reader(CaptureEvent("level_started", "hlo", "cpu")) is None
+    assert staging_reader(LevelStarted("hlo", "cpu")) is None
 
 
 def test_a_relative_output_folder_is_the_callers_not_the_workers(fake, tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from explorer.capture.events import CacheHit
 from explorer.capture.queue import CaptureQueue, QueuePlace
 from explorer.errors import CaptureCancelled, TensorwegError
 
@@ -172,10 +173,10 @@ def test_a_capture_waits_at_the_gate_and_finds_what_the_one_before_captured(fake
     first = threading.Thread(target=orchestrator.capture, args=("mlp", options), kwargs={"gate": first_gate})
     first.start()
     assert first_in.wait(30)
-    path = orchestrator.capture("mlp", options, on_event=lambda event: events.append(event.kind),
+    path = orchestrator.capture("mlp", options, on_event=lambda event: events.append(type(event)),
                                 gate=lambda cancel: queue.slot(cancel, waited.append))
     first.join(30)
     assert waited[0] == QueuePlace(ahead=1, running=1, slots=1) and waited[-1] is None
-    assert events == ["cache_hit"] and len(list(pids.iterdir())) == 1  # only the first capture's worker ran
+    assert events == [CacheHit] and len(list(pids.iterdir())) == 1  # only the first capture's worker ran
     # A cache hit never enters the gate.
     assert orchestrator.capture("mlp", options, gate=lambda cancel: pytest.fail("a cache hit waited")) == path

@@ -1,6 +1,6 @@
 """The app's capture: levels arrive parsed, and `c` during a capture cancels it and starts anew.
 
-The orchestrator's `capture` is replaced by a stand-in that emits real CaptureEvents
+The orchestrator's `capture` is replaced by a stand-in that emits real capture events
 over copies of the recorded bundle and honours `cancel` the way the orchestrator
 does (it raises CaptureCancelled); everything from the event to the screen is the
 app's real code (run_capture, staging_reader, the message handlers).
@@ -14,10 +14,11 @@ import threading
 
 import pytest
 
+from explorer.capture import events as capture_events
 from explorer.capture import orchestrator
-from explorer.capture.orchestrator import CaptureEvent
 from explorer.errors import CaptureCancelled
 from explorer.model.records import CaptureOptions
+from explorer.views.session import CAPTURED
 
 from screens.app import create_app
 from screens.messages import LevelCaptured
@@ -46,17 +47,17 @@ class StandInCapture:
         assert self.screen_ready.wait(30)
         folder = self.tmp_path / f"capture-{number}"
         shutil.copytree(BUNDLE, folder)
-        on_event(CaptureEvent("level_started", "layers", "", staging_dir=str(folder)))
-        on_event(CaptureEvent("level_done", "layers", "", seconds=0.1, staging_dir=str(folder)))
+        on_event(capture_events.LevelStarted("layers", "", staging_dir=str(folder)))
+        on_event(capture_events.LevelCaptured("layers", "", seconds=0.1, staging_dir=str(folder)))
         if number == 0:
             self.first_started.set()
             assert cancel.wait(30), "the first capture was never cancelled"
             self.first_cancelled.set()
             # A level that finished just as the cancel came: it must not reach the screen.
-            on_event(CaptureEvent("level_done", "graph", "", seconds=0.1, staging_dir=str(folder)))
+            on_event(capture_events.LevelCaptured("graph", "", seconds=0.1, staging_dir=str(folder)))
             self.late_event_sent.set()
             raise CaptureCancelled("capture cancelled; nothing was written")
-        on_event(CaptureEvent("level_done", "hlo", "cpu", seconds=0.1, staging_dir=str(folder)))
+        on_event(capture_events.LevelCaptured("hlo", "cpu", seconds=0.1, staging_dir=str(folder)))
         return folder
 
 
@@ -81,7 +82,7 @@ async def test_c_during_a_capture_cancels_it_and_only_the_new_one_posts(tmp_path
         await wait_for(pilot, lambda: app.bundle is not None, "the first capture's layers")
         first_bundle = app.bundle
         # Parsed on the capture's thread: the message carries a reader with the layers loaded.
-        assert ("layers", "") in first_bundle._parsed and app.progress[("layers", "")] == "ok"
+        assert ("layers", "") in first_bundle._parsed and app.progress[("layers", "")] == CAPTURED
 
         await pilot.press("c")
         await wait_for(pilot, stand_in.late_event_sent.is_set, "the first capture to end")

@@ -6,10 +6,14 @@ script of pyproject.toml) in a subprocess, as a user would.
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
 import pytest
+
+from explorer.capture.events import CacheHit, CaptureFinished, LevelCaptured, LevelFailed, LevelStarted
+from explorer.cli.commands import progress_printer
 
 
 def run_cli(*args: str, cwd=None, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
@@ -89,3 +93,15 @@ def test_the_ui_side_handles_exactly_the_commands_the_core_leaves_to_it():
 
     assert set(UI_HANDLERS) == set(UI_COMMANDS)
     assert not set(HANDLERS) & set(UI_COMMANDS)
+
+
+def test_progress_lines_say_what_each_capture_event_means():
+    out = io.StringIO()
+    show = progress_printer(out)
+    for event in (LevelStarted("hlo", "cpu"), LevelCaptured("layers", seconds=1.5),
+                  LevelFailed("kernels", "tpu:v5e", "not available on this platform"), CacheHit("/bundle"),
+                  CaptureFinished("/bundle")):
+        show(event)
+    assert out.getvalue().splitlines() == [  # CaptureFinished prints no progress line
+        "capturing hlo [cpu] ...", "captured  layers (1.5 s)",
+        "failed    kernels [tpu:v5e]: not available on this platform", "cached: opening the earlier capture"]

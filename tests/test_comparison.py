@@ -21,6 +21,7 @@ from explorer.views.comparison import (
     layer_comparison,
     target_summary,
 )
+from explorer.views.comparison_text import LAYER_ROWS, as_text, layer_cells
 
 from pilot_support import BUNDLE, needs_bundle
 
@@ -269,3 +270,20 @@ def test_an_optimal_time_that_is_not_physical_is_dropped_with_a_note(tmp_path, r
     assert "not a possible run time" in summary.xla_optimal_note
     optimal_row = dict(summary_rows([summary]))["XLA optimal time"]
     assert optimal_row == [summary.xla_optimal_note]
+
+
+def test_the_command_and_the_screen_word_a_layer_alike(bundle, conv):
+    """`tensorweg compare --layer` prints the compare screen's cells (explorer.views.comparison_text.layer_cells)
+    beside its per-instruction table: the same words for the decision, kernels, bytes, FLOPs and estimate."""
+    text = as_text(bundle, "conv2d")
+    gpu = text.split("on gpu:h100 ", 1)[1].split("on tpu:v5e ", 1)[0]
+    assert "  est. time: 7.48 ns (1 memory-bound)\n" in gpu
+    assert "  bytes / padded: 21.1 KiB / 21.1 KiB\n" in gpu
+    assert "  kernels: cudnn-conv-bias-activation.3 (library)\n" in gpu
+    assert "  est. time: no peak figures\n" in text.split("on gpu:h100 ", 1)[0]  # cpu: no published peaks
+    assert "fusion (also max_pooling2d)" in text  # a fusion shared with the next layer says so, as on screen
+    cells = dict(zip(LAYER_ROWS, layer_cells(conv.target("tpu:v5e")), strict=True))
+    assert cells["fusions_ops"].splitlines()[-2:] == ["fusion: fusion kOutput (also max_pooling2d)",
+                                                      "+3 constant/parameter"]
+    assert f"  kernels: {'; '.join(cells['kernels'].splitlines())}\n" in text
+    assert "  no optimized-HLO instruction carries this layer's ops\n" in as_text(bundle, "flatten")

@@ -77,7 +77,7 @@ async def test_n_and_p_change_the_layer_and_escape_returns():
         await pilot.press("n")
         await pilot.pause()
         assert screen.layer_name == "flatten"  # a reshape XLA turns into a bitcast: nothing of its own
-        assert "no instruction carries this layer's ops" in text_of(screen, "#compare-layer")
+        assert "no optimized-HLO instruction carries this layer's ops" in text_of(screen, "#compare-layer")
         await pilot.press("p", "p", "p")
         await pilot.pause()
         assert screen.layer_name == "image"

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from explorer.capture.artifacts import normalise_log
 from explorer.capture.cache import cached_bundle_path, tool_versions
+from explorer.capture.events import CacheHit, CaptureEvent, CaptureFinished, LevelCaptured, LevelFailed, LevelStarted
 from explorer.capture.growth import (
     GrowPlan,
     folder_locked,
@@ -76,32 +77,10 @@ from explorer.model.records import CaptureOptions, LevelStatus, Manifest, ModelI
 from explorer.model.serial import dump_json, load_json
 from explorer.model.sharding import check_mesh_options
 
-# CaptureEvent kinds: the worker protocol's level events, plus the capture's own.
-CACHE_HIT = "cache_hit"
-FINISHED = "finished"
 # The folder inside staging that workers run in: their TMPDIR, Keras home, compiler logs.
 WORK_DIR = ".work"
 # Marks a staging directory as this capture's; if it goes, the capture is not trusted.
 OWNER_FILE = ".capture-owner"
-
-
-@dataclass(frozen=True)
-class CaptureEvent:
-    """Progress of a capture.
-
-    kind: level_started, level_done, level_failed (a worker protocol event for
-    `level` of `target`), cache_hit (the bundle at `staging_dir` is reused;
-    `error` notes failed levels in it) or finished (`staging_dir` is the bundle).
-    While capturing, `staging_dir` is the growing staging bundle: read it with
-    `staging_reader` (explorer.capture.orchestrator).
-    """
-
-    kind: str
-    level: str = ""
-    target: str = ""
-    error: str = ""
-    seconds: float = 0.0
-    staging_dir: str = ""
 
 
 EventCallback = Callable[[CaptureEvent], None]
@@ -110,14 +89,14 @@ Gate = Callable[[threading.Event], AbstractContextManager]
 
 
 def staging_reader(event: CaptureEvent, previous: Bundle | None = None) -> Bundle | None:
-    """For a `level_done` event: a Bundle of the staging directory with that level parsed.
+    """For a `LevelCaptured` event: a Bundle of the staging directory with that level parsed.
 
     Call it on the thread that receives events (not the UI thread): levels
     `previous` (the reader of the same staging directory) already parsed are
     kept, only the new level's files are read. None when the staging directory
     is gone (the capture ended meanwhile).
     """
-    if event.kind != LEVEL_DONE or not event.staging_dir:
+    if not isinstance(event, LevelCaptured) or not event.staging_dir:
         return None
     path = Path(event.staging_dir)
     if previous is None or previous.path != path:
@@ -229,7 +208,7 @@ def _capture_into(final: Path, source: ModelSource, options: CaptureOptions, bas
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-    emit(CaptureEvent(FINISHED, staging_dir=str(final)))
+    emit(CaptureFinished(str(final)))
     return final
 
 
@@ -241,9 +220,9 @@ def _emit_cache_hit(bundle: Bundle, options: CaptureOptions, emit: EventCallback
               if (status := bundle.manifest.status(level, target)).status == "failed"]
     note = (f"{len(failed)} level(s) failed in the cached capture; --no-cache captures them again"
             if failed else "")
-    emit(CaptureEvent(CACHE_HIT, error=note, staging_dir=str(bundle.path)))
+    emit(CacheHit(str(bundle.path), note))
     for target, level, status in failed:
-        emit(CaptureEvent(LEVEL_FAILED, level, target, status.error, status.seconds, str(bundle.path)))
+        emit(LevelFailed(level, target, status.error, status.seconds, str(bundle.path)))
 
 
 @contextmanager
@@ -496,7 +475,7 @@ class _CaptureRun:
             self.fatal = self._clean(event.error) or "capture failed"
             return
         if event.kind == LEVEL_STARTED:
-            self.emit(CaptureEvent(LEVEL_STARTED, event.level, event.target, staging_dir=str(self.staging)))
+            self.emit(LevelStarted(event.level, event.target, str(self.staging)))
             return
         status = "ok" if event.kind == LEVEL_DONE else "failed"
         if status == "failed" and "not available" in event.error:
@@ -514,8 +493,10 @@ class _CaptureRun:
             _write_manifest(self.staging, self.source, self.options, self._identity(), self.statuses)
         except OSError:
             return
-        kind = LEVEL_DONE if status == "ok" else LEVEL_FAILED
-        self.emit(CaptureEvent(kind, level, target, error, seconds, str(self.staging)))
+        if status == "ok":
+            self.emit(LevelCaptured(level, target, seconds, str(self.staging)))
+        else:
+            self.emit(LevelFailed(level, target, error, seconds, str(self.staging)))
 
     def _unfinished(self, reason: str) -> list[tuple[str, str]]:
         """Mark every wanted level without an outcome as failed with `reason`; return them."""
@@ -562,7 +543,7 @@ def _inputs(staging: Path) -> tuple[tuple[str, tuple[int, ...], str], ...]:
         return ()
 
 
-__all__ = ["CACHE_HIT", "CaptureCancelled", "CaptureEvent", "CaptureFailed", "FINISHED", "LEVELS", "Bundle",
+__all__ = ["CaptureCancelled", "CaptureEvent", "CaptureFailed", "LEVELS", "Bundle",
            "cached_bundle", "capture", "staging_reader", "wanted_levels", "worker_command"]
 
 

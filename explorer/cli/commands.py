@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+from explorer.capture.events import CacheHit, CaptureEvent, LevelCaptured, LevelFailed, LevelStarted
 from explorer.capture.options import build_capture_options
 from explorer.course.tours import Tour, builtin_tour, capture_header, parse_tour
 from explorer.course.tours.parser import read_tour_file
@@ -48,20 +49,23 @@ def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Names
     return argparse.Namespace(**{**vars(args), **capture_header(tour)})
 
 
+def _where(level: str, target: str) -> str:
+    return level + (f" [{target}]" if target else "")
+
+
 def progress_printer(stream=sys.stderr):
     """Progress lines on stderr: one per level and target as it starts, ends or fails."""
-    from explorer.capture.orchestrator import CaptureEvent
 
     def show(event: CaptureEvent) -> None:
-        where = f"{event.level}" + (f" [{event.target}]" if event.target else "")
-        if event.kind == "level_started":
-            print(f"capturing {where} ...", file=stream, flush=True)
-        elif event.kind == "level_done":
-            print(f"captured  {where} ({event.seconds:.1f} s)", file=stream, flush=True)
-        elif event.kind == "level_failed":
-            print(f"failed    {where}: {event.error}", file=stream, flush=True)
-        elif event.kind == "cache_hit":
-            print("cached: opening the earlier capture", file=stream, flush=True)
+        match event:
+            case LevelStarted(level=level, target=target):
+                print(f"capturing {_where(level, target)} ...", file=stream, flush=True)
+            case LevelCaptured(level=level, target=target, seconds=seconds):
+                print(f"captured  {_where(level, target)} ({seconds:.1f} s)", file=stream, flush=True)
+            case LevelFailed(level=level, target=target, error=error):
+                print(f"failed    {_where(level, target)}: {error}", file=stream, flush=True)
+            case CacheHit():
+                print("cached: opening the earlier capture", file=stream, flush=True)
 
     return show
 

@@ -1,8 +1,9 @@
-"""Lessons over the open bundle: what a tour step's `select=` can pick, and the lesson list (`T`)."""
+"""Lessons over the open bundle: what a tour step's `select=` can pick, where a step takes the app,
+and the lesson list (`T`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from explorer.labels import label
@@ -11,6 +12,7 @@ from explorer.levels import HLO_LEVELS, target_key
 if TYPE_CHECKING:
     from explorer.course.tours import Candidate, Tour, TourStep
     from explorer.model.bundle import Bundle
+    from explorer.views.session import Session
 
 from explorer.views.rows import relax_rows, rows
 from explorer.views.tables import is_tvm_target, per_bundle
@@ -57,6 +59,24 @@ def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
     if step.selection is None:
         return None
     return resolve_selection(step.selection, tour_candidates(bundle, step.level, step.target))
+
+
+@dataclass(frozen=True)
+class TourPlace:
+    """Where a tour step takes the app: `level` on `target`, with `selection` selected there
+    (None: the step selects nothing, or the level is not ready to select in)."""
+
+    level: str
+    target: str
+    selection: str | None
+
+
+def tour_step_place(session: Session, step: TourStep) -> TourPlace:
+    """Where `step` takes an app holding `session`: the step's level and target, and the item its
+    selector picks in the bundle, judged on the step's target (its capture may still be running)."""
+    there = replace(session, target=step.target)
+    ready = there.bundle is not None and there.level_ready(step.level)
+    return TourPlace(step.level, step.target, resolve_tour_step(there.bundle, step) if ready else None)
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,10 @@ class Bundle:
             self._manifest = read_manifest(self.path)
         return self._manifest
 
+    def has_manifest(self) -> bool:
+        """Whether the bundle is finished: a capture's staging reader has no manifest until it ends."""
+        return self._manifest is not None or is_bundle(self.path)
+
     @property
     def model_name(self) -> str:
         return self.manifest.model.name

@@ -1,7 +1,8 @@
 """`tensorweg compare`: the cross-target comparison as a text table or JSON.
 
-The data is `explorer.views.comparison`'s; this module only words and formats it, and
-the compare screen uses the same cell texts so the CLI and the UI agree.
+The data is `explorer.views.comparison`'s; this module only words and formats it. The cell
+texts (`layer_cells`, `summary_rows`, `figure_notes`) are the compare screen's too, so the CLI
+and the UI say the same thing in the same words.
 JSON fields are documented in docs/inspect-json.md ("tensorweg compare --json").
 """
 
@@ -16,6 +17,7 @@ from explorer.model.serial import to_jsonable
 from explorer.targets import TARGETS
 from explorer.views.comparison import (
     InstructionComparison,
+    LayerComparison,
     TargetLayer,
     TargetSummary,
     comparison_targets,
@@ -65,6 +67,96 @@ def summary_rows(summaries: list[TargetSummary], lang: str = "en") -> list[tuple
     ]
 
 
+# The layer table's rows (label keys `compare.row.<name>`), in order: the compare screen shows every
+# one; `tensorweg compare` shows those its per-instruction table does not already list.
+LAYER_ROWS = ("decided", "fusions_ops", "kernels", "vector_code", "library_calls", "layouts", "bytes_padded",
+              "flops", "est_time")
+_LISTED_BY_INSTRUCTION = ("fusions_ops", "layouts")
+
+
+def layer_cells(column: TargetLayer, lang: str = "en") -> list[str]:
+    """The cells of one target's column, in LAYER_ROWS order (a cell may span lines)."""
+    if not column.captured:
+        return [label("compare.see_below", lang).format(status=column.status)] + [MISSING] * (len(LAYER_ROWS) - 1)
+    if not column.instructions:
+        return [label("compare.no_instruction", lang)] + [MISSING] * (len(LAYER_ROWS) - 1)
+    return [
+        decision_text(column, lang),
+        instructions_text(column, lang),
+        kernels_text(column, lang),
+        "\n".join(vector_text(column, lang).split("; ")) or MISSING,
+        library_text(column, lang),
+        "\n".join(o.shape for i in column.working for o in i.outputs),
+        bytes_text(column),
+        flops_text(column, lang),
+        estimate_text(column, lang),
+    ]
+
+
+def instructions_text(column: TargetLayer, lang: str = "en") -> str:
+    """The instructions that work, one a line, then how many views and constants there are besides:
+    they do no work and own no new buffer, so they are counted, not listed."""
+    lines = [f"{i.name}: {operation_text(i)}{also_text(i, lang)}" for i in column.working]
+    plumbing = sorted({i.opcode for i in column.instructions if i.plumbing})
+    if plumbing:
+        lines.append(f"+{len(column.instructions) - len(column.working)} {'/'.join(plumbing)}")
+    return "\n".join(lines)
+
+
+def also_text(instruction: InstructionComparison, lang: str = "en") -> str:
+    """` (also dense_1)` for an instruction shared with other layers, else ""."""
+    if not instruction.also_layers:
+        return ""
+    return f" ({label('compare.also', lang)} {','.join(instruction.also_layers)})"
+
+
+def kernels_text(column: TargetLayer, lang: str = "en") -> str:
+    """Each kernel with its kind and, where recorded, its launch grid and block."""
+    kernels = []
+    for k in column.kernels:
+        launch = (f" {label('field.grid', lang)} {'x'.join(map(str, k.launch.grid))} "
+                  f"{label('field.block', lang)} {'x'.join(map(str, k.launch.block))}" if k.launch else "")
+        kernels.append(f"{k.name} ({k.kind}){launch}")
+    return "\n".join(kernels) or label("compare.none", lang)
+
+
+def bytes_text(column: TargetLayer) -> str:
+    """`bytes / padded`: the layer's output bytes, then with the target's tile padding."""
+    return f"{format_bytes(column.bytes)} / {format_bytes(column.padded_bytes)}"
+
+
+def flops_text(column: TargetLayer, lang: str = "en") -> str:
+    return f"{format_count(column.flops)} ({label('compare.shapes', lang)})"
+
+
+def estimate_text(column: TargetLayer, lang: str = "en") -> str:
+    """The roofline ESTIMATE and how many instructions are memory- or compute-bound; or why there is none."""
+    if column.estimated_seconds is None:
+        return label("compare.no_peaks", lang)
+    bound = [i.estimate.bound for i in column.instructions if i.estimate is not None]
+    counts = ", ".join(label("compare.bound", lang).format(count=bound.count(b), kind=label(f"compare.{b}", lang))
+                       for b in ("memory", "compute") if b in bound)
+    return f"{format_seconds(column.estimated_seconds)} ({counts})"
+
+
+def figure_notes(summaries: list[TargetSummary], comparison: LayerComparison | None, held: tuple[str, ...],
+                 lang: str = "en") -> list[str]:
+    """Which published figures each estimate used, how to capture the targets missing (`held`: the
+    bundle's targets), and why a held target's column is empty."""
+    notes = []
+    for summary in summaries:
+        if summary.estimate_note:
+            notes.append(f"{summary.target}: {summary.estimate_note}")
+        if summary.kernels_note:
+            notes.append(f"{summary.target} {label('compare.row.kernels', lang)}: {summary.kernels_note}")
+        if summary.capture_hint:
+            notes.append(f"{summary.target} {label('state.not_captured', lang)}: {summary.capture_hint}")
+    if comparison is not None:
+        notes += [f"{column.target}: {column.status}" for column in comparison.targets
+                  if column.captured is False and column.target in held]
+    return notes
+
+
 def library_text(column: TargetLayer, lang: str = "en") -> str:
     """Each distinct call once, with how many of the layer's instructions make it when more than one."""
     counts: dict[str, int] = {}
@@ -93,7 +185,14 @@ def decision_text(column: TargetLayer, lang: str = "en") -> str:
     return label("compare.decided", lang).format(compiler=compiler, count=len(column.working), items=items)
 
 
+def operation_text(instruction: InstructionComparison) -> str:
+    """What an instruction does: its opcode and fusion kind. A custom call's target is said on the
+    library-calls row (and in `decision_text`), not a third time in a narrow column."""
+    return instruction.opcode + (f" {instruction.fusion_kind}" if instruction.fusion_kind else "")
+
+
 def instruction_kind(instruction: InstructionComparison) -> str:
+    """An instruction in one phrase for `decision_text`: its fusion kind or custom-call target, else its opcode."""
     if instruction.fusion_kind:
         return f"fusion {instruction.fusion_kind}"
     if instruction.custom_call_target:
@@ -113,8 +212,8 @@ def layer_rows(column: TargetLayer) -> list[tuple[str, ...]]:
         padded = sum(o.padded_bytes or 0 for o in i.outputs)
         est = i.estimate
         rows.append((
-            i.name + (f" (+{','.join(i.also_layers)})" if i.also_layers else ""),
-            instruction_kind(i), ",".join(i.kernels) or MISSING, layout_text(i),
+            i.name + also_text(i),
+            operation_text(i), ",".join(i.kernels) or MISSING, layout_text(i),
             format_bytes(bytes_), format_bytes(padded), format_count(i.flops) if i.flops else MISSING,
             f"{format_seconds(est.seconds)} {est.bound}" if est else MISSING,
         ))
@@ -155,26 +254,19 @@ def as_text(bundle: Bundle, layer: str | None) -> str:
     header = ("", *(s.target for s in summaries))
     lines = [f"{bundle.model_name} on {len(summaries)} targets",
              _table(header, [(name, *cells) for name, cells in summary_rows(summaries)]), ""]
-    notes = [f"{s.target}: {s.estimate_note}" for s in summaries if s.estimate_note]
-    notes += [f"{s.target} kernels: {s.kernels_note}" for s in summaries if s.kernels_note]
-    notes += [f"{s.target} not captured: {s.capture_hint}" for s in summaries if s.capture_hint]
-    if layer:
-        comparison = layer_comparison(bundle, layer)
-        for column in comparison.targets:
-            lines.append(f"{comparison.layer} ({comparison.class_name}) on {column.target}"
-                         f" ({column.display_name})")
-            if not column.captured:
-                lines += [f"  {column.status}" + (f": {column.capture_hint}" if column.capture_hint else ""), ""]
-                continue
-            if not column.instructions:
-                lines += ["  no optimized-HLO instruction carries this layer's ops", ""]
-                continue
-            lines.append(_indent(_table(LAYER_HEADER, layer_rows(column))))
-            lines += [f"  decided: {decision_text(column)}",
-                      f"  library calls: {library_text(column)}",
-                      *([f"  vector code: {vector_text(column)}"] if vector_text(column) else []),
-                      f"  bytes {format_bytes(column.bytes)}, with tile padding {format_bytes(column.padded_bytes)};"
-                      f" est. time {format_seconds(column.estimated_seconds)}", ""]
+    comparison = layer_comparison(bundle, layer) if layer else None
+    for column in comparison.targets if comparison is not None else ():
+        lines.append(f"{comparison.layer} ({comparison.class_name}) on {column.target}"
+                     f" ({column.display_name})")
+        cells = dict(zip(LAYER_ROWS, layer_cells(column), strict=True))
+        if not column.captured or not column.instructions:
+            lines += [f"  {cells['decided']}", ""]
+            continue
+        lines.append(_indent(_table(LAYER_HEADER, layer_rows(column))))
+        lines += [f"  {label(f'compare.row.{key}', 'en')}: {'; '.join(cells[key].splitlines())}"
+                  for key in LAYER_ROWS if key not in _LISTED_BY_INSTRUCTION]
+        lines.append("")
+    notes = figure_notes(summaries, comparison, bundle.targets)
     lines += ["Figures:", *(f"  {n}" for n in notes)]
     return "\n".join(lines)
 

@@ -96,6 +96,14 @@ def highlight_line(line: str, language: str) -> Text:
     return text
 
 
+def warm_up_renderers() -> None:
+    """Import what a selection renders with (Markdown, Pygments): called on a worker thread, so the
+    first selection shown does not pay for it on the UI thread."""
+    import rich.markdown  # noqa: F401 (its import is the work: done here, off the UI thread)
+
+    highlight_line("", "hlo")
+
+
 class CodeView(Widget, can_focus=True):
     """Code with line numbers; `mark(lines, focus)` highlights the selected item's lines."""
 

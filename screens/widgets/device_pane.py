@@ -1,7 +1,8 @@
 """Device mapping: what each captured target made of the selection's layer.
 
-One tab per device family (CPU | GPU | TPU). A target that was not captured
-says so and names the key that captures it, instead of an empty tab.
+One tab per device kind (`explorer.targets.device_tabs`: CPU | GPU | TPU). A kind
+without a captured target says so and names the key that captures one, instead of
+an empty tab.
 """
 
 from __future__ import annotations
@@ -11,20 +12,14 @@ from textual.containers import Vertical
 from textual.widgets import Tab, TabbedContent, TabPane
 
 from explorer.labels import label
-from explorer.targets import TARGETS
+from explorer.targets import device_kind, device_tabs
 from explorer.views.panes import device_lines
 from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
 
-FAMILIES = (("cpu", "CPU"), ("gpu", "GPU"), ("tpu", "TPU"))
+TABS = device_tabs()
 CAPTURE_KEY = "c"
-
-
-def family_of(target: str) -> str:
-    """The tab of a target: its device kind, so `tvm:cpu` (TVM on this CPU) sits beside XLA's `cpu`."""
-    spec = TARGETS.get(target)
-    return spec.kind if spec is not None else target.split(":", 1)[0]
 
 
 def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,
@@ -32,12 +27,12 @@ def family_text(selection: Selection | None, family: str, captured: tuple[str, .
     """One tab: each captured target of the family (`explorer.views.panes.device_lines`), or how to capture one.
 
     A target in `reading` is being read by the open worker: said so, not read here on the UI thread."""
-    targets = [t for t in captured if family_of(t) == family]
+    targets = [t for t in captured if device_kind(t) == family]
     if not targets:
         how = label("text.press_to_capture", lang).format(key=CAPTURE_KEY) if can_capture \
             else label("text.capture_again", lang)
-        example = {"cpu": "cpu", "gpu": "gpu:h100", "tpu": "tpu:v5e"}[family]
-        return label("text.family_not_captured", lang).format(family=family.upper(), example=example, how=how)
+        tab = next(tab for tab in TABS if tab.kind == family)
+        return label("text.family_not_captured", lang).format(family=tab.title, example=tab.default_target, how=how)
     if selection is None:
         return label("state.select_item", lang)
     out: list[str] = []
@@ -60,9 +55,9 @@ class DevicePane(Vertical):
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="device-tabs"):
-            for family, title in FAMILIES:
-                with TabPane(title, id=f"device-{family}"):
-                    yield PaneText(id=f"device-{family}-text")
+            for tab in TABS:
+                with TabPane(tab.title, id=f"device-{tab.kind}"):
+                    yield PaneText(id=f"device-{tab.kind}-text")
 
     _wanted_tab = ""  # the tab of the target last shown, opened once the tabs exist
 
@@ -70,22 +65,22 @@ class DevicePane(Vertical):
              lang: str = "en", reading: frozenset[str] = frozenset()) -> None:
         if selection is not None:
             # Open the tab of the target being shown; the learner can still switch tabs.
-            self._wanted_tab = f"device-{family_of(selection.target)}"
+            self._wanted_tab = f"device-{device_kind(selection.target)}"
             self._open_wanted_tab()
         texts = self.query(PaneText)
-        if len(texts) < len(FAMILIES):
+        if len(texts) < len(TABS):
             # The tab panes mount after the pane itself: the screen may sync in between (on its
             # mount, under load). Show this selection once they are there.
             self.call_after_refresh(self.show, selection, captured, can_capture, lang, reading)
             return
-        for family, _ in FAMILIES:
-            self.query_one(f"#device-{family}-text", PaneText).show(
-                family_text(selection, family, captured, can_capture, lang, reading))
+        for tab in TABS:
+            self.query_one(f"#device-{tab.kind}-text", PaneText).show(
+                family_text(selection, tab.kind, captured, can_capture, lang, reading))
 
     def _open_wanted_tab(self) -> None:
         """TabbedContent mounts its tab strip after its panes: a level can arrive in between
         (a capture's first level, a bundle read in a worker), so wait for the tabs there."""
-        if len(self.query(Tab)) < len(FAMILIES):
+        if len(self.query(Tab)) < len(TABS):
             self.call_after_refresh(self._open_wanted_tab)
             return
         tabs = self.query_one("#device-tabs", TabbedContent)

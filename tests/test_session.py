@@ -1,0 +1,174 @@
+"""What the app's state means, decided without Textual: level statuses and notices, the title and
+progress lines, where `t` goes, which targets `c` captures, where a tour step leads, which tabs the
+device pane has (`explorer.views.session`, `explorer.course.lessons.tour_step_place`,
+`explorer.targets.device_tabs`). The app draws these answers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from explorer.capture.queue import QueuePlace
+from explorer.course.lessons import TourPlace, tour_step_place
+from explorer.course.tours import builtin_tour
+from explorer.model.bundle import Bundle
+from explorer.targets import device_kind, device_tabs, parse_targets
+from explorer.views.session import CAPTURED, STARTED, Session, TargetSwitch, failed
+
+from pilot_support import BUNDLE, needs_bundle
+
+
+@pytest.fixture(scope="module")
+def bundle() -> Bundle:
+    return Bundle.open(BUNDLE)
+
+
+def after(session: Session, switch: TargetSwitch) -> Session:
+    """The session once the app took `switch` (as `TensorwegApp.action_next_target` does)."""
+    return replace(session, target=switch.target, selections={**session.selections, **switch.selections},
+                   followed_layers={**session.followed_layers, **switch.followed_layers})
+
+
+# --- statuses and notices -------------------------------------------------------------------
+
+
+def test_before_any_bundle_the_status_says_what_the_app_is_doing():
+    assert Session().level_status("layers") == ("pending", "")
+    assert Session().level_notice("layers") == "Keras layers not captured yet for cpu."
+    capturing = Session(model_spec="mnist_cnn")  # the capture starts with the app
+    assert capturing.level_status("hlo") == ("running", "")
+    assert capturing.level_notice("hlo") == "Capturing HLO for cpu..."
+    opening = Session(opening=Path("/somewhere/mnist_cnn"))
+    assert opening.level_status("kernels") == ("opening", "")
+    assert opening.level_notice("kernels") == "Opening bundle mnist_cnn..."
+    broken = Session(load_error="manifest.json is not JSON")
+    assert broken.level_notice("layers") == "Keras layers failed for cpu: manifest.json is not JSON."
+    assert not broken.level_ready("layers")
+
+
+def test_the_capture_progress_decides_a_level_and_names_what_still_works():
+    session = Session(model_spec="mnist_cnn", target="gpu:h100", progress={
+        ("layers", ""): CAPTURED, ("graph", ""): CAPTURED, ("hlo", "gpu:h100"): failed("worker exited"),
+        ("optimized-hlo", "gpu:h100"): STARTED})
+    assert session.level_status("layers") == ("ok", "")
+    assert session.level_status("hlo") == ("failed", "worker exited")
+    assert session.level_notice("hlo") == ("HLO failed for gpu:h100: worker exited. "
+                                           "Still usable: Keras layers, TensorFlow graph (keys 1-5).")
+    assert session.level_notice("optimized-hlo").startswith("Capturing Optimized HLO for gpu:h100... Still usable:")
+    assert session.level_notice("layers") == ""
+    # The per-target levels are keyed by the target: another target's progress says nothing here.
+    assert replace(session, target="cpu").level_status("hlo") == ("running", "")
+    assert not session.level_ready("layers")  # reported, but no bundle to show yet
+
+
+@needs_bundle
+def test_a_finished_bundle_answers_from_its_manifest(bundle):
+    session = Session(bundle=bundle, target="tpu:v5e")
+    assert session.has_manifest() and session.captured_targets() == ("cpu", "gpu:h100", "tpu:v5e")
+    assert all(session.level_ready(level) for level in ("layers", "graph", "hlo", "optimized-hlo", "kernels"))
+    assert session.level_notice("kernels") == ""
+    assert Session(requested_targets=("cpu", "tpu:v5e")).captured_targets() == ("cpu", "tpu:v5e")
+
+
+# --- the lines above the list ------------------------------------------------------------------
+
+
+@needs_bundle
+def test_the_title_line_names_model_level_target_and_the_last_three_steps_of_the_trail(bundle):
+    session = Session(bundle=bundle, target="gpu:h100")
+    assert session.title_line("optimized-hlo") == "mnist_cnn | 4 Optimized HLO | gpu:h100"
+    assert session.title_line("memory") == "mnist_cnn | 4 Memory | gpu:h100"  # memory sits beside 4
+    trail = (("layers", "conv2d"), ("graph", "mnist_cnn_1/conv2d_1/convolution"), ("hlo", "convolution.1"),
+             ("optimized-hlo", "convolution.1"))
+    deep = replace(session, trail=trail, lang="de")
+    assert deep.title_line("kernels") == ("mnist_cnn | 5 Kernel | gpu:h100 | Pfad: convolution > convolution.1 > "
+                                          "convolution.1")
+
+
+def test_the_title_line_before_a_bundle_names_what_is_coming():
+    assert Session().title_line("layers") == "no model | 1 Keras layers | cpu"
+    assert Session(model_spec="model.keras").title_line("graph") == "model.keras | 2 TensorFlow graph | cpu"
+    assert Session(opening=Path("/x/mnist_cnn"), model_spec="m").title_line("hlo") == "mnist_cnn | 3 HLO | cpu"
+
+
+def test_the_progress_line_marks_each_level_in_the_order_reported_or_the_place_in_line():
+    assert Session().progress_line() == ""
+    session = Session(progress={("layers", ""): CAPTURED, ("hlo", "cpu"): STARTED,
+                                ("graph", ""): failed("no graph")})
+    assert session.progress_line() == "capture: layers ok  hlo@cpu ..  graph FAILED"
+    waiting = replace(session, queue_place=QueuePlace(ahead=2, running=1, slots=1))
+    assert waiting.progress_line() == "capture waiting for a slot: 2 ahead (1 of 1 running); C cancels"
+
+
+# --- `t` and `c` --------------------------------------------------------------------------------
+
+
+@needs_bundle
+def test_t_goes_round_the_targets_and_comes_back_to_the_same_item(bundle):
+    session = Session(bundle=bundle, target="cpu", selections={"optimized-hlo": "convolution.1",
+                                                               "layers": "conv2d"})
+    seen = []
+    for _ in range(3):
+        switch = session.next_target()
+        assert "layers" not in switch.selections  # a target-free level keeps its selection
+        session = after(session, switch)
+        seen.append((session.target, session.selections["optimized-hlo"]))
+    assert seen == [("gpu:h100", "cudnn-conv-bias-activation.3"), ("tpu:v5e", "fusion.11"),
+                    ("cpu", "convolution.1")]
+    assert session.followed_layers["optimized-hlo"] == ("convolution.1", "conv2d")
+
+
+@needs_bundle
+def test_t_starts_at_the_top_of_the_list_where_the_layer_has_nothing_and_follows_it_on(bundle):
+    session = Session(bundle=bundle, target="cpu", selections={"kernels": "wrapped_reduce-window"})
+    switch = session.next_target()
+    assert switch.target == "gpu:h100"
+    assert switch.selections["kernels"] == "wrapped_transpose"  # max_pooling2d has no GPU kernel of its own
+    assert switch.followed_layers["kernels"] == ("wrapped_transpose", "max_pooling2d")
+
+
+@needs_bundle
+def test_t_with_one_target_goes_nowhere_and_an_unknown_target_starts_at_the_first(bundle):
+    assert Session(requested_targets=("cpu",)).next_target() is None
+    assert Session(bundle=bundle, target="tvm:cpu").next_target().target == "cpu"
+
+
+@needs_bundle
+def test_c_captures_the_default_targets_neither_asked_for_nor_held(bundle):
+    fresh = Session(requested_targets=("cpu",))
+    assert fresh.missing_targets() == ("gpu:h100", "tpu:v5e")
+    assert fresh.targets_to_capture() == ("cpu", "gpu:h100", "tpu:v5e")
+    held = Session(bundle=bundle, requested_targets=("tvm:cpu", "cpu"))
+    assert held.missing_targets() == ()
+    assert held.targets_to_capture() == ("tvm:cpu", "cpu", "gpu:h100", "tpu:v5e")
+
+
+# --- tours ----------------------------------------------------------------------------------------
+
+
+@needs_bundle
+def test_a_tour_step_leads_to_its_level_and_target_and_the_item_its_selector_picks(bundle):
+    tour = builtin_tour("tensor_to_registers")
+    session = Session(bundle=bundle, target="tpu:v5e")  # wherever the learner was
+    assert tour_step_place(session, tour.steps[0]) == TourPlace("layers", "cpu", "conv2d")
+    assert tour_step_place(session, tour.steps[3]) == TourPlace("hlo", "cpu", "convolution.1")
+    assert tour_step_place(session, tour.steps[9]) == TourPlace("kernels", "gpu:h100", "cudnn-conv-bias-activation.3")
+
+
+def test_a_tour_step_selects_nothing_where_its_level_is_not_ready():
+    step = builtin_tour("tensor_to_registers").steps[3]
+    assert tour_step_place(Session(), step) == TourPlace("hlo", "cpu", None)
+    running = Session(model_spec="mnist_cnn", progress={("hlo", "cpu"): STARTED})
+    assert tour_step_place(running, step).selection is None
+
+
+# --- the device pane's tabs -------------------------------------------------------------------
+
+
+def test_the_device_tabs_are_the_device_kinds_each_with_its_default_target():
+    assert [(tab.kind, tab.title, tab.default_target) for tab in device_tabs()] == [
+        ("cpu", "CPU", "cpu"), ("gpu", "GPU", "gpu:h100"), ("tpu", "TPU", "tpu:v5e")]
+    assert [device_kind(name) for name in ("tvm:cpu", "gpu:a100", "tpu:v6e", "npu:x")] == ["cpu", "gpu", "tpu", "npu"]
+    assert parse_targets("gpu, tpu,cpu") == ("gpu:h100", "tpu:v5e", "cpu")  # a bare kind is its default
