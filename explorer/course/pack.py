@@ -221,14 +221,26 @@ def _safe_member(name: str) -> bool:
 
 
 def _check_archive(archive: zipfile.ZipFile, label: str) -> dict:
+    """The pack's manifest, once every member is safe to extract and matches it (PackError if not)."""
     infos = archive.infolist()
     names = [info.filename for info in infos]
+    manifest = _archive_manifest(archive, names, label)
+    _check_members(infos, label)
+    _check_listed(names, manifest, label)
+    return manifest
+
+
+def _archive_manifest(archive: zipfile.ZipFile, names: list[str], label: str) -> dict:
     if PACK_MANIFEST not in names:
         raise PackError(f"{label}: not a tensorweg lesson pack (no {PACK_MANIFEST})")
     try:
-        manifest = _read_manifest(archive.read(PACK_MANIFEST), label)
-    except (zipfile.BadZipFile, OSError, EOFError):  # also zlib errors: see below
+        return _read_manifest(archive.read(PACK_MANIFEST), label)
+    except (zipfile.BadZipFile, OSError, EOFError):  # zlib.error is caught in _extract only, not here
         raise PackError(f"{label}: damaged pack (its manifest cannot be read)") from None
+
+
+def _check_members(infos: list[zipfile.ZipInfo], label: str) -> None:
+    """Refuse a member outside the pack's areas, one that is not a plain file, or too much to unpack."""
     total = 0
     for info in infos:
         if info.filename == PACK_MANIFEST:
@@ -241,6 +253,10 @@ def _check_archive(archive: zipfile.ZipFile, label: str) -> dict:
         total += info.file_size
     if total > MAX_UNPACKED_BYTES:
         raise PackError(f"{label}: refused: unpacks to {total:,} bytes (at most {MAX_UNPACKED_BYTES:,})")
+
+
+def _check_listed(names: list[str], manifest: dict, label: str) -> None:
+    """The archive holds exactly the manifest's files, once each, with every bundle's manifest and every tour."""
     if len(set(names)) != len(names) or set(names) - {PACK_MANIFEST} != set(manifest["files"]):
         raise PackError(f"{label}: damaged pack (its files do not match its manifest)")
     for name in manifest["bundles"]:
@@ -249,7 +265,6 @@ def _check_archive(archive: zipfile.ZipFile, label: str) -> dict:
     for name in manifest["tours"]:
         if f"tours/{name}.tour" not in names:
             raise PackError(f"{label}: damaged pack (tour '{name}' is missing)")
-    return manifest
 
 
 def _extract(archive: zipfile.ZipFile, root: Path, label: str) -> None:
