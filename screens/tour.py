@@ -27,7 +27,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.course import exercises
-from explorer.course.lessons import LessonChoice, lesson_choices, tour_step_place
+from explorer.course.lessons import LessonChoice, lesson_choices
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.texts.lookup import explain_topic
@@ -48,11 +48,6 @@ _VERDICTS: WeakKeyDictionary = WeakKeyDictionary()
 def verdicts(app: App, tour: Tour) -> dict[int, exercises.Verdict]:
     """The learner's answers to `tour` in this app so far: step index -> last verdict."""
     return _VERDICTS.setdefault(app, {}).setdefault((tour.source, tour.title), {})
-
-
-def resolve_step(app: App, step: TourStep) -> str | None:
-    """The name of the item the step selects on the app's bundle (`explorer.course.lessons.tour_step_place`)."""
-    return tour_step_place(app.session, step).selection
 
 
 # --- the panel -----------------------------------------------------------------------

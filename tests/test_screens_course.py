@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from explorer.course.lessons import tour_step_place
 from explorer.course.tours import builtin_tour
 from explorer.texts.glossary import glossary_entry, search_glossary
 from explorer.texts.lookup import explain
 
 from screens.app import create_app
 from screens.glossary import GlossaryScreen
-from screens.tour import TourListScreen, TourScreen, resolve_step
+from screens.tour import TourListScreen, TourScreen
 from screens.widgets.item_table import ItemTable
 
 from pilot_support import BUNDLE, needs_bundle, sync, wait_for_jumps
@@ -51,7 +52,7 @@ async def test_tour_steps_forward_and_back_move_level_target_and_selection_as_wr
         for index, step in enumerate(tour.steps):
             assert isinstance(app.screen, TourScreen) and app.screen.index == index
             assert (app.current_mode, app.target) == (step.level, step.target)
-            wanted = resolve_step(app, step)
+            wanted = tour_step_place(app.session, step).selection
             assert wanted is not None, f"line {step.line} selects nothing in the recorded bundle"
             assert app.screen.selected == wanted
             table = level_table(app)

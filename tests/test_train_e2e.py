@@ -13,7 +13,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import collectives
 from explorer.model.training import GRADIENTS, OPTIMIZER_STATE, SAVED_ACTIVATIONS, peak_of, step_memory
-from explorer.views import explain, panes, trace
+from explorer.views import explain, panes, session, trace
 
 pytestmark = pytest.mark.e2e
 
@@ -41,7 +41,7 @@ def test_training_step_has_gradients_optimizer_state_and_a_higher_peak(bundle, t
 
 
 def test_title_says_train_mode(bundle):
-    assert panes.mode_text(bundle) == "train (adam)"
+    assert session.mode_text(bundle) == "train (adam)"
 
 
 def test_backward_instructions_name_their_layer(bundle):
@@ -95,7 +95,7 @@ def test_data_parallel_splits_the_batch_and_all_reduces_over_four_chips(tmp_path
     reduces = [line for line in lines if line.strip().startswith("all-reduce")]
     assert reduces and any("'axis_0'=4" in line or "{0,1,2,3}" in line for line in reduces)
     assert any(line.startswith("fits in one chip's 16.0 GiB") for line in lines)
-    assert panes.mode_text(bundle) == "train (sgd) on 2x2, data parallel"
+    assert session.mode_text(bundle) == "train (sgd) on 2x2, data parallel"
 
 
 def test_model_parallel_splits_the_weights(tmp_path):
@@ -141,7 +141,7 @@ def test_explanations_follow_the_buffer_class(bundle):
 
 
 def test_the_title_line_says_train_mode(bundle):
-    """What the title bar shows once the bundle is open (the app reads the same `panes.mode_text`)."""
+    """What the title bar shows once the bundle is open (the app reads the same `session.mode_text`)."""
     from screens.app import create_app
 
     from tests.pilot_support import opened, sync
@@ -174,7 +174,7 @@ def test_remat_on_h100_lowers_the_peak_and_says_by_how_much(tmp_path):
     kept = peak_of(layout.without_remat_analysis)
     assert memory.peak_bytes < kept
     assert any(line.startswith("remat saves ") for line in panes.step_lines(bundle, "gpu:h100"))
-    assert panes.mode_text(bundle) == "train (adam), rematerialised"
+    assert session.mode_text(bundle) == "train (adam), rematerialised"
 
 
 def test_tiny_transformer_training_step_on_v5e(tmp_path):

@@ -194,18 +194,6 @@ def step_layout(bundle: Bundle, target: str):
     return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
 
 
-def mode_text(bundle: Bundle | None) -> str:
-    """What the bundle compiled, for the title line: "" for one inference call on one chip."""
-    if bundle is None:
-        return ""
-    options = bundle.manifest.options
-    if options.mode == "inference" and not options.mesh:
-        return ""
-    text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
-    text += ", rematerialised" if options.remat else ""
-    return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")
-
-
 @per_bundle
 def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
     """The memory pane's and `inspect --level memory`'s summary: buffers by role (weights, gradients,

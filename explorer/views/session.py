@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS, target_key
 from explorer.targets import DEFAULT_TARGETS
-from explorer.views.panes import mode_text
 from explorer.views.rows import rows
 from explorer.views.trace import counterpart, layer_of
 
@@ -213,3 +212,15 @@ class Session:
         """`c`'s capture options' targets: those held, then the missing ones (the orchestrator grows
         the bundle: only the missing targets' workers run)."""
         return self.held_targets() + self.missing_targets()
+
+
+def mode_text(bundle: Bundle | None) -> str:
+    """What the bundle compiled, for the title line: "" for one inference call on one chip."""
+    if bundle is None:
+        return ""
+    options = bundle.manifest.options
+    if options.mode == "inference" and not options.mesh:
+        return ""
+    text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
+    text += ", rematerialised" if options.remat else ""
+    return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
 from explorer.levels import LIST_LEVELS
-from explorer.views.explain import explanations
-from explorer.views.panes import device_lines, memory_facts
 from explorer.views.rows import created_by_compiler, row_groups, rows
 from explorer.views.trace import descend
 
@@ -25,6 +23,10 @@ def prepare_first_screen(bundle: Bundle, level: str, target: str, lang: str,
     """The tables the first screen reads: its rows and what the side panes show for its first row
     (buffer maps, the layer's per-target lines, explanations). `read(target)` is called once a
     target's lines are built (the shown target first)."""
+    # Imported here, in the open worker: the app imports this module for its first frame.
+    from explorer.views.explain import explanations  # noqa: PLC0415
+    from explorer.views.panes import device_lines, memory_facts  # noqa: PLC0415
+
     if level not in LIST_LEVELS:
         return
     first = rows(bundle, level, target, lang)[:1]  # cached: the worker built them before posting
