@@ -104,7 +104,8 @@ def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -
     if is_hlo(level):
         return program_for(bundle, target).level_text(level)
     if level == "kernels":
-        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or rows_view.CREATED_BY_XLA,
+        no_layer = program_for(bundle, target).no_layer_text
+        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or no_layer,
                  str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]
         return text_table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])

@@ -287,7 +287,8 @@ def warm_layer_facts(bundle: Bundle | None, lang: str = "en", cancelled=lambda: 
             if cancelled():
                 return
             try:
-                if bundle.hlo_module(target, optimized=True) is not None:
+                program = program_for(bundle, target)
+                if program.optimized_captured(bundle.status("optimized-hlo", target)):
                     _layer_lines(bundle, layer.name, target, lang)
             except TensorwegError:  # a damaged level: the pane says so when it is shown
                 continue
