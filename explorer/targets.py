@@ -254,13 +254,6 @@ COMPILERS_INSTALL_HINT = ('cannot capture: the compilers are not installed (this
                           'bundles only); install them with: pip install -e ".[compilers]"')
 
 
-def is_tvm(target: str) -> bool:
-    """Whether `target` names a TVM target (`tvm:cpu`): its levels are Relax and TIR, not HLO."""
-    try:
-        return get_target(target).compiler == "tvm"
-    except TensorwegError:
-        return False
-
 
 def get_target(name: str) -> TargetSpec:
     try:

@@ -329,12 +329,12 @@ def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
             for item in rows.rows(bundle, level, target):
                 for group in explain_view.explanation_keys(bundle, level, target, item.name):
                     found.add((level, target if level in TARGET_LEVELS else "", group))
-    from explorer.targets import is_tvm
+    from explorer.targets import get_target
 
     for target in bundle.targets:
         for optimized in (False, True):
             # TVM's levels are Relax, not HLO: their rows came from rows.rows above
-            assert is_tvm(target) or bundle.hlo_module(target, optimized) is not None, (bundle.model_name, target)
+            assert get_target(target).compiler == "tvm" or bundle.hlo_module(target, optimized) is not None, (bundle.model_name, target)
         memory = bundle.memory(target)
         for allocation in memory.allocations if memory else ():
             for group in explain_view.explanation_keys(bundle, "memory", target, str(allocation.index)):

@@ -25,6 +25,7 @@ from explorer.model.records import KernelRecord, LaunchShape, PtxasReport
 from explorer.model.serial import from_jsonable
 from explorer.targets import TARGETS
 from explorer.views import explain, panes, tables
+from explorer.views.programs.xla import sass_keys
 
 from pilot_support import BUNDLE, needs_bundle
 
@@ -239,8 +240,8 @@ def test_a_gpu_kernel_explains_its_registers_and_occupancy_with_its_own_figures(
 def test_a_kernel_that_spills_gets_the_spill_text():
     spilling = replace(kernel_with(255, 128), ptxas=PtxasReport("sm_90a", 255, spill_store_bytes=64,
                                                                 spill_load_bytes=64))
-    assert explain.sass_keys(spilling) == ("sass:registers", "sass:occupancy", "sass:spills")
-    assert explain.sass_keys(kernel_with(10, 72)) == ("sass:registers", "sass:occupancy")
+    assert sass_keys(spilling) == ("sass:registers", "sass:occupancy", "sass:spills")
+    assert sass_keys(kernel_with(10, 72)) == ("sass:registers", "sass:occupancy")
 
 
 @needs_wheels

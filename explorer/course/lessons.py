@@ -14,14 +14,16 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.views.session import Session
 
-from explorer.views.rows import relax_rows, rows
-from explorer.views.tables import is_tvm_target, per_bundle
+from explorer.views.programs import program_for
+from explorer.views.rows import rows
+from explorer.views.tables import per_bundle
 from explorer.views.trace import layer_of
 
 
 def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Candidate, ...]:
     """The items of `level` as tour selectors see them (docs/tours.md), in display order.
 
+    The per-target levels' items and kinds are the target's program's (`selector_items`): for XLA,
     HLO kinds are opcode, fusion kind and custom-call target; instructions inside
     fusion computations are left out, so `kind:convolution` finds the top-level
     convolution rather than one buried in a fusion. Memory: allocations by index.
@@ -35,16 +37,9 @@ def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Can
 def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
     from explorer.course.tours import Candidate  # noqa: PLC0415
 
-    if level in HLO_LEVELS and is_tvm_target(target):
-        return tuple(Candidate(item.name, (item.kind,), layer_of(bundle, level, item.name, target))
-                     for item in relax_rows(bundle, level, target))
-    if level in HLO_LEVELS:
-        module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
-        if module is None:
-            return ()
-        return tuple(Candidate(i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k),
-                               layer_of(bundle, level, i.name, target))
-                     for computation, i in module.all_instructions() if not computation.is_fusion)
+    if level in (*HLO_LEVELS, "kernels"):  # the target's program: HLO instructions, Relax, TIR functions, kernels
+        return tuple(Candidate(name, kinds, layer_of(bundle, level, name, target))
+                     for name, kinds in program_for(bundle, target).selector_items(level))
     if level == "memory":
         memory = bundle.memory(target)
         return tuple(Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ()))

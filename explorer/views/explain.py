@@ -6,37 +6,15 @@ import contextlib
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from explorer.levels import LIST_LEVELS, is_hlo
+from explorer.levels import LIST_LEVELS, TARGET_LEVELS, is_hlo
 
 if TYPE_CHECKING:
-    from explorer.hlo.model import HloInstruction
     from explorer.model.bundle import Bundle
-    from explorer.model.records import KernelRecord
     from explorer.texts.lookup import Explanation
 
-from explorer.views.panes import allocation_by_index, allocation_of, step_layout, step_members
-from explorer.views.tables import TVM_LEVELS, instruction, is_tvm_target, kernel, layer_record, op_table
-
-
-def _step_keys(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
-    """Course keys of a training step's or a mesh's buffer: its class, donation, the division of work."""
-    from explorer.model.sharding import COLLECTIVES
-    from explorer.model.training import ROLE_KEYS
-
-    layout = step_layout(bundle, target)
-    if layout is None:
-        return ()
-    found_keys = []
-    role = step_members(bundle, target).get(found.name)
-    if role in ROLE_KEYS:
-        found_keys.append(ROLE_KEYS[role])
-    if found.opcode == "parameter" and layout.donated:
-        number = dict(found.attributes).get("parameter_number", "")
-        if number.isdigit() and int(number) in layout.donated:
-            found_keys.append("training:donation")
-    if layout.mesh and found.opcode.removesuffix("-start") in COLLECTIVES:
-        found_keys += ["sharding:collectives", f"sharding:{layout.shard}-parallel", "sharding:spmd"]
-    return tuple(found_keys)
+from explorer.views.buffers import allocation_by_index
+from explorer.views.programs import program_for
+from explorer.views.tables import instruction, kernel, layer_record, op_table
 
 
 def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[tuple[str, ...], ...]:
@@ -57,34 +35,9 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
         groups.append(tuple(keys.layer_keys(layer)))
     elif level == "graph" and (op := op_table(bundle).get(name)) is not None:
         groups.append(tuple(keys.graph_op_keys(op)))
-    elif is_tvm_target(target) and level in (*TVM_LEVELS, "memory"):
-        from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-        groups += tvm_levels.explanation_keys(bundle, level, target, name)
-    elif is_hlo(level) and (found := instruction(bundle, level, target, name)) is not None:
-        groups.append(tuple(keys.instruction_keys(found)))
-        layout = keys.layout_keys(found.shape)
-        if "layout:tiles" in layout:
-            groups.append(tuple(layout))
-        groups += [(key,) for key in keys.memory_space_keys(found.shape, target) if key != "memory:device"]
-        if level == "optimized-hlo" and (allocation := allocation_of(bundle, target, name)) is not None:
-            groups.append(tuple(keys.allocation_keys(allocation, target)))
-        if level == "optimized-hlo":
-            groups += [(key,) for key in _step_keys(bundle, target, found)]
-    elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
-        groups.append(tuple(keys.kernel_keys(found)))
-        groups += [(key,) for key in sass_keys(found)]
-    elif level == "memory" and (allocation := allocation_by_index(bundle, target, name)) is not None:
-        groups.append(tuple(keys.allocation_keys(allocation, target)))
+    elif level in TARGET_LEVELS:  # an instruction, a Relax binding, a kernel, an allocation: the program's keys
+        groups += program_for(bundle, target).explanation_keys(level, name)
     return tuple(dict.fromkeys(groups))
-
-
-def sass_keys(found: KernelRecord) -> tuple[str, ...]:
-    """A GPU kernel compiled to SASS: its registers and occupancy, its spills where it has any."""
-    if found.ptxas is None:
-        return ()
-    spills = found.ptxas.spill_store_bytes or found.ptxas.spill_load_bytes or found.ptxas.stack_frame_bytes
-    return ("sass:registers", "sass:occupancy") + (("sass:spills",) if spills else ())
 
 
 def explanations(bundle: Bundle | None, level: str, target: str, name: str, lang: str) -> tuple[Explanation, ...]:

@@ -1,4 +1,5 @@
-"""The one way figures are written for people: bytes, counts and seconds, and the dash for none.
+"""The one way figures are written for people: bytes, counts and seconds, and the dash for none;
+and a plain text table of them (`tensorweg inspect`).
 
 Shared by the compare table, the mesh comparison and the panes, so one figure reads the same
 wherever it is shown.
@@ -34,3 +35,11 @@ def format_seconds(value: float | None) -> str:
         if value >= size:
             return f"{value / size:.3g} {unit}"
     return f"{value / 1e-9:.3g} ns"
+
+
+def text_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """Columns padded to their widest cell, two spaces apart, no trailing blanks."""
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    return "\n".join(lines)

@@ -10,13 +10,13 @@ import json
 from typing import Any
 
 from explorer.errors import TensorwegError
-from explorer.hlo.text import shape_text
 from explorer.levels import LIST_LEVELS, NEXT_UP, is_hlo, target_key
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
-from explorer.targets import is_tvm
 from explorer.views import explain, mesh_layer, panes, trace
 from explorer.views import rows as rows_view
+from explorer.views.format import text_table
+from explorer.views.programs import program_for
 
 JSON_SCHEMA_VERSION = 1
 
@@ -43,10 +43,8 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
                 "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
                 "grappler": to_jsonable(graph.grappler)}
     head["target"] = target
-    if is_hlo(level) and is_tvm(target):  # Relax, not HLO: the rows the screen lists
-        return {**head, **_relax_data(bundle, level, target)}
-    if is_hlo(level):
-        return {**head, **_hlo_data(bundle, level, target)}
+    if is_hlo(level):  # XLA's instructions, TVM's Relax bindings or TIR functions: the target's program says
+        return {**head, **program_for(bundle, target).level_data(level)}
     if level == "kernels":
         return {**head, "kernels": _kernels_data(bundle, target)}
     if level == "memory":
@@ -63,29 +61,6 @@ def _layers_data(bundle: Bundle, target: str) -> list[dict[str, Any]]:
          "params": layer.params, **_mesh_of(bundle, target, layer.name)}
         for layer in bundle.layers
     ]
-
-
-def _hlo_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
-    """The module's name and every instruction, with the layer and role the screens show."""
-    module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
-    if module is None:
-        raise TensorwegError(f"{level} for {target}: the module text was captured but did not parse")
-    instructions = []
-    for computation, instruction in module.all_instructions():
-        # The same layer and parameter role the explorer's screens show (explorer.views).
-        item = {"name": instruction.name, "opcode": instruction.opcode,
-                "shape": shape_text(instruction.shape), "computation": computation.name,
-                "layer": trace.layer_of(bundle, level, instruction.name, target),
-                "operands": list(instruction.operands), "op_name": instruction.metadata.op_name}
-        role = rows_view.parameter_role(bundle, level, target, instruction.name)
-        if role:
-            item["role"] = role
-        if instruction.fusion_kind:
-            item["fusion_kind"] = instruction.fusion_kind
-        if instruction.custom_call_target:
-            item["custom_call_target"] = instruction.custom_call_target
-        instructions.append(item)
-    return {"module": module.name, "instructions": instructions}
 
 
 def _kernels_data(bundle: Bundle, target: str) -> list[dict[str, Any]]:
@@ -120,7 +95,8 @@ def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) 
     text = _level_text(bundle, level, target, data)
     if select is None:
         return text
-    return text + "\n\n" + _selection_text(selection_data(bundle, level, target, select), target)
+    return text + "\n\n" + _selection_text(selection_data(bundle, level, target, select),
+                                         program_for(bundle, target).no_layer_text)
 
 
 def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
@@ -129,39 +105,21 @@ def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -
         rows = [(layer["name"], layer["class"], str(layer["output_shape"]), str(layer["params"]),
                  str(layer["weight_bytes"]), "" if layer["flops"] is None else str(layer["flops"]))
                 for layer in data["layers"]]
-        return _table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
+        return text_table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
     if level == "graph":
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
-        return _table(("op", "type", "layer"), rows)
-    if is_hlo(level) and is_tvm(target):
-        return _table(rows_view.COLUMNS[level], [item.cells for item in rows_view.rows(bundle, level, target)])
+        return text_table(("op", "type", "layer"), rows)
     if is_hlo(level):
-        return bundle.hlo_text(target, optimized=level == "optimized-hlo")
+        return program_for(bundle, target).level_text(level)
     if level == "kernels":
-        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or rows_view.CREATED_BY_XLA,
+        no_layer = program_for(bundle, target).no_layer_text
+        rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or no_layer,
                  str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]
-        return _table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
+        return text_table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
              + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
     step = "".join(f"\n{line}" for line in data["step"])  # train mode or a mesh: buffers by role
-    return _table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
-
-
-# --- TVM's Relax at the HLO levels (explorer.views.tvm): the rows `explorer.views.rows.rows` lists ---
-
-
-def _relax_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
-    """`hlo`: Relax `main`'s bindings as imported; `optimized-hlo`: the TIR functions after fusion."""
-    from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-    items = tvm_levels.relax_items(bundle, target, level == "optimized-hlo")
-    if not items:
-        raise TensorwegError(f"{level} for {target}: the Relax text was captured but lists no bindings")
-    return {"compiler": "tvm", "relax": [
-        {"name": item.name, "kind": item.kind, "ops": list(item.ops), "shape": item.shape,
-         "function": item.function, "layers": list(item.layers),
-         "layer": trace.layer_of(bundle, level, item.name, target), "line": item.line}
-        for item in items]}
+    return text_table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
 
 
 # --- `--select NAME`: one item as the side panes show it (explorer.views) ---------------------------
@@ -197,9 +155,8 @@ def _selectable(bundle: Bundle, level: str, target: str) -> tuple[str, ...]:
     return tuple(str(allocation.index) for allocation in memory.allocations) if memory is not None else ()
 
 
-def _selection_text(selection: dict[str, Any], target: str) -> str:
+def _selection_text(selection: dict[str, Any], no_layer: str) -> str:
     up, down = selection["up"], selection["down"]
-    no_layer = "created by TVM" if is_tvm(target) else rows_view.CREATED_BY_XLA
     lines = [f"selected: {selection['name']}", f"  layer: {selection['layer'] or no_layer}"]
     if up["level"]:
         lines.append(f"  up ({up['level']}): {', '.join(up['items']) or '-'}")
@@ -215,10 +172,3 @@ def _selection_text(selection: dict[str, Any], target: str) -> str:
 
 def _first(shapes) -> list | None:
     return list(shapes[0]) if shapes else None
-
-
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    return "\n".join(lines)

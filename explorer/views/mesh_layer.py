@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
-from explorer.views.panes import step_layout
+from explorer.views.buffers import step_layout
 from explorer.views.tables import layer_record, per_bundle
 
 

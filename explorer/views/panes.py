@@ -3,7 +3,6 @@ range), the training step's memory, and what each target's compiler made of the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
@@ -13,15 +12,19 @@ from explorer.levels import is_hlo
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction, Shape
     from explorer.model.bundle import Bundle
-    from explorer.model.records import Allocation, KernelRecord
+    from explorer.model.records import KernelRecord
 
-from explorer.views.rows import role_text, shape_text
+from explorer.views.buffers import (
+    buffer_table,
+    bytes_text,
+    step_buffers,
+    step_layout,
+    step_members,
+)
+from explorer.views.items import role_text, shape_text
+from explorer.views.programs import program_for
 from explorer.views.tables import cross_index, instruction, kernel, layer_record, op_table, per_bundle
 from explorer.views.trace import layer_of
-
-
-def _bytes(n: int) -> str:
-    return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
 
 
 def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
@@ -34,9 +37,9 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
         return label(f"field.{key}", lang)
 
     if shape.is_tuple:
-        lines = [word("tuple_of").format(count=len(shape.tuple_shapes), bytes=_bytes(shape.byte_size))]
+        lines = [word("tuple_of").format(count=len(shape.tuple_shapes), bytes=bytes_text(shape.byte_size))]
         for position, part in enumerate(shape.tuple_shapes[:6]):
-            lines.append(f"  {{{position}}} {shape_text(part)}  {_bytes(part.byte_size)}")
+            lines.append(f"  {{{position}}} {shape_text(part)}  {bytes_text(part.byte_size)}")
         return tuple(lines)
     lines = [
         f"{word('shape')}  {shape_text(shape)}",
@@ -50,7 +53,7 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
         return (*lines, f"{word('layout')}: {exc}")
     layout = shape.layout
     if layout is None:
-        return (*lines, f"{word('bytes')}  {_bytes(unpadded)}", word("layout_not_written"))
+        return (*lines, f"{word('bytes')}  {bytes_text(unpadded)}", word("layout_not_written"))
     lines.append(f"{word('minor_to_major')} {{{','.join(map(str, layout.minor_to_major))}}} "
                  f"({word('fastest_first')})")
     lines.append(f"{word('strides')} " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
@@ -59,67 +62,22 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
         padded_dims = "x".join(map(str, layout_math.padded_dims(shape)))
         lines.append(f"{word('tiles')}  T{tiles}: {word('padded_to')} {padded_dims}")
         overhead = f" (+{(padded - unpadded) / unpadded:.0%})" if unpadded else ""
-        lines.append(f"{word('bytes')}  {_bytes(unpadded)} {word('without_padding')}, "
-                     f"{_bytes(padded)} {word('with')}{overhead}")
+        lines.append(f"{word('bytes')}  {bytes_text(unpadded)} {word('without_padding')}, "
+                     f"{bytes_text(padded)} {word('with')}{overhead}")
     else:
-        lines.append(f"{word('bytes')}  {_bytes(unpadded)} ({word('untiled')})")
+        lines.append(f"{word('bytes')}  {bytes_text(unpadded)} ({word('untiled')})")
     if layout.memory_space:
         lines.append(f"{word('memory_space')} S({layout.memory_space})"
                      + (f" {word('on_chip_vmem')}" if layout.memory_space == 1 else ""))
     return tuple(lines)
 
 
-@dataclass(frozen=True)
-class _Buffers:
-    """One memory level by value name: the allocations holding it and its live range."""
-
-    lines: dict[str, tuple[str, ...]]
-    allocations: dict[str, Allocation]
-
-
-def _buffers(bundle: Bundle, target: str, lang: str = "en") -> _Buffers | None:
-    memory = bundle.memory(target)
-    return _buffer_table(bundle, target, lang) if memory is not None else None
-
-
-@per_bundle
-def _buffer_table(bundle: Bundle, target: str, lang: str) -> _Buffers:
-    # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
-    memory = bundle.memory(target)
-
-    def word(key: str) -> str:
-        return label(f"field.{key}", lang)
-
-    lines: dict[str, list[str]] = {}
-    first: dict[str, Allocation] = {}
-    for allocation in memory.allocations:
-        for value in allocation.values:
-            first.setdefault(value.instruction, allocation)
-            lines.setdefault(value.instruction, []).append(
-                f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
-                f"{_bytes(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
-                f"{_bytes(value.size)} {value.shape_index}")
-    seen: set[str] = set()
-    for live in memory.live_ranges:
-        name = live.value.split("{", 1)[0]
-        if name not in seen:  # the first range of a value (its first tuple part)
-            seen.add(name)
-            lines.setdefault(name, []).append(
-                f"{word('live')}   " + word("live_positions").format(start=live.start, end=live.end))
-    return _Buffers({name: tuple(found) for name, found in lines.items()}, first)
-
-
 def buffer_lines(bundle: Bundle, target: str, name: str, lang: str = "en") -> tuple[str, ...]:
     """Where XLA's buffer assignment put `name`: allocation, offset, size, live range."""
-    table = _buffers(bundle, target, lang)
+    table = buffer_table(bundle, target, lang)
     if table is None:
         return (label("text.memory_not_captured", lang),)
     return table.lines.get(name) or (label("text.no_allocation", lang),)
-
-
-def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation | None:
-    table = _buffers(bundle, target) if bundle is not None else None
-    return table.allocations.get(name) if table is not None else None
 
 
 def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang: str = "en") -> tuple[str, ...]:
@@ -135,8 +93,8 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
         lines = (f"{word('dtype_policy')} {layer.dtype_policy}",
                  f"{word('inputs')}  " + "; ".join(str(s) for s in layer.input_shapes),
                  f"{word('outputs')} " + "; ".join(str(s) for s in layer.output_shapes),
-                 f"{word('weights')} {_bytes(layer.weight_bytes)}  "
-                 f"{word('activations')} {_bytes(layer.activation_bytes)}")
+                 f"{word('weights')} {bytes_text(layer.weight_bytes)}  "
+                 f"{word('activations')} {bytes_text(layer.activation_bytes)}")
     elif level == "graph" and (op := op_table(bundle).get(name)) is not None:
         unknown = " " + word("rank_unknown")
         lines = tuple(f"{word('output')} {out.dtype}{list(out.shape) if out.shape is not None else unknown}"
@@ -156,7 +114,7 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
         if found.launch is not None:
             launch = found.launch
             lines += (f"{word('grid')} {launch.grid}  {word('block')} {launch.block}  "
-                      f"{word('shared')} {_bytes(launch.shared_memory_bytes)}",)
+                      f"{word('shared')} {bytes_text(launch.shared_memory_bytes)}",)
         lines += register_lines(found, target)
         if found.hlo:
             lines += buffer_lines(bundle, target, found.hlo[0], lang)
@@ -173,8 +131,8 @@ def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
     if report is None:
         return (found.sass_note,) if found.sass_note else ()
     lines = (f"registers {report.registers} per thread (ptxas -v, {report.arch})",
-             f"spills {_bytes(report.spill_store_bytes)} stored, {_bytes(report.spill_load_bytes)} loaded, "
-             f"stack {_bytes(report.stack_frame_bytes)}, shared {_bytes(report.shared_memory_bytes)} static, "
+             f"spills {bytes_text(report.spill_store_bytes)} stored, {bytes_text(report.spill_load_bytes)} loaded, "
+             f"stack {bytes_text(report.stack_frame_bytes)}, shared {bytes_text(report.shared_memory_bytes)} static, "
              f"barriers {report.barriers}")
     spec = TARGETS.get(target)
     estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
@@ -184,14 +142,6 @@ def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
     return lines + (f"occupancy (estimate) {result}", f"  {figures}")
 
 
-@per_bundle
-def step_layout(bundle: Bundle, target: str):
-    """The target's `StepLayout` (train mode or a mesh), else None: an inference call on one chip."""
-    from explorer.model.serial import load_json
-    from explorer.model.training import STEP_FILE, StepLayout
-
-    path = bundle.target_dir(target) / STEP_FILE
-    return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
 
 
 @per_bundle
@@ -205,25 +155,7 @@ def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
     if layout is None:
         return ()
     return summary(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else (), target,
-                   _step_memory(bundle, target))
-
-
-@per_bundle
-def _step_memory(bundle: Bundle, target: str):
-    """The step's buffers by class (`explorer.model.training.step_memory`), None without a step layout."""
-    from explorer.model.training import step_memory
-
-    layout = step_layout(bundle, target)
-    if layout is None:
-        return None
-    memory = bundle.memory(target)
-    return step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
-
-
-@per_bundle
-def step_members(bundle: Bundle, target: str) -> dict[str, str]:
-    found = _step_memory(bundle, target)
-    return dict(found.members) if found is not None else {}
+                   step_buffers(bundle, target))
 
 
 def _class_lines(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
@@ -275,8 +207,8 @@ def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
 
 def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str, target: str,
                  lang: str = "en") -> tuple[str, ...]:
-    """What `target` made of the layer of `name` (selected on `shown_target`), from
-    `explorer.views.comparison.target_layer`: the fusions and ops, kernels and library calls (words in `lang`)."""
+    """What `target` made of the layer of `name` (selected on `shown_target`), from its program's
+    `TargetLayer` (`explorer.views.programs`): the fusions and ops, kernels and library calls (words in `lang`)."""
     from explorer.model.records import LevelStatus  # noqa: PLC0415
 
     if bundle is None:
@@ -287,9 +219,7 @@ def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str
         status = LevelStatus("pending")
     if status.status == "failed":
         return (f"{target}: " + label("text.capture_failed", lang).format(error=status.error),)
-    from explorer.targets import is_tvm  # noqa: PLC0415
-
-    if status.status != "ok" if is_tvm(target) else bundle.hlo_module(target, optimized=True) is None:
+    if not program_for(bundle, target).optimized_captured(status):
         return (f"{target}: {label('text.optimized_not_captured', lang)}",)
     layer = layer_of(bundle, level, name, shown_target)
     if not layer:
@@ -302,9 +232,7 @@ def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str
 
 @per_bundle
 def _layer_lines(bundle: Bundle, layer: str, target: str, lang: str) -> tuple[str, ...]:
-    from explorer.views.comparison import target_layer  # noqa: PLC0415
-
-    column = target_layer(bundle, layer, target)
+    column = program_for(bundle, target).target_layer(layer)
     lines = [f"{target}  (" + label("text.layer_of", lang).format(layer=layer) + ")"]
     working = column.working
     for item in working[:8]:
@@ -337,12 +265,6 @@ def _registers_brief(found: KernelRecord | None, target: str) -> str:
     return f" {found.ptxas.registers} regs{warps}"
 
 
-def allocation_by_index(bundle: Bundle, target: str, index: str) -> Allocation | None:
-    """A memory-level item: the allocation numbered `index`."""
-    memory = bundle.memory(target)
-    return next((a for a in memory.allocations if str(a.index) == index), None) if memory is not None else None
-
-
 def warm_layer_facts(bundle: Bundle | None, lang: str = "en", cancelled=lambda: False) -> None:
     """Build what the device pane shows for every layer on every target now (call it off the UI
     thread once the first screen is up): on a large module the first press on a layer would
@@ -355,7 +277,8 @@ def warm_layer_facts(bundle: Bundle | None, lang: str = "en", cancelled=lambda: 
             if cancelled():
                 return
             try:
-                if bundle.hlo_module(target, optimized=True) is not None:
+                program = program_for(bundle, target)
+                if program.optimized_captured(bundle.status("optimized-hlo", target)):
                     _layer_lines(bundle, layer.name, target, lang)
             except TensorwegError:  # a damaged level: the pane says so when it is shown
                 continue

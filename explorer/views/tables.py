@@ -120,13 +120,3 @@ class Selection:
     target: str
     name: str
     lang: str = "en"
-
-
-# The levels whose items, on a TVM target, are Relax bindings and TIR functions rather than HLO.
-TVM_LEVELS = ("hlo", "optimized-hlo", "kernels")
-
-
-def is_tvm_target(target: str) -> bool:
-    from explorer.targets import is_tvm  # noqa: PLC0415
-
-    return bool(target) and is_tvm(target)

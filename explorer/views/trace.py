@@ -7,23 +7,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
-from explorer.levels import LIST_LEVELS, NEXT_DOWN, is_hlo, target_key
+from explorer.levels import LIST_LEVELS, NEXT_DOWN, TARGET_LEVELS, target_key
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.model.index import CrossIndex
 
-from explorer.views.tables import (
-    TVM_LEVELS,
-    computation_table,
-    cross_index,
-    instruction,
-    instruction_table,
-    is_tvm_target,
-    kernel,
-    parameter_entries,
-    per_bundle,
-)
+from explorer.views.programs import program_for
+from explorer.views.tables import cross_index
+
+# The levels whose items belong to one target's program (HLO instructions, Relax bindings, kernels).
+_PROGRAM_LEVELS = tuple(level for level in TARGET_LEVELS if level in LIST_LEVELS)
+
+
+def _per_target(bundle: Bundle | None, level: str) -> bool:
+    """Whether the target's program answers for `level`'s items (else the cross-level index does)."""
+    return bundle is not None and level in _PROGRAM_LEVELS
 
 
 def layer_of(bundle: Bundle | None, level: str, name: str, target: str) -> str:
@@ -32,20 +31,16 @@ def layer_of(bundle: Bundle | None, level: str, name: str, target: str) -> str:
         return name
     if level == "memory":
         return ""
-    if is_tvm_target(target) and level in TVM_LEVELS and bundle is not None:
-        from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-        return tvm_levels.layer_of(bundle, level, name, target)
+    if _per_target(bundle, level):
+        return program_for(bundle, target).layer_of(level, name)
     return cross_index(bundle).layer_of(level, name, "cpu" if level == "graph" else target)
 
 
 def items_for_layer(bundle: Bundle | None, layer: str, level: str, target: str) -> tuple[str, ...]:
     if level == "layers":
         return (layer,)
-    if is_tvm_target(target) and level in TVM_LEVELS and bundle is not None:
-        from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-        return tvm_levels.items_for_layer(bundle, layer, level, target)
+    if _per_target(bundle, level):
+        return program_for(bundle, target).items_for_layer(layer, level)
     return cross_index(bundle).items_for_layer(layer, level, "cpu" if level == "graph" else target)
 
 
@@ -54,10 +49,8 @@ def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str
     if level == "layers":
         below = "graph" if bundle is not None and bundle.graph is not None else "hlo"
         return items_for_layer(bundle, name, below, target)
-    if is_tvm_target(target) and level in TVM_LEVELS and bundle is not None:
-        from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-        return tvm_levels.down(bundle, level, name, target)
+    if _per_target(bundle, level):
+        return program_for(bundle, target).down(level, name)
     found = cross_index(bundle).down(level, name, target)
     if level == "graph" and not found and target != "cpu":
         # Keras-on-JAX targets never saw the TF graph: their HLO links to layers only.
@@ -71,11 +64,8 @@ def up(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, 
     if level == "graph":
         layer = layer_of(bundle, "graph", name, target)
         return (layer,) if layer else ()
-    if is_tvm_target(target) and level in ("optimized-hlo", "kernels") and bundle is not None:
-        from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-        return tvm_levels.up(bundle, level, name, target)
-    found = cross_index(bundle).up(level, name, target)
+    found = program_for(bundle, target).up(level, name) if _per_target(bundle, level) \
+        else cross_index(bundle).up(level, name, target)
     if level == "hlo" and target != "cpu" and bundle is not None and bundle.graph is not None:
         layer = layer_of(bundle, "hlo", name, target)
         ops = items_for_layer(bundle, layer, "graph", target) if layer else ()
@@ -116,30 +106,15 @@ def descend(bundle: Bundle | None, level: str, name: str, target: str) -> Descen
 
 def _same_shape(bundle: Bundle | None, level: str, name: str, below: str, target: str,
                 found: tuple[str, ...]) -> tuple[str, ...]:
-    """Of several optimized instructions carrying an HLO instruction's op_name, those whose result has
-    its shape (a tuple's parts count). An optimizer names its update alike for every variable
-    (`adam/sub`: 977 fusions in a ResNet50 step): Enter on the update of the [7,7,3,64] kernel then
-    lands on the fusion updating a [7,7,3,64] array, not on the first of them all. () when none does."""
-    if len(found) < 2 or not (is_hlo(level) and is_hlo(below)):
+    """Of several items `name` leads to, those holding its result's shape (the program decides: an
+    optimizer's update lands on the fusion updating an array of its shape); () to keep them all."""
+    if not (_per_target(bundle, level) and _per_target(bundle, below)):
         return ()
-    this = instruction(bundle, level, target, name)
-    if this is None or this.shape.is_tuple:
-        return ()
-    wanted = (this.shape.element_type, this.shape.dims)
-
-    def holds_it(candidate: str) -> bool:
-        other = instruction(bundle, below, target, candidate)
-        parts = () if other is None else other.shape.tuple_shapes if other.shape.is_tuple else (other.shape,)
-        return any((part.element_type, part.dims) == wanted for part in parts)
-
-    return tuple(candidate for candidate in found if holds_it(candidate))
+    return program_for(bundle, target).same_shape_below(level, name, below, found)
 
 
 def _is_plumbing(bundle: Bundle | None, level: str, name: str, target: str) -> bool:
-    from explorer.views.comparison import PLUMBING  # noqa: PLC0415
-
-    found = instruction(bundle, level, target, name)
-    return found is not None and found.opcode in PLUMBING
+    return _per_target(bundle, level) and program_for(bundle, target).does_no_work(level, name)
 
 
 def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other: str, layer: str = "") -> str:
@@ -160,93 +135,14 @@ def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other
     from max_pooling2d on CPU lands on the GPU fusion that also holds the
     dense layer's ops (or, with no such item, on the list's first row), and
     the next `t` goes on with max_pooling2d, not dense.
+
+    Between compilers (XLA and TVM) the candidates are the layer's items doing the
+    same work (`TargetProgram.work`): a convolution's `fused_conv2d_relu` and back.
+    `other`'s program decides (`explorer.views.programs`).
     """
     if bundle is None or level not in LIST_LEVELS or not target_key(level, target) or target == other:
         return name
-    if (is_tvm_target(target) or is_tvm_target(other)) and level in TVM_LEVELS:
-        return _tvm_counterpart(bundle, level, name, target, other, layer)
-    index = cross_index(bundle)
-    entry = index.entry(level, name, target)
-    if entry is not None and entry.role:
-        same = [e.name for e in parameter_entries(bundle, level, other)
-                if (e.role, e.layer, e.slot) == (entry.role, entry.layer, entry.slot)]
-        if same:
-            return same[0]
-    layer = layer or (entry.layer if entry is not None else "")
-    candidates = index.items_for_layer(layer, level, other) if layer else ()
-    if not candidates:
-        return name if index.entry(level, name, other) is not None else ""
-    kind, work = _kind_of(bundle, level, target, name), _work_of(bundle, level, target, name)
-
-    def rank(candidate: str) -> tuple[bool, int]:
-        # A fusion across a layer boundary is listed under both layers: one the layer owns comes first.
-        owned = index.layer_of(level, candidate, other) == layer
-        their_kind, their_work = _kind_of(bundle, level, other, candidate), _work_of(bundle, level, other, candidate)
-        if their_kind == kind and (their_work & work or not (work or their_work)):
-            return owned, 5
-        if work & their_work:
-            return owned, 4
-        if their_kind == kind:
-            return owned, 3
-        if their_kind[0] == kind[0]:
-            return owned, 2
-        return owned, 1 if their_kind[0] not in _plumbing_opcodes() else 0
-
-    return max(candidates, key=rank)  # the first of the best: candidates are in program order
-
-
-def _kind_of(bundle: Bundle, level: str, target: str, name: str) -> tuple[str, str]:
-    if level == "kernels":
-        found = kernel(bundle, target, name)
-        return (found.kind, "") if found is not None else ("", "")
-    found = instruction(bundle, level, target, name)
-    return (found.opcode, found.fusion_kind or found.custom_call_target) if found is not None else ("", "")
-
-
-# Opcodes that are the work of a layer (what a fusion is built around); elementwise ops are not.
-_HEAVY = frozenset({"convolution", "dot", "reduce", "reduce-window", "select-and-scatter", "scatter", "gather",
-                    "sort", "while", "conditional", "fft", "triangular-solve", "cholesky"})
-
-
-# Library calls named after the work they do (`__cudnn$convForward`, `__cublas$gemm`).
-_CALLS = (("conv", "convolution"), ("gemm", "dot"), ("matmul", "dot"))
-
-
-def _work_of(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
-    """The heavy opcodes an item does: its own, those fused inside it, a library call's."""
-    if level == "kernels":
-        found = kernel(bundle, target, name)
-        names = found.hlo if found is not None else ()
-        return frozenset().union(*(_work_of(bundle, "optimized-hlo", target, n) for n in names))
-    found = instruction(bundle, level, target, name)
-    if found is None:
-        return frozenset()
-    return _work(bundle, level, target, found.name)
-
-
-@per_bundle
-def _work(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
-    found = instruction_table(bundle, target, level == "optimized-hlo")[name]
-    work = {found.opcode} & _HEAVY
-    call = found.custom_call_target.lower()
-    work |= {opcode for needle, opcode in _CALLS if needle in call}
-    computations = computation_table(bundle, target, level == "optimized-hlo")
-    pending, seen = list(found.called_computations), set()
-    while pending:  # the fused computation and what it calls (nested fusions on TPU)
-        called = pending.pop()
-        if called in seen or called not in computations:
-            continue
-        seen.add(called)
-        for inner in computations[called].instructions:
-            work |= {inner.opcode} & _HEAVY
-            pending.extend(inner.called_computations)
-    return frozenset(work)
-
-
-def _plumbing_opcodes() -> frozenset[str]:
-    from explorer.views.comparison import PLUMBING  # noqa: PLC0415
-
-    return PLUMBING
+    return program_for(bundle, other).counterpart(level, name, program_for(bundle, target), layer)
 
 
 def compare_layer(bundle: Bundle | None, level: str, name: str, target: str) -> str:
@@ -284,28 +180,6 @@ def build_trace(bundle: Bundle | None) -> Trace:
     """Index the bundle now (every target's modules are parsed once; call it off the UI thread)."""
     cross_index(bundle)
     return Trace(bundle)
-
-
-def _tvm_counterpart(bundle: Bundle, level: str, name: str, target: str, other: str, layer: str) -> str:
-    """`t` between XLA and TVM: the layer's item on `other` doing the same work (a convolution's
-    `fused_conv2d_relu`), else the layer's first item there; "" when the layer has none."""
-    from explorer.views import tvm as tvm_levels  # noqa: PLC0415
-
-    layer = layer or layer_of(bundle, level, name, target)
-    if is_tvm_target(target):
-        found = tvm_levels.find(bundle, level, target, name)
-        work = tvm_levels.item_work(found) if found is not None else frozenset()
-    else:
-        work = _work_of(bundle, level, target, name) | tvm_levels.work(_kind_of(bundle, level, target, name)[0])
-    if not layer:
-        return ""
-    if is_tvm_target(other):
-        fusion = _kind_of(bundle, level, target, name)[0] == "fusion"
-        return tvm_levels.counterpart(bundle, level, other, layer, work, fusion)
-    candidates = items_for_layer(bundle, layer, level, other)
-    working = [c for c in candidates if _kind_of(bundle, level, other, c)[0] not in (*_plumbing_opcodes(), "parameter",
-                                                                                      "constant")] or candidates
-    return next((c for c in working if _work_of(bundle, level, other, c) & work), working[0] if working else "")
 
 
 def neighbour_layer(bundle: Bundle | None, name: str, step: int) -> str | None:

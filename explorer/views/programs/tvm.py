@@ -12,7 +12,8 @@ for a TVM target they list:
 * `kernels`: the same functions, compiled (one `KernelRecord` each, named alike).
 
 The trace (`layer_of`, `items_for_layer`, `down`, `up`) and `counterpart` answer from
-these links; `explorer.views` asks here when the target is a TVM one.
+these links; `TvmTargetProgram` answers for a TVM target what the views ask of any target's
+program (`explorer.views.programs.TargetProgram`), the comparison's column included.
 """
 
 from __future__ import annotations
@@ -20,9 +21,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
+from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.tvm_program import ELEMENT_TYPES, TvmFunction, short_ops
+from explorer.targets import get_target
+
+if TYPE_CHECKING:
+    from explorer.model.records import LevelStatus
+    from explorer.views.programs.program import TargetProgram
+
+from explorer.views.format import text_table
+from explorer.views.items import COLUMNS, LevelItem, RowGroup, kernel_rows, make_item
+from explorer.views.tables import per_bundle
+from explorer.views.target_layer import InstructionComparison, KernelBrief, LibraryCall, TargetLayer
 
 # `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
 _BINDING = re.compile(
@@ -191,3 +204,127 @@ def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list
     if level == "optimized-hlo":
         return [function, ("compiler:tvm-tir",), ("compiler:tvm-pipeline",)]
     return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",)]
+
+
+# --- the program: what the views ask of a TVM target -------------------------------------------
+
+# TVM's output has no HLO, so no layouts, FLOPs or roofline estimate: those fields stay empty.
+NO_ESTIMATE = "no estimate: TVM's output has no HLO to count FLOPs from"
+
+
+class TvmTargetProgram:
+    """What TVM compiled for one target of a bundle, as the views ask it (see `TargetProgram`)."""
+
+    no_layer_text = "created by TVM"
+
+    def __init__(self, bundle: Bundle, target: str) -> None:
+        self.bundle, self.target = bundle, target
+
+    def rows(self, level: str, lang: str) -> tuple[LevelItem, ...]:
+        if level == "kernels":
+            return kernel_rows(self.bundle, self.target)
+        return _relax_rows(self.bundle, level, self.target)
+
+    def row_groups(self, level: str, lang: str) -> dict[str, RowGroup]:
+        return {}  # Relax and TIR functions are listed flat, in program order
+
+    def selector_items(self, level: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return tuple((item.name, (item.kind,)) for item in self.rows(level, "en"))
+
+    def layer_of(self, level: str, name: str) -> str:
+        return layer_of(self.bundle, level, name, self.target)
+
+    def items_for_layer(self, layer: str, level: str) -> tuple[str, ...]:
+        return items_for_layer(self.bundle, layer, level, self.target)
+
+    def down(self, level: str, name: str) -> tuple[str, ...]:
+        return down(self.bundle, level, name, self.target)
+
+    def up(self, level: str, name: str) -> tuple[str, ...]:
+        return up(self.bundle, level, name, self.target)
+
+    def same_shape_below(self, level: str, name: str, below: str, found: tuple[str, ...]) -> tuple[str, ...]:
+        return ()  # a binding leads to one function, a function to one kernel: nothing to choose among
+
+    def does_no_work(self, level: str, name: str) -> bool:
+        return False
+
+    def kind(self, level: str, name: str) -> str:
+        found = find(self.bundle, level, self.target, name)
+        return found.kind if found is not None else ""
+
+    def work(self, level: str, name: str) -> frozenset[str]:
+        found = find(self.bundle, level, self.target, name)
+        return item_work(found) if found is not None else frozenset()
+
+    def counterpart(self, level: str, name: str, source: TargetProgram, layer: str) -> str:
+        """`t` from another target: the layer's function doing the work of `name` there (its XLA opcodes,
+        or the Relax op its kind names), else for a fusion the layer's fused function, else its first."""
+        layer = layer or source.layer_of(level, name)
+        kind = source.kind(level, name)
+        work_done = source.work(level, name) | work(kind)
+        if not layer:
+            return ""
+        return counterpart(self.bundle, level, self.target, layer, work_done, kind == "fusion")
+
+    def explanation_keys(self, level: str, name: str) -> list[tuple[str, ...]]:
+        return explanation_keys(self.bundle, level, self.target, name)
+
+    def optimized_captured(self, status: LevelStatus) -> bool:
+        return status.status == "ok"
+
+    def target_layer(self, layer: str) -> TargetLayer:
+        """`layer` on a TVM target: its TIR functions (fused or single ops) and their x86 code."""
+        bundle, target = self.bundle, self.target
+        spec = get_target(target)
+        status = bundle.status("optimized-hlo", target)
+        program = bundle.tvm_program(target) if status.status == "ok" else None
+        if program is None:
+            state = "not captured" if status.status in ("pending", "ok") else status.status
+            detail = f"optimized-hlo {state}" + (f": {status.error}" if status.error else "")
+            return TargetLayer(target, spec.display_name, False, detail)
+        kernels = {kernel.name: kernel for kernel in bundle.kernels(target)}
+        rows, briefs, calls = [], [], []
+        for function in program.for_layer(layer):
+            kernel = kernels.get(function.name)
+            rows.append(InstructionComparison(
+                name=function.name, opcode="fusion" if function.fused else short_ops(function),
+                fusion_kind=short_ops(function) if function.fused else "", custom_call_target="",
+                also_layers=tuple(other for other in function.layers if other != layer), outputs=(),
+                kernels=(function.name,) if kernel else (), flops=0.0, bytes_accessed=0, estimate=None))
+            if kernel is not None:
+                briefs.append(KernelBrief(kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, None,
+                                          kernel.vector_width_bits, kernel.notes, kernel.vector_registers))
+                calls += [LibraryCall(symbol, "runtime library", function.name, "kernel record")
+                          for symbol in kernel.library_calls]
+        return TargetLayer(target, spec.display_name, True, "ok", "", tuple(rows), tuple(briefs), tuple(calls),
+                           NO_ESTIMATE)
+
+    def summary_figures(self, from_shapes: bool) -> dict[str, Any]:
+        """The fused functions stand for XLA's fusions; no FLOPs or estimate without HLO."""
+        program = self.bundle.tvm_program(self.target)
+        return {"fusion_count": None if program is None else sum(f.fused for f in program.functions)}
+
+    def level_data(self, level: str) -> dict[str, Any]:
+        """`hlo`: Relax `main`'s bindings as imported; `optimized-hlo`: the TIR functions after fusion."""
+        found = relax_items(self.bundle, self.target, level == "optimized-hlo")
+        if not found:
+            raise TensorwegError(f"{level} for {self.target}: the Relax text was captured but lists no bindings")
+        return {"compiler": "tvm", "relax": [
+            {"name": item.name, "kind": item.kind, "ops": list(item.ops), "shape": item.shape,
+             "function": item.function, "layers": list(item.layers),
+             "layer": self.layer_of(level, item.name), "line": item.line}
+            for item in found]}
+
+    def level_text(self, level: str) -> str:
+        """The rows as a table: TVMScript's TIR bodies would bury the program's outline."""
+        return text_table(COLUMNS[level], [item.cells for item in self.rows(level, "en")])
+
+
+@per_bundle
+def _relax_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...]:
+    """Relax as imported (`hlo`) or after fusion (`optimized-hlo`): one row per binding or TIR
+    function, in the columns of the HLO levels (the layer where XLA shows an op_name)."""
+    return tuple(make_item(level, item.name, (item.name, item.kind, item.shape, ", ".join(item.layers)),
+                           item.kind, item.line)
+                 for item in relax_items(bundle, target, level == "optimized-hlo"))

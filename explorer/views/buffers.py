@@ -1,0 +1,103 @@
+"""A target's buffers as the panes and the explanations read them: the allocation holding each value
+and its live range (XLA's buffer assignment, TVM's storage plan), and a training step's or a mesh's
+layout with the class of each buffer.
+
+Below the compilers' programs (`explorer.views.programs`), which name an item's allocation in its
+explanation keys, and the panes, which show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from explorer.labels import label
+
+if TYPE_CHECKING:
+    from explorer.model.bundle import Bundle
+    from explorer.model.records import Allocation
+
+from explorer.views.tables import per_bundle
+
+
+def bytes_text(n: int) -> str:
+    return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
+
+
+@dataclass(frozen=True)
+class Buffers:
+    """One memory level by value name: the allocations holding it and its live range."""
+
+    lines: dict[str, tuple[str, ...]]
+    allocations: dict[str, Allocation]
+
+
+def buffer_table(bundle: Bundle, target: str, lang: str = "en") -> Buffers | None:
+    memory = bundle.memory(target)
+    return _buffer_lines(bundle, target, lang) if memory is not None else None
+
+
+@per_bundle
+def _buffer_lines(bundle: Bundle, target: str, lang: str) -> Buffers:
+    # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
+    memory = bundle.memory(target)
+
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
+    lines: dict[str, list[str]] = {}
+    first: dict[str, Allocation] = {}
+    for allocation in memory.allocations:
+        for value in allocation.values:
+            first.setdefault(value.instruction, allocation)
+            lines.setdefault(value.instruction, []).append(
+                f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
+                f"{bytes_text(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
+                f"{bytes_text(value.size)} {value.shape_index}")
+    seen: set[str] = set()
+    for live in memory.live_ranges:
+        name = live.value.split("{", 1)[0]
+        if name not in seen:  # the first range of a value (its first tuple part)
+            seen.add(name)
+            lines.setdefault(name, []).append(
+                f"{word('live')}   " + word("live_positions").format(start=live.start, end=live.end))
+    return Buffers({name: tuple(found) for name, found in lines.items()}, first)
+
+
+def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation | None:
+    table = buffer_table(bundle, target) if bundle is not None else None
+    return table.allocations.get(name) if table is not None else None
+
+
+def allocation_by_index(bundle: Bundle, target: str, index: str) -> Allocation | None:
+    """A memory-level item: the allocation numbered `index`."""
+    memory = bundle.memory(target)
+    return next((a for a in memory.allocations if str(a.index) == index), None) if memory is not None else None
+
+
+@per_bundle
+def step_layout(bundle: Bundle, target: str):
+    """The target's `StepLayout` (train mode or a mesh), else None: an inference call on one chip."""
+    from explorer.model.serial import load_json
+    from explorer.model.training import STEP_FILE, StepLayout
+
+    path = bundle.target_dir(target) / STEP_FILE
+    return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
+
+
+@per_bundle
+def step_buffers(bundle: Bundle, target: str):
+    """The step's buffers by class (`explorer.model.training.step_memory`), None without a step layout."""
+    from explorer.model.training import step_memory
+
+    layout = step_layout(bundle, target)
+    if layout is None:
+        return None
+    memory = bundle.memory(target)
+    return step_memory(layout, bundle.hlo_text(target, optimized=True), memory.analysis if memory else ())
+
+
+@per_bundle
+def step_members(bundle: Bundle, target: str) -> dict[str, str]:
+    found = step_buffers(bundle, target)
+    return dict(found.members) if found is not None else {}
