@@ -334,7 +334,8 @@ def needed_keys(bundle) -> set[tuple[str, str, tuple[str, ...]]]:
     for target in bundle.targets:
         for optimized in (False, True):
             # TVM's levels are Relax, not HLO: their rows came from rows.rows above
-            assert get_target(target).compiler == "tvm" or bundle.hlo_module(target, optimized) is not None, (bundle.model_name, target)
+            module = bundle.hlo_module(target, optimized)
+            assert get_target(target).compiler == "tvm" or module is not None, (bundle.model_name, target)
         memory = bundle.memory(target)
         for allocation in memory.allocations if memory else ():
             for group in explain_view.explanation_keys(bundle, "memory", target, str(allocation.index)):
