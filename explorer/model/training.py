@@ -206,38 +206,74 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
     (backward results shaped like a weight) and saved activations (forward results the backward
     pass reads)."""
     instructions = entry_instructions(optimized_hlo)
-    role_of: dict[int, tuple[str, str]] = {}
-    for group in layout.arguments:
-        for offset, name in enumerate(group.names):
-            role_of[group.first + offset] = (group.role, name)
-    classes: dict[str, list] = {}
+    tally = _Tally()
+    weight_shapes, phases = _arguments(layout, instructions, tally)
+    saved = _gradients_and_saved(instructions, phases, weight_shapes, tally)
+    sizes = {name: shape for name, shape, *_ in instructions}
+    for operand in sorted(saved):
+        tally.add(SAVED_ACTIVATIONS, array_bytes(sizes[operand]), operand)
+    weights = sum(len(g.names) for g in layout.arguments if g.role == WEIGHTS)
+    return StepMemory(
+        classes=tally.classes((WEIGHTS, STATE, OPTIMIZER_STATE, INPUTS, LABELS, GRADIENTS, SAVED_ACTIVATIONS)),
+        aliases=input_output_aliases(optimized_hlo),
+        peak_bytes=peak_of(analysis),
+        inference_peak_bytes=peak_of(layout.inference_analysis),
+        fused_gradients=max(weights - tally.count(GRADIENTS), 0) if layout.mode == "train" else 0,
+        members=tuple(tally.members.items()),
+    )
 
-    members: dict[str, str] = {}
 
-    def add(role: str, size: int, example: str, instruction: str = "") -> None:
-        members.setdefault(instruction or example, role)
-        entry = classes.setdefault(role, [0, 0, []])
+class _Tally:
+    """Per buffer class its bytes, count and first three examples; per buffer (by name) its class."""
+
+    def __init__(self) -> None:
+        self._totals: dict[str, list] = {}  # role -> [bytes, count, examples]
+        self.members: dict[str, str] = {}
+
+    def add(self, role: str, size: int, example: str, instruction: str = "") -> None:
+        self.members.setdefault(instruction or example, role)
+        entry = self._totals.setdefault(role, [0, 0, []])
         entry[0] += size
         entry[1] += 1
         if len(entry[2]) < 3:
             entry[2].append(example)
 
-    weight_shapes = set()
-    phases = {}
+    def count(self, role: str) -> int:
+        return self._totals.get(role, [0, 0, []])[1]
+
+    def classes(self, order: tuple[str, ...]) -> tuple[BufferClass, ...]:
+        return tuple(BufferClass(role, *self._totals[role][:2], tuple(self._totals[role][2]))
+                     for role in order if role in self._totals)
+
+
+def _arguments(layout: StepLayout, instructions, tally: _Tally) -> tuple[set[str], dict[str, OpPhase]]:
+    """Tally the entry parameters by the layout's roles; return the weights' shapes and every other
+    instruction's phase (forward, loss, backward, optimizer) from its op_name."""
+    role_of = {group.first + offset: (group.role, name)
+               for group in layout.arguments for offset, name in enumerate(group.names)}
+    weight_shapes: set[str] = set()
+    phases: dict[str, OpPhase] = {}
     for name, shape, opcode, _operands, line in instructions:
         if opcode == "parameter":
             role, label = role_of.get(parameter_number(line), ("", name))
             if role:
-                add(role, array_bytes(shape), label, name)
+                tally.add(role, array_bytes(shape), label, name)
             if role == WEIGHTS:
                 weight_shapes.add(leading_array(shape))
             continue
         phases[name] = op_phase(op_name(line), layout.optimizer)
+    return weight_shapes, phases
+
+
+def _gradients_and_saved(instructions, phases: dict[str, OpPhase], weight_shapes: set[str],
+                         tally: _Tally) -> set[str]:
+    """Tally the gradients (backward results shaped like a weight); return the saved activations
+    (forward and loss results a backward instruction reads)."""
     element_phase = {}
     for name, _shape, opcode, operands, line in instructions:
         if opcode == "get-tuple-element" and operands and (index := tuple_index(line)) >= 0:
             element_phase[(operands[0], index)] = phases[name].phase
-    saved = set()
+    saved: set[str] = set()
     for name, shape, opcode, operands, _line in instructions:
         phase = phases.get(name)
         if phase is None or opcode in _NOT_BUFFERS:
@@ -246,24 +282,8 @@ def step_memory(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[st
         # (get-tuple-element) is named after, else what the fusion is (its first op's name).
         for index, array in enumerate(arrays(shape)):
             if array in weight_shapes and element_phase.get((name, index), phase.phase).endswith("backward"):
-                add(GRADIENTS, array_bytes(array), name)
+                tally.add(GRADIENTS, array_bytes(array), name)
         if phase.phase.endswith("backward"):
-            for operand in operands:
-                before = phases.get(operand)
-                if before is not None and before.phase in ("forward", "loss") and operand not in saved:
-                    saved.add(operand)
-    sizes = {name: shape for name, shape, *_ in instructions}
-    for operand in sorted(saved):
-        add(SAVED_ACTIVATIONS, array_bytes(sizes[operand]), operand)
-    weights = sum(len(g.names) for g in layout.arguments if g.role == WEIGHTS)
-    gradients = classes.get(GRADIENTS, [0, 0, []])[1]
-    order = (WEIGHTS, STATE, OPTIMIZER_STATE, INPUTS, LABELS, GRADIENTS, SAVED_ACTIVATIONS)
-    return StepMemory(
-        classes=tuple(BufferClass(role, *classes[role][:2], tuple(classes[role][2]))
-                      for role in order if role in classes),
-        aliases=input_output_aliases(optimized_hlo),
-        peak_bytes=peak_of(analysis),
-        inference_peak_bytes=peak_of(layout.inference_analysis),
-        fused_gradients=max(weights - gradients, 0) if layout.mode == "train" else 0,
-        members=tuple(members.items()),
-    )
+            saved.update(operand for operand in operands
+                         if (before := phases.get(operand)) is not None and before.phase in ("forward", "loss"))
+    return saved
