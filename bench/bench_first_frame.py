@@ -86,9 +86,10 @@ asyncio.run(main())
 ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def one_run(code: str, *args: str) -> tuple[float, float, float]:
-    """(first frame, settled after the first pause, rows on screen) in seconds from interpreter start."""
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=True,
+def one_run(code: str, *args: str, tree: Path = ROOT) -> tuple[float, float, float]:
+    """(first frame, settled after the first pause, rows on screen) in seconds from interpreter start.
+    `tree`: the checkout whose code runs (`-c` puts the working directory first on sys.path)."""
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tree, check=True,
                          env=ENV)
     first, settled, shown = map(float, out.stdout.strip().splitlines()[-1].split())
     return first, settled, shown
@@ -98,7 +99,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
+    parser.add_argument("--baseline-tree", type=Path, default=None, metavar="DIR",
+                        help="another checkout (e.g. `git worktree add DIR REV`) timed in the same rounds: "
+                             "a change's start-up against the code before it")
     args = parser.parse_args()
+    if args.baseline_tree is not None:
+        compare_trees(args)
+        return
     one_run(HELLO), one_run(TENSORWEG, str(args.bundle))  # writes the bytecode; not timed
     hello, ours = [], []
     for _ in range(args.runs):  # interleaved, so machine load affects both alike
@@ -111,6 +118,29 @@ def main() -> None:
           f"rows on screen {t_shown:.3f} s (optimized HLO of {args.bundle.name})")
     print(f"ratio tensorweg / hello-world, first frame: {t_first / h_first:.2f}")
     print(f"ratio tensorweg rows on screen / hello-world settled: {t_shown / h_settled:.2f}")
+
+def compare_trees(args: argparse.Namespace) -> None:
+    """This tree against `--baseline-tree`, interleaved with the hello-world app in every round."""
+    bundle = str(args.bundle.resolve())
+    trees = {"this tree": ROOT, "baseline": args.baseline_tree.resolve()}
+    for tree in trees.values():  # writes the bytecode; not timed
+        one_run(TENSORWEG, bundle, tree=tree)
+    one_run(HELLO)
+    shown = {name: [] for name in trees}
+    settled = []
+    for _ in range(args.runs):
+        settled.append(one_run(HELLO)[1])
+        for name, tree in trees.items():
+            shown[name].append(one_run(TENSORWEG, bundle, tree=tree)[2])
+    hello = statistics.median(settled)
+    for name, runs in shown.items():
+        median = statistics.median(runs)
+        print(f"{name:<10} rows on screen: median {median:.3f} s = {median / hello:.2f}x hello-world settled "
+              f"({hello:.3f} s), {args.runs} rounds")
+    ratios = sorted(a / b for a, b in zip(shown["this tree"], shown["baseline"], strict=True))
+    print(f"this tree / baseline, round by round: median {statistics.median(ratios):.2f} "
+          f"(min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
+
 
 if __name__ == "__main__":
     main()
