@@ -12,6 +12,7 @@ _ = Whitelist()
 
 
 # --- explorer: third-party objects we configure by attribute ---
+_.writelines  # the text-stream protocol: lines written this way pass the sanitiser too (cli/output.py)
 _.syntax  # capstone reads the disassembler's syntax (capture/disassembly.py)
 _.meta_optimizer_iterations  # TensorFlow reads the Grappler config proto (capture/tf_grappler_film.py)
 _.disable_model_pruning  # TensorFlow reads the Grappler config proto (capture/tf_grappler_film.py)
