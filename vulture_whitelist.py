@@ -148,6 +148,7 @@ _.line_count  # the code view's length, as Textual's widgets name it: tests read
 _.lines_rendered  # rows drawn afresh: what tests/test_screens_scale.py counts (item_rows.py)
 _.on_data_table_row_highlighted  # Textual message handler for DataTable.RowHighlighted (passes.py)
 _.on_load  # Textual event handler (app.py)
+_.apply  # Textual calls a LineFilter's apply on every line a widget draws (widgets/visible_text.py)
 _.on_mount  # Textual event handler
 _.on_mouse_scroll_down  # Textual event handler (item_rows.py)
 _.on_mouse_scroll_up  # Textual event handler (item_rows.py)
