@@ -33,6 +33,7 @@ from explorer.safe_text import visible
 
 from screens import serve as serve_module
 from screens.app import create_app
+from screens.cli import main
 from screens.widgets.visible_text import VisibleTextFilter
 
 from pilot_support import opened, sync
@@ -170,6 +171,20 @@ def test_handout_markdown_and_html_show_the_escapes(hostile_bundle):
     assert "<title>Escapes ␛]0;pwned␇in the title</title>" in page
     assert "clears the screen ␛[2Jand" in page and "clipboard ␛]52;c;cHduZWQ=␇" in page
     assert "<td>dense␛]0;pwned␇␛]52;" in page
+
+
+def test_handout_command_writes_no_control_character_into_any_file(hostile_bundle, tmp_path, capsysbinary):
+    """The folder as `tensorweg handout` writes it: Markdown, HTML and the step's screenshot (SVG)."""
+    tour = tmp_path / "hostile.tour"
+    tour.write_text(HOSTILE_TOUR, encoding="utf-8")
+    out = tmp_path / "handout"
+    assert main(["handout", str(tour), str(hostile_bundle), "-o", str(out)]) == 0
+    written = {path.name: path.read_bytes() for path in out.iterdir()}
+    assert sorted(written) == ["handout.html", "handout.md", "step-01.svg"]
+    for name, data in written.items():
+        assert not any(char.encode("utf-8") in data for char in NEVER_WRITTEN), name
+        assert "pwned␇".encode() in data, name
+    assert capsysbinary.readouterr().out == f"{out}\n".encode()
 
 
 # --- the screens --------------------------------------------------------------------------------
