@@ -12,6 +12,7 @@ _ = Whitelist()
 
 
 # --- explorer: third-party objects we configure by attribute ---
+_.writelines  # the text-stream protocol: lines written this way pass the sanitiser too (cli/output.py)
 _.syntax  # capstone reads the disassembler's syntax (capture/disassembly.py)
 _.meta_optimizer_iterations  # TensorFlow reads the Grappler config proto (capture/tf_grappler_film.py)
 _.disable_model_pruning  # TensorFlow reads the Grappler config proto (capture/tf_grappler_film.py)
@@ -147,6 +148,7 @@ _.line_count  # the code view's length, as Textual's widgets name it: tests read
 _.lines_rendered  # rows drawn afresh: what tests/test_screens_scale.py counts (item_rows.py)
 _.on_data_table_row_highlighted  # Textual message handler for DataTable.RowHighlighted (passes.py)
 _.on_load  # Textual event handler (app.py)
+_.apply  # Textual calls a LineFilter's apply on every line a widget draws (widgets/visible_text.py)
 _.on_mount  # Textual event handler
 _.on_mouse_scroll_down  # Textual event handler (item_rows.py)
 _.on_mouse_scroll_up  # Textual event handler (item_rows.py)

@@ -17,6 +17,7 @@ import asyncio
 import gc
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from importlib import import_module
@@ -28,13 +29,14 @@ from rich.console import Console
 from textual import on, work
 from textual.app import App
 from textual.content import Content
-from textual.filter import NoColor
+from textual.filter import LineFilter, NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed, get_current_worker
 
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
 from explorer.labels import label
+from explorer.safe_text import visible
 from explorer.views.session import LevelProgress, Session
 from explorer.views.warm import prepare_first_screen, prepare_levels
 
@@ -46,6 +48,7 @@ from screens.messages import (
     BundleOpenFailed,
     TargetsRead,
 )
+from screens.widgets.visible_text import VisibleTextFilter
 
 if TYPE_CHECKING:
     from explorer.capture.queue import CaptureQueue, QueuePlace
@@ -55,6 +58,8 @@ if TYPE_CHECKING:
     from explorer.views.trace import Trace
 
 CSS_DIR = Path(__file__).parent
+# One instance: Textual caches each line's filtered copy per filter.
+VISIBLE_TEXT = VisibleTextFilter()
 # How long the open worker waits for the first screen to show the rows and their selection.
 FIRST_SELECTION_WAIT_S = 2.0
 
@@ -453,6 +458,11 @@ class TensorwegApp(CapturingApp):
         elif screen.focused is None or not screen.maximize(screen.focused):
             self.notify(label("notify.nothing_to_maximize", self.lang))
 
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, and first the guard that shows a name's control characters instead of
+        sending them to the terminal (`screens.widgets.visible_text`), on every line of every widget."""
+        return [VISIBLE_TEXT, *super().get_line_filters()]
+
     def notify(self, message: str, *, title: str = "", severity: str = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Notifications go to the status line of the screen, never over its content.
@@ -462,6 +472,7 @@ class TensorwegApp(CapturingApp):
         del timeout, markup  # a status line keeps its message until the next; it is always text
         if title:
             message = f"{title}: {message}"
+        message = visible(str(message))  # a name's control characters take their stand-ins' cells
         self.status = message
         for screen in self.screen_stack:
             for line in screen.query("#status"):

@@ -29,6 +29,7 @@ from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
+from explorer.safe_text import visible
 from explorer.views.comparison import LayerComparison, comparison_targets, layer_comparison, target_summary
 from explorer.views.comparison_mesh import (
     MeshColumn,
@@ -112,11 +113,11 @@ class CompareScreen(Screen):
         summaries = [target_summary(bundle, t) for t in targets]
         if self.comparison is None:
             layer_view.update(label("compare.no_layers", lang))
-            title.update(Content(f"{label('compare.title', lang)} | {bundle.model_name}"))
+            title.update(Content(visible(f"{label('compare.title', lang)} | {bundle.model_name}")))
         else:
             layer = label("text.layer_of", lang).format(layer=self.layer_name)
-            title.update(Content(f"{label('compare.title', lang)} | {bundle.model_name} | {layer} "
-                                 f"({self.comparison.class_name}) | {label('compare.keys', lang)}"))  # names are text
+            title.update(Content(visible(f"{label('compare.title', lang)} | {bundle.model_name} | {layer} "
+                                         f"({self.comparison.class_name}) | {label('compare.keys', lang)}")))
             columns = self.comparison.targets
             cells = [layer_cells(c, lang) for c in columns]
             rows = [(label(f"compare.row.{key}", lang), [col[row] for col in cells])

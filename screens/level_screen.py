@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from explorer.labels import label
+from explorer.safe_text import visible
 from explorer.views.rows import LevelItem, column_titles, created_by_compiler, row_groups, rows
 from explorer.views.tables import Selection
 
@@ -114,7 +115,7 @@ class LevelScreen(Screen):
             for pane in self.query(pane_id):  # none before the lazy side panes are mounted
                 pane.border_title = label(key, app.lang)
         # Names from the model (title, trail, errors) are text: Content, never markup.
-        self.query_one("#title", Static).update(Content(session.title_line(self.LEVEL)))
+        self.query_one("#title", Static).update(Content(visible(session.title_line(self.LEVEL))))
         self.query_one("#progress", Static).update(session.progress_line())
         status = self.query_one("#status", Static)
         status.update(Content(app.status))

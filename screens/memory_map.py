@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from explorer.labels import label
+from explorer.safe_text import visible
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
@@ -65,7 +66,7 @@ class MemoryMapScreen(Screen):
         app = self.app
         session = app.session  # the title and notice (explorer.views.session)
         # Names from the model (title, allocations, errors) are text: Content, never markup.
-        self.query_one("#title", Static).update(Content(session.title_line("memory")))
+        self.query_one("#title", Static).update(Content(visible(session.title_line("memory"))))
         status = self.query_one("#status", Static)
         status.update(Content(app.status))
         status.display = bool(app.status)

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from explorer.labels import label
+from explorer.safe_text import visible
 from explorer.views.mesh import MeshLayer, devices_note, grid_cells, slice_cells, split_text, tensor_name
 from explorer.views.mesh_layer import layer_mesh
 from explorer.views.trace import neighbour_layer
@@ -100,7 +101,7 @@ class MeshScreen(Screen):
         heading = label("mesh.title", lang)
         if bundle is not None and self.layer_name:
             heading += f" | {bundle.model_name} | {label('text.layer_of', lang).format(layer=self.layer_name)}"
-        self.query_one("#mesh-title", Static).update(Content(f"{heading} | {label('mesh.keys', lang)}"))
+        self.query_one("#mesh-title", Static).update(Content(visible(f"{heading} | {label('mesh.keys', lang)}")))
         grids = self.query_one("#mesh-grids", Static)
         grids.update(mesh_renderable(layer, lang) if layer is not None else Text(label("mesh.none", lang)))
 

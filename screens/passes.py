@@ -23,6 +23,7 @@ from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.passes import Filmstrip
 from explorer.model.passes_grappler import GRAPPLER
+from explorer.safe_text import visible
 from explorer.views import passes as pass_view
 
 from screens.bindings import keyed
@@ -111,7 +112,7 @@ class PassesScreen(Screen):
             title.update(Text(label("passes.title_error", lang).format(film=pass_view.shown_name(target, lang),
                                                                        error=error)))
             return
-        title.update(Text(pass_view.title(bundle, target, self.strip, lang)))
+        title.update(Text(visible(pass_view.title(bundle, target, self.strip, lang))))
         # One width per column (None: the pipeline or iteration takes the rest of the line).
         widths = _GRAPPLER_WIDTHS if target == GRAPPLER else _WIDTHS
         for column, width in zip(pass_view.columns(self.strip, lang), widths, strict=True):

@@ -1,6 +1,6 @@
 """`tensorweg serve`: the explorer in web browsers, through textual-serve.
 
-Each browser tab gets its own app process (`tensorweg open ...`, started by textual-serve;
+Each browser tab gets its own app process (`python -I -m screens.cli open ...`, started by textual-serve;
 closing the tab ends it). What the tabs open is decided here, once: a lesson pack or a bundle
 as it is, with captures forbidden (`screens.serve_policy`). A MODEL only with `--allow-capture`:
 it is captured (or taken from the cache) before the server starts, so no learner waits for the
@@ -61,14 +61,22 @@ def serve(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         print(f"warning: serving on {args.host}: anyone who can reach this address and port can open the explorer",
               file=sys.stderr)
-    command = shlex.join([sys.executable, "-m", "screens.cli", "open", *tab_arguments,
-                          "--lang", args.lang or default_language()])
+    command = shlex.join(tab_command([*tab_arguments, "--lang", args.lang or default_language()]))
     with tempfile.TemporaryDirectory(prefix="tensorweg-serve-") as run_dir:
         _tab_policy(Path(run_dir), max_captures)  # the tabs' processes inherit the environment
         server = _server_class()(command, host=args.host, port=args.port, title=f"tensorweg: {Path(args.model).name}")
         server.shown = f"{Path(args.model).name} on http://{args.host}:{args.port}"
         server.serve()
     return 0
+
+
+def tab_command(arguments: list[str]) -> list[str]:
+    """What textual-serve runs for each tab: `tensorweg open ARGUMENTS` in an isolated interpreter.
+
+    `-I`, as the capture workers start: the current directory is not on `sys.path` (a `textual.py`
+    there would run in every tab) and PYTHON* variables are ignored. The tab's paths stay relative
+    to the current directory, where it starts."""
+    return [sys.executable, "-I", "-m", "screens.cli", "open", *arguments]
 
 
 def _max_captures(args: argparse.Namespace) -> int | None:

@@ -30,6 +30,7 @@ from explorer.course import exercises
 from explorer.course.lessons import LessonChoice, lesson_choices
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
+from explorer.safe_text import visible
 from explorer.texts.lookup import explain_topic
 from explorer.views.rows import rows
 from explorer.views.tables import Selection
@@ -98,8 +99,9 @@ class TourScreen(ModalScreen):
         lang = getattr(self.app, "lang", "en")
         step = self.step
         box = self.query_one("#tour-box", Vertical)
-        # The tour's title and the selected name come from files: text, never markup.
-        box.border_title = Content(f"{label('pane.tour', lang)}: {self.tour.title}")
+        # The tour's title and the selected name come from files: text, never markup, and
+        # their control characters shown, never obeyed (explorer.safe_text).
+        box.border_title = Content(visible(f"{label('pane.tour', lang)}: {self.tour.title}"))
         box.border_subtitle = (f"{label('word.step', lang)} {self.index + 1} "
                                f"{label('word.of', lang)} {len(self.tour.steps)}")
         where = f"{label('level.' + step.level, lang)} · {step.target}"
@@ -107,9 +109,9 @@ class TourScreen(ModalScreen):
             where += f" · {self.selected}"
         elif step.selection is not None:
             where += " " + label("text.tour_matches_nothing", lang).format(selector=step.selection.text)
-        self.query_one("#tour-heading", Static).update(Content(where))
-        self.query_one("#tour-text", Static).update(Markdown(step.text) if step.text else "")
-        self.query_one("#tour-explanation", Static).update(Markdown(self.explanation()))
+        self.query_one("#tour-heading", Static).update(Content(visible(where)))
+        self.query_one("#tour-text", Static).update(Markdown(visible(step.text, multiline=True)) if step.text else "")
+        self.query_one("#tour-explanation", Static).update(Markdown(visible(self.explanation(), multiline=True)))
         keys = label("text.tour_keys", lang)
         question = step.question
         if question is not None:
@@ -137,7 +139,7 @@ class TourScreen(ModalScreen):
         }
         for selector, text in texts.items():  # a step without a question looks as it did before exercises
             widget = self.query_one(selector, Static)
-            widget.update(Content(text))
+            widget.update(Content(visible(text, multiline=True)))
             widget.display = bool(text)
 
     def explanation(self) -> str:
@@ -225,9 +227,9 @@ class TourListScreen(ModalScreen[Tour | None]):
     @staticmethod
     def _option(choice: LessonChoice) -> Option:
         tour = choice.tour
-        text = Content(f"{tour.title}  [{tour.lang}, {tour.model}]")
+        text = Content(visible(f"{tour.title}  [{tour.lang}, {tour.model}]"))
         if choice.needs:
-            text = Content.assemble(text, "\n  ", Content(choice.needs))
+            text = Content.assemble(text, "\n  ", Content(visible(choice.needs)))
         return Option(text, id=choice.name, disabled=bool(choice.needs))
 
     def on_mount(self) -> None:
@@ -236,7 +238,8 @@ class TourListScreen(ModalScreen[Tour | None]):
     @on(OptionList.OptionHighlighted, "#tour-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         tour = self.tours[event.option_index][1]
-        self.query_one("#tour-list-description", Static).update(Content(tour.description or tour.outcome))
+        self.query_one("#tour-list-description", Static).update(
+            Content(visible(tour.description or tour.outcome, multiline=True)))
 
     @on(OptionList.OptionSelected, "#tour-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -76,6 +76,7 @@ from explorer.model.normalise import normalise_paths
 from explorer.model.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
 from explorer.model.serial import dump_json, load_json
 from explorer.model.sharding import check_mesh_options
+from explorer.safe_text import visible
 
 # The folder inside staging that workers run in: their TMPDIR, Keras home, compiler logs.
 WORK_DIR = ".work"
@@ -506,8 +507,9 @@ class _CaptureRun:
         return missing
 
     def _clean(self, error: str) -> str:
-        """A worker's message without this machine's paths (the staging folder, installed packages)."""
-        return normalise_paths(error.replace(str(self.staging), "<bundle>"))
+        """A worker's message without this machine's paths (the staging folder, installed packages),
+        its control characters shown (`explorer.safe_text`): a model's layer names reach it raw."""
+        return visible(normalise_paths(error.replace(str(self.staging), "<bundle>")))
 
     def _identity(self) -> ModelIdentity | None:
         path = self.staging / "identity.json"

@@ -53,19 +53,23 @@ def _where(level: str, target: str) -> str:
     return level + (f" [{target}]" if target else "")
 
 
-def progress_printer(stream=sys.stderr):
-    """Progress lines on stderr: one per level and target as it starts, ends or fails."""
+def progress_printer(stream=None):
+    """Progress lines on stderr: one per level and target as it starts, ends or fails.
+
+    `sys.stderr` is looked up when a line is printed, not when this module loads: the CLI's
+    `main` swaps it for a stream that shows control characters from a worker's error."""
 
     def show(event: CaptureEvent) -> None:
+        out = stream or sys.stderr
         match event:
             case LevelStarted(level=level, target=target):
-                print(f"capturing {_where(level, target)} ...", file=stream, flush=True)
+                print(f"capturing {_where(level, target)} ...", file=out, flush=True)
             case LevelCaptured(level=level, target=target, seconds=seconds):
-                print(f"captured  {_where(level, target)} ({seconds:.1f} s)", file=stream, flush=True)
+                print(f"captured  {_where(level, target)} ({seconds:.1f} s)", file=out, flush=True)
             case LevelFailed(level=level, target=target, error=error):
-                print(f"failed    {_where(level, target)}: {error}", file=stream, flush=True)
+                print(f"failed    {_where(level, target)}: {error}", file=out, flush=True)
             case CacheHit():
-                print("cached: opening the earlier capture", file=stream, flush=True)
+                print("cached: opening the earlier capture", file=out, flush=True)
 
     return show
 

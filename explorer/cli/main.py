@@ -3,7 +3,8 @@
 The console script is `screens.cli:main`: it passes the commands that open the UI (`open`, `tour`,
 `screenshot`, `serve`, `handout`; `explorer.cli.parser.UI_COMMANDS`) to `main` here, so this core
 module never imports the UI. `python -m explorer.cli` runs the headless subcommands only.
-Errors print one line `error: ...` and exit 2; `--debug` shows the traceback.
+Errors print one line `error: ...` and exit 2; `--debug` shows the traceback. Every line printed
+passes one sanitiser (`explorer.cli.output`): control characters from a model are shown, never obeyed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Callable, Mapping
 
 from explorer.cli import commands
+from explorer.cli.output import visible_output
 from explorer.cli.parser import SUBCOMMANDS, UI_COMMANDS, build_parser
 from explorer.errors import TensorwegError
 
@@ -23,7 +25,14 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def main(argv: list[str] | None = None, ui_handlers: Mapping[str, Handler] | None = None) -> int:
-    """Run one subcommand; `ui_handlers` (from screens.cli) run the commands that open the UI."""
+    """Run one subcommand; `ui_handlers` (from screens.cli) run the commands that open the UI.
+
+    Everything it prints passes `explorer.cli.output` (names from a model are shown, never obeyed)."""
+    with visible_output():
+        return _run(argv, ui_handlers)
+
+
+def _run(argv: list[str] | None, ui_handlers: Mapping[str, Handler] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]

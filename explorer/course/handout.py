@@ -10,7 +10,8 @@ from `explorer.views`, as on screen.
 This module composes the words (no Textual here): the pictures are rendered by the UI side
 (`screens.screenshot.render_tour_screenshots`), which runs the command (`screens.cli`; its
 parser, and which lesson TOUR names, are the command line's `handout_command`).
-Everything that comes from a model, a bundle or a tour is escaped: shown as text, never markup.
+Everything that comes from a model, a bundle or a tour is escaped: shown as text, never markup;
+its control characters and bidirectional overrides as stand-ins (`explorer.safe_text`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS
 from explorer.model.bundle import Bundle
+from explorer.safe_text import visible
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}
@@ -146,7 +148,7 @@ def render_html(bundle: Bundle, tour: Tour, steps: list[HandoutStep]) -> str:
     ]
     parts += [_html_section(step, lang) for step in steps]
     parts.append("</body></html>")
-    return "\n".join(p for p in parts if p) + "\n"
+    return visible("\n".join(p for p in parts if p) + "\n", multiline=True)  # no control character reaches a reader
 
 
 def _html_section(step: HandoutStep, lang: str) -> str:

@@ -2,7 +2,8 @@
 
 Names and texts from models, bundles and tours are escaped so that they render as the
 text they are: no link, image, HTML tag, heading or list comes out of a layer's name.
-The tours' own inline Markdown, `code` and **bold**, is kept, as on screen.
+The tours' own inline Markdown, `code` and **bold**, is kept, as on screen. Control characters
+and bidirectional overrides are shown as stand-ins (`explorer.safe_text`), never written.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from explorer.course.handout import HandoutStep, about_line
 from explorer.course.tours import Tour
 from explorer.labels import label
 from explorer.model.bundle import Bundle
+from explorer.safe_text import visible
 
 # CommonMark lets a backslash escape any ASCII punctuation; these are the ones that can start markup
 # anywhere in a line (emphasis, code, links, images, HTML, entities, tables, strikethrough).
@@ -56,7 +58,7 @@ def render_markdown(bundle: Bundle, tour: Tour, steps: list[HandoutStep]) -> str
     out += [f"*{escape_markdown(about_line(bundle, lang))}*", ""]
     for step in steps:
         out += _step(step, lang)
-    return "\n".join(out).rstrip("\n") + "\n"
+    return visible("\n".join(out).rstrip("\n") + "\n", multiline=True)  # no control character reaches a reader
 
 
 def _step(step: HandoutStep, lang: str) -> list[str]:

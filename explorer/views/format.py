@@ -7,6 +7,8 @@ wherever it is shown.
 
 from __future__ import annotations
 
+from explorer.safe_text import visible
+
 MISSING = "-"
 
 
@@ -38,7 +40,12 @@ def format_seconds(value: float | None) -> str:
 
 
 def text_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """Columns padded to their widest cell, two spaces apart, no trailing blanks."""
+    """Columns padded to their widest cell, two spaces apart, no trailing blanks.
+
+    Cells are shown as `explorer.safe_text.visible` shows them before they are measured: a name's
+    control characters take the width of their stand-ins, and the columns stay aligned."""
+    header = tuple(visible(cell) for cell in header)
+    rows = [tuple(visible(cell) for cell in row) for row in rows]
     widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]

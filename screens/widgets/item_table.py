@@ -24,6 +24,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input
 
+from explorer.safe_text import visible
 from explorer.views.rows import CREATED_BY_XLA, LevelItem, RowGroup
 
 from screens.bindings import keyed
@@ -160,7 +161,8 @@ class ItemTable(Vertical):
             rows.append(("",) * last + (self._created_text,))
         for cells in rows:
             for index, cell in enumerate(cells):
-                width = len(cell) if cell.isascii() else cell_len(cell)
+                # An ASCII control character's stand-in is one cell too (explorer.safe_text).
+                width = len(cell) if cell.isascii() else cell_len(visible(cell))
                 if width > widths[index]:
                     widths[index] = width
         return widths
@@ -222,10 +224,10 @@ class ItemTable(Vertical):
         if isinstance(entry, RowGroup):
             mark = FOLDED if entry.key in self._folded else UNFOLDED
             first, *rest = entry.cells
-            return (Text(mark + first, style="bold"), *(Text(cell, style="italic") for cell in rest))
-        # Names from the model are text, never markup.
-        cells = (Text(self._first_cell(entry), style="bold" if entry.name in self._heads else ""),
-                 *(Text(cell) for cell in entry.cells[1:]))
+            return (Text(visible(mark + first), style="bold"), *(Text(visible(cell), style="italic") for cell in rest))
+        # Names from the model are text, never markup, their control characters shown (as measured).
+        cells = (Text(visible(self._first_cell(entry)), style="bold" if entry.name in self._heads else ""),
+                 *(Text(visible(cell)) for cell in entry.cells[1:]))
         if entry.name in self._created:
             return (*cells[:-1], Text(self._created_text, style="italic"))
         return cells

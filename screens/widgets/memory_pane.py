@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from explorer.labels import label
+from explorer.safe_text import visible
 from explorer.views.panes import memory_facts
 from explorer.views.tables import Selection
 
@@ -14,7 +15,7 @@ from screens.widgets.pane_text import PaneText
 
 def memory_text(selection: Selection) -> Text:
     facts = memory_facts(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
-    return Text("\n".join(facts))
+    return Text(visible("\n".join(facts), multiline=True))
 
 
 class MemoryPane(PaneText):

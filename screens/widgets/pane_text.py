@@ -20,6 +20,8 @@ from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
 
+from explorer.safe_text import visible
+
 
 def _same(a: RenderableType, b: RenderableType) -> bool:
     """Equal content, not just equal objects: a rebuilt Text of the same lines and styles is the same."""
@@ -45,7 +47,7 @@ class PaneText(Widget):
     def __init__(self, content: RenderableType | str = "", *, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._content: RenderableType = Text(content) if isinstance(content, str) else content
+        self._content: RenderableType = Text(visible(content, multiline=True)) if isinstance(content, str) else content
         self._top = 0  # first shown line
         self._wrapped: tuple[tuple[int, int], list[Strip]] | None = None  # (width, height) -> lines
         # Wrapped lines of recent contents by identity: explanations are cached Markdown
@@ -65,8 +67,8 @@ class PaneText(Widget):
 
     def show(self, content: RenderableType | str) -> None:
         """Show `content` from its first line; nothing happens when it is what the pane shows."""
-        if isinstance(content, str):
-            content = Text(content)
+        if isinstance(content, str):  # the panes' texts carry names from the model: shown, never obeyed
+            content = Text(visible(content, multiline=True))
         if _same(content, self._content):
             return
         self._content = content

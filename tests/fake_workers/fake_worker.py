@@ -6,6 +6,7 @@ remove_staging (deletes the staging folder after layers), all_fail (every level 
 TensorFlow-style preamble), hang (waits after layers, its pid in $TENSORWEG_FAKE_PIDS),
 fatal (bad input), noisy (stray stdout lines), slow_ok (like ok, a little slower),
 path_error (the graph level fails with absolute paths in its message),
+hostile_error (the graph level fails with terminal escapes in its message, as a layer name can carry),
 accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes),
 crash (an uncaught exception after the layers level: a traceback, exit status 1),
 slow_accelerator (each GPU/TPU level takes a moment: racing growers overlap),
@@ -33,6 +34,8 @@ TF_PREAMBLE = ("in user code:\n\n    File \"<path>/model.py\", line 3, in call\n
                "    ValueError: Exception encountered when calling Functional.call().\n\n"
                "    Input 0 of layer \"dense\" is incompatible with the layer: expected axis -1 to have value 4\n\n"
                "    Arguments received by Functional.call():\n      • inputs=tf.Tensor(shape=(1, 3))\n")
+HOSTILE_ERROR = ("layer 'd\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x07\x9b31m\u202ecod' "
+                 "is incompatible")
 
 
 def main() -> int:
@@ -92,7 +95,9 @@ def misbehave_after_layers(behaviour: str, staging: Path, protocol: ProtocolWrit
 def graph_level(behaviour: str, staging: Path, protocol: ProtocolWriter) -> bool:
     """The graph level as `behaviour` asks; False when every level failed (the worker ends there)."""
     protocol.level_started("graph")
-    if behaviour == "path_error":
+    if behaviour == "hostile_error":  # CSI 2J is what `one_line` strips itself; the rest reaches the orchestrator
+        protocol.level_failed("graph", HOSTILE_ERROR)
+    elif behaviour == "path_error":
         protocol.level_failed("graph", f"cannot read {staging}/targets/x.json from "
                                        "/usr/lib/python3/site-packages/keras/src/ops.py")
     elif behaviour == "all_fail":
