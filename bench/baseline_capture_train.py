@@ -21,10 +21,10 @@ import sys
 os.environ["KERAS_BACKEND"] = "jax"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import jax  # noqa: E402
-import keras  # noqa: E402
+import jax
+import keras
 
-from sample_models import SAMPLES  # noqa: E402
+from sample_models import SAMPLES
 
 name, target, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with keras.StatelessScope(initialize_variables=False):

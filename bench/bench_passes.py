@@ -35,7 +35,7 @@ from _timing import ROOT, run_timed  # bench/ is on sys.path when run as a scrip
 
 sys.path.insert(0, str(ROOT))
 
-from explorer.model.passes_grappler import GRAPPLER  # noqa: E402  (after ROOT is on the path)
+from explorer.model.passes_grappler import GRAPPLER
 
 
 def capture_seconds(model: str, targets: str, out: Path, env: dict, passes: bool) -> float:

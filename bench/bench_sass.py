@@ -23,8 +23,8 @@ from _timing import ROOT, run_timed  # bench/ is on sys.path when run as a scrip
 
 sys.path.insert(0, str(ROOT))
 
-from explorer.capture.sass import with_sass  # noqa: E402
-from explorer.model.bundle import Bundle  # noqa: E402
+from explorer.capture.sass import with_sass
+from explorer.model.bundle import Bundle
 
 
 def main() -> None:

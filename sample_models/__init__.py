@@ -26,15 +26,15 @@ class SampleModel:
 
     def build(self) -> Any:
         """A fresh `keras.Model` with weights from the fixed seed."""
-        import keras
+        import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
 
         keras.utils.set_random_seed(SEED)
         return self.builder()
 
 
 def _mnist_cnn():
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     inputs = keras.Input(shape=(28, 28, 1), name="image")
     x = layers.Conv2D(8, 3, activation="relu", name="conv2d")(inputs)
@@ -45,8 +45,8 @@ def _mnist_cnn():
 
 
 def _mlp():
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     inputs = keras.Input(shape=(64,), name="features")
     x = layers.Dense(128, activation="relu", name="dense")(inputs)
@@ -56,8 +56,8 @@ def _mlp():
 
 
 def _lstm():
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     inputs = keras.Input(shape=(16, 8), name="sequence")
     x = layers.LSTM(32, name="lstm")(inputs)
@@ -66,8 +66,8 @@ def _lstm():
 
 
 def _tiny_transformer():
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     vocab, length, width, heads = 100, 16, 32, 2
     tokens = keras.Input(shape=(length,), dtype="int32", name="tokens")
@@ -85,8 +85,8 @@ def _tiny_transformer():
 
 
 def _resnet_block():
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     inputs = keras.Input(shape=(16, 16, 16), name="image")
     x = layers.Conv2D(16, 3, padding="same", use_bias=False, name="conv_a")(inputs)
@@ -100,8 +100,8 @@ def _resnet_block():
 
 
 def _depthwise():
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     inputs = keras.Input(shape=(32, 32, 8), name="image")
     x = layers.DepthwiseConv2D(3, padding="same", use_bias=False, name="depthwise")(inputs)
@@ -114,7 +114,7 @@ def _depthwise():
 
 
 def _resnet50():
-    import keras
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     return keras.applications.ResNet50(weights=None)
 
@@ -125,8 +125,8 @@ def transformer_encoder(blocks: int, width: int, heads: int, length: int, vocab:
     Layer names end in the block number (`mha_0`, `ffn1_0`, `ffn2_0`...), so a
     layer's block can be read from its name.
     """
-    import keras
-    from keras import layers
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     tokens = keras.Input(shape=(length,), dtype="int32", name="tokens")
     x = layers.Embedding(vocab, width, name="token_embedding")(tokens)

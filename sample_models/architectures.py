@@ -8,11 +8,11 @@ the compiles short; the layer structure (what the index links) is the full model
 
 from __future__ import annotations
 
-from sample_models import SEED
+from sample_models import SEED, transformer_encoder
 
 
 def _seeded():
-    import keras
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     keras.utils.set_random_seed(SEED)
     return keras
@@ -38,7 +38,7 @@ def convnext_tiny_64():
 def bilstm_seq2seq():
     """A Bidirectional LSTM encoder whose states start an LSTM decoder."""
     keras = _seeded()
-    from keras import layers
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
 
     source = keras.Input(shape=(12,), dtype="int32", name="source")
     target = keras.Input(shape=(10,), dtype="int32", name="target")
@@ -55,6 +55,4 @@ def bilstm_seq2seq():
 
 def mha_encoder_2():
     """Two small BERT-style blocks: the test that attribution does not cross blocks."""
-    from sample_models import transformer_encoder
-
     return transformer_encoder(blocks=2, width=32, heads=2, length=16, vocab=100, name="mha_encoder_2")

@@ -36,8 +36,13 @@ from textual.worker import WorkerFailed, get_current_worker
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
 from explorer.labels import label
+from explorer.model.bundle import Bundle
+from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
+from explorer.views.rows import rows
 from explorer.views.session import LevelProgress, Session
+from explorer.views.trace import build_trace
+from explorer.views.trace import descend as item_below
 from explorer.views.warm import prepare_first_screen, prepare_levels
 
 from screens.bindings import keyed, localise
@@ -53,8 +58,6 @@ from screens.widgets.visible_text import VisibleTextFilter
 if TYPE_CHECKING:
     from explorer.capture.queue import CaptureQueue, QueuePlace
     from explorer.course.tours import Tour
-    from explorer.model.bundle import Bundle
-    from explorer.model.records import CaptureOptions
     from explorer.views.trace import Trace
 
 CSS_DIR = Path(__file__).parent
@@ -142,9 +145,9 @@ class TensorwegApp(CapturingApp):
     """The target on screen: another one rebuilds the rows (`watch_target`)."""
 
     def action_filmstrip(self) -> None:
-        from explorer.model.passes_grappler import GRAPPLER  # noqa: PLC0415
+        from explorer.model.passes_grappler import GRAPPLER  # noqa: PLC0415 (kept off the first frame)
 
-        from screens.passes import PassesScreen  # noqa: PLC0415
+        from screens.passes import PassesScreen  # noqa: PLC0415 (kept off the first frame)
 
         if not isinstance(self.screen, PassesScreen):
             # From the TensorFlow graph level: Grappler's film; from the others: the target's XLA passes.
@@ -152,8 +155,8 @@ class TensorwegApp(CapturingApp):
             self.push_screen(PassesScreen(film, self.selections.get(self.current_mode, "")))
 
     def action_mesh_view(self) -> None:
-        from screens.compare import layer_for_selection  # noqa: PLC0415
-        from screens.mesh import MeshScreen  # noqa: PLC0415
+        from screens.compare import layer_for_selection  # noqa: PLC0415 (kept off the first frame)
+        from screens.mesh import MeshScreen  # noqa: PLC0415 (kept off the first frame)
 
         if isinstance(self.screen, MeshScreen):
             return
@@ -165,7 +168,7 @@ class TensorwegApp(CapturingApp):
         self.push_screen("mesh")
 
     def action_compare_targets(self) -> None:
-        from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415
+        from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415 (kept off the first frame)
 
         if not isinstance(self.screen, CompareScreen):
             self.push_screen(CompareScreen(layer_for_selection(self)))
@@ -267,12 +270,9 @@ class TensorwegApp(CapturingApp):
     @work(thread=True, exclusive=True, group="open")
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages."""
-        from explorer.model.bundle import Bundle  # noqa: PLC0415 (the data model loads with the data)
-        from explorer.views.panes import warm_layer_facts
-        from explorer.views.rows import rows
-        from explorer.views.trace import build_trace  # noqa: PLC0415
+        from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
 
-        from screens.widgets.code_view import warm_up_renderers  # Pygments: not before the first frame
+        from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
 
         try:
             bundle = Bundle.open(path)
@@ -380,8 +380,6 @@ class TensorwegApp(CapturingApp):
     @property
     def options(self) -> CaptureOptions:
         if self._options is None:
-            from explorer.model.records import CaptureOptions  # noqa: PLC0415 (not needed for the first frame)
-
             self._options = CaptureOptions(targets=(self._requested_target,))
         return self._options
 
@@ -393,8 +391,6 @@ class TensorwegApp(CapturingApp):
     def trace(self) -> Trace:
         """The vertical trace of the bundle on screen (an empty one before any is read)."""
         if self._trace is None:
-            from explorer.views.trace import build_trace  # noqa: PLC0415
-
             self._trace = build_trace(None)
         return self._trace
 
@@ -484,9 +480,7 @@ class TensorwegApp(CapturingApp):
 
     def descend(self, level: str, name: str) -> None:
         """Enter: from `name` to the item one level down that implements it (`explorer.views.trace.descend`)."""
-        from explorer.views.trace import descend  # noqa: PLC0415 (loaded with the bundle)
-
-        descent = descend(self.bundle, level, name, self.target)
+        descent = item_below(self.bundle, level, name, self.target)
         if descent is None:
             self.notify(label("notify.lowest_level", self.lang), severity="information")
             return
@@ -551,12 +545,12 @@ class TensorwegApp(CapturingApp):
                 sync()  # titles, notices, and re-selecting re-renders the panes in the new language
 
     def action_glossary(self) -> None:
-        from screens.glossary import GlossaryScreen  # noqa: PLC0415
+        from screens.glossary import GlossaryScreen  # noqa: PLC0415 (kept off the first frame)
 
         self.push_screen(GlossaryScreen(self.lang))
 
     def action_tours(self) -> None:
-        from screens.tour import TourListScreen  # noqa: PLC0415
+        from screens.tour import TourListScreen  # noqa: PLC0415 (kept off the first frame)
 
         self.push_screen(TourListScreen(self.lang, self.bundle), lambda tour: tour and self.begin_tour(tour))
 
@@ -568,7 +562,7 @@ class TensorwegApp(CapturingApp):
     async def show_tour_step(self, tour: Tour, index: int) -> None:
         """Go where step `index` of `tour` leads (`explorer.course.lessons.tour_step_place`) and put
         the tour panel on top of that level (each level has its own screen stack)."""
-        from screens.tour import TourScreen  # its Markdown and exercises load with a tour, not the first frame
+        from screens.tour import TourScreen  # noqa: PLC0415 (its Markdown and exercises load with a tour, not the first frame)
 
         while isinstance(self.screen, TourScreen):
             await self.pop_screen()
@@ -584,7 +578,7 @@ class TensorwegApp(CapturingApp):
         self.goto_level(place.level, place.selection)
 
     def action_help(self) -> None:
-        from screens.help import HelpScreen  # noqa: PLC0415
+        from screens.help import HelpScreen  # noqa: PLC0415 (kept off the first frame)
 
         self.push_screen(HelpScreen(self.screen))
 

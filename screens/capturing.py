@@ -19,6 +19,7 @@ from textual.app import App
 
 from explorer.capture import events as capture_events
 from explorer.errors import CaptureCancelled, TensorwegError
+from explorer.model.bundle import Bundle
 from explorer.views.session import CAPTURED, STARTED, failed
 from explorer.views.trace import build_trace
 from explorer.views.warm import prepare_first_screen
@@ -41,9 +42,9 @@ class CapturingApp(App):
     @work(thread=True, exclusive=True, group="capture")
     def _capture_in_thread(self, generation: int, cancel: threading.Event) -> None:
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
-        from explorer.capture import orchestrator  # heavy: only when capturing
+        from explorer.capture import orchestrator  # noqa: PLC0415 (heavy: only when capturing)
 
-        from screens.widgets.code_view import warm_up_renderers  # Pygments: not before the first frame
+        from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
 
         # The first captured level is shown while the compiler still runs: its side panes'
         # renderers (Markdown, Pygments) are imported here, not on the UI thread.
@@ -123,7 +124,6 @@ class CapturingApp(App):
             self.trace = event.trace
         elif event.staging_dir is not None and event.staging_dir.is_dir():
             # A message without a reader (tests inject levels so): read the directory here.
-            from explorer.model.bundle import Bundle  # the data model loads with the data
 
             staging = Bundle(event.staging_dir)
             self.bundle = staging

@@ -108,7 +108,7 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     index = _step_index(tour, args.step or 1)
     args = with_capture_options(args, tour)
     bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets("", tour)))
-    from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
+    from screens.screenshot import render_tour_screenshots  # noqa: PLC0415 (loads only for the command that uses it)
 
     svg, = render_tour_screenshots(bundle.path, tour, range(index, index + 1), size, args.lang)
     write_output_file(args.out, svg)
@@ -126,7 +126,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
     if args.target not in bundle.targets:
         raise TensorwegError(f"--target {args.target}: not in this bundle (captured: {', '.join(bundle.targets)})")
-    from screens.screenshot import render_screenshot  # noqa: PLC0415
+    from screens.screenshot import render_screenshot  # noqa: PLC0415 (loads only for the command that uses it)
 
     svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang or "en")
     write_output_file(args.out, svg)
@@ -136,16 +136,16 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 def cmd_handout(args: argparse.Namespace) -> int:
     """The words come from `explorer.course.handout`, the pictures from the screens; one folder, whole or absent."""
-    from explorer.course.handout import HANDOUT_FILES, HTML_FILE, MARKDOWN_FILE, handout_steps, render_html  # noqa: PLC0415
-    from explorer.course.handout_markdown import render_markdown  # noqa: PLC0415
-    from explorer.course.output_folder import check_output_folder, write_output_folder  # noqa: PLC0415
+    from explorer.course.handout import HANDOUT_FILES, HTML_FILE, MARKDOWN_FILE, handout_steps, render_html  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.course.handout_markdown import render_markdown  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.course.output_folder import check_output_folder, write_output_folder  # noqa: PLC0415 (loads only for the command that uses it)
 
     check_output_folder(args.output, HANDOUT_FILES, args.force)
     tour, name = find_tour(args.tour, args.model, args.lang)
     args = with_capture_options(args, tour)  # a training lesson's handout shows a training step
     bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets(args.targets, tour)))
     steps = handout_steps(bundle, tour, name, args.model)
-    from screens.screenshot import render_tour_screenshots  # noqa: PLC0415
+    from screens.screenshot import render_tour_screenshots  # noqa: PLC0415 (loads only for the command that uses it)
 
     pictures = render_tour_screenshots(bundle.path, tour)
     files = {MARKDOWN_FILE: render_markdown(bundle, tour, steps), HTML_FILE: render_html(bundle, tour, steps)}

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from explorer.capture.orchestrator import capture_meshes
-from explorer.errors import TensorwegError
+from explorer.errors import CaptureCancelled, TensorwegError
 from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
@@ -168,8 +168,6 @@ class CompareScreen(Screen):
 
     @work(thread=True, exclusive=True, group="mesh-capture")
     def _capture_meshes(self, spec: str, wanted: tuple[CaptureOptions, ...]) -> None:
-        from explorer.errors import CaptureCancelled  # noqa: PLC0415
-
         target = wanted[0].targets[0]
         try:
             refused = capture_meshes(spec, wanted, cancel=self._mesh_cancel)

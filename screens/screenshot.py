@@ -19,6 +19,8 @@ from explorer.course.tours import Tour
 from explorer.errors import TensorwegError
 
 from screens.app import create_app
+from screens.tour import TourScreen
+from screens.widgets.item_table import ItemTable
 
 _MAX_SETTLE_PAUSES = 100  # bounded: a screen that never settles fails, it does not hang
 
@@ -44,8 +46,6 @@ async def _render(bundle_path: Path, level: str, target: str, select: str | None
 
 def _check_selected(app, level: str, target: str, select: str) -> None:
     """The screen's own list must have landed on `select` (what the picture shows)."""
-    from screens.widgets.item_table import ItemTable  # noqa: PLC0415
-
     tables = list(app.screen.query(ItemTable))
     if not tables:
         raise TensorwegError(f"--select: the {level} screen has no list to select '{select}' in")
@@ -62,8 +62,6 @@ def render_screenshot(bundle_path: Path | str, level: str = "layers", target: st
 
 async def _settle_tour(pilot) -> None:
     """Until the step is on screen: the bundle read, the panel pushed, the list's jump done."""
-    from screens.widgets.item_table import ItemTable  # noqa: PLC0415
-
     app = pilot.app
     await app.opened.wait()
     await app.workers.wait_for_complete()
@@ -77,8 +75,6 @@ async def _settle_tour(pilot) -> None:
 
 
 async def _render_tour(bundle_path: Path, tour: Tour, steps: range, size: tuple[int, int], lang: str) -> list[str]:
-    from screens.tour import TourScreen  # noqa: PLC0415
-
     app = create_app(bundle_path, lang=lang, tour=tour, tour_step=steps.start)
     pictures: list[str] = []
     async with app.run_test(size=size) as pilot:

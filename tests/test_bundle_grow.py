@@ -234,7 +234,7 @@ def test_two_racing_growers_end_with_one_bundle_that_has_both(fake, accelerators
         start.wait()
         try:
             results.append(capture("mlp", CaptureOptions(targets=(target,))))
-        except Exception as exc:  # noqa: BLE001 - the test reports any
+        except Exception as exc:  # the test reports any
             errors.append(exc)
 
     threads = [threading.Thread(target=grow, args=(t,)) for t in ("tpu:v5e", "gpu:h100")]

@@ -198,3 +198,20 @@ def test_capture_checks_that_the_text_parses_and_writes_no_record_beside_it(tmp_
     text.write_text("HloModule broken\n\nENTRY {\n")
     assert write_parsed(text) is False
     assert "hlo.txt not parsed" in capsys.readouterr().err
+
+
+def test_the_recorded_sample_bundles_are_keyed_by_the_sample_sources_as_they_are():
+    """The compare screen finds a bundle's mesh siblings in the cache by the bundle's model hash,
+    and a sample's hash covers sample_models/*.py: an edit there keys every sample capture anew.
+    The recorded mesh bundles must carry the current key, or `M` captures what it then cannot find
+    (tests/test_mesh_e2e.py). After an edit that leaves the builders' models as they were, write the
+    new hash into these manifests; after one that changes a model, record the bundles again."""
+    from explorer.capture.model_source import resolve
+
+    bundles = Path(__file__).parent / "fixtures" / "bundles"
+    stale = []
+    for name in ("mlp_one_chip", "mlp_mesh_2x2", "mlp_mesh_4x4", "mnist_cnn_tvm"):
+        identity = json.loads((bundles / name / "manifest.json").read_text())["model"]
+        if identity["sha256"] != resolve(identity["spec"]).content_hash:
+            stale.append(name)
+    assert stale == [], f"recorded with other sample sources: {stale}"

@@ -242,7 +242,7 @@ def test_two_racing_captures_both_end_with_the_one_bundle(fake):
     def run():
         try:
             results.append(capture("mlp", CPU))
-        except Exception as exc:  # noqa: BLE001 - the test reports any
+        except Exception as exc:  # the test reports any
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(3)]

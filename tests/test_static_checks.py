@@ -6,6 +6,7 @@ developer would run it by hand, and its report is the failure message.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -61,3 +62,20 @@ def _contract_text(name: str) -> str:
     for key, value in contract.items():
         lines.append(f"{key} = {value!r}".replace("'", '"'))
     return "\n".join(lines) + "\n"
+
+
+# An import kept inside a function carries a PLC0415 noqa with a reason in parentheses: ruff (RUF100)
+# checks that the import really is inside a function; the reason tells a reader why it cannot move up.
+PLC0415_NOQA = re.compile(r"#\s*noqa:[A-Z0-9, ]*\bPLC0415\b(?P<rest>.*)$")
+REASON = re.compile(r"^[A-Z0-9, ]*\s*\(\S[^)]*\)")
+
+
+def test_every_import_kept_inside_a_function_says_why():
+    unexplained = []
+    for package in ("explorer", "screens", "sample_models"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                found = PLC0415_NOQA.search(line)
+                if found and not REASON.match(found["rest"]):
+                    unexplained.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert unexplained == [], "each needs a reason in parentheses after the code:\n" + "\n".join(unexplained)

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 from explorer.errors import ParseError
+from explorer.hlo.parser import parse_module
+from explorer.model.normalise import normalise_text
 from explorer.model.serial import write_text_atomic
 
 
@@ -22,8 +24,6 @@ def write_parsed(text_path: Path) -> bool:
     Nothing is written: the app parses the text when it opens the level (the text parses about four
     times faster than a JSON record of the parsed module decodes), so such a record would never be read.
     """
-    from explorer.hlo.parser import parse_module
-
     try:
         parse_module(text_path.read_text(encoding="utf-8"), source=text_path.name)
     except (OSError, ParseError) as exc:
@@ -34,8 +34,6 @@ def write_parsed(text_path: Path) -> bool:
 
 def normalise_log(staging: Path) -> None:
     """The log may hold absolute paths and hashes from the compilers' messages."""
-    from explorer.model.normalise import normalise_text
-
     log = staging / "capture.log"
     if log.is_file():
         write_text_atomic(log, normalise_text(log.read_text(encoding="utf-8", errors="replace")))

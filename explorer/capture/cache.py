@@ -16,6 +16,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from platformdirs import user_cache_dir
+
 from explorer.capture.model_source import ModelSource
 from explorer.capture.sass import TOOL_WHEELS
 from explorer.model.bundle import SCHEMA_VERSION
@@ -47,7 +49,6 @@ def cache_root() -> Path:
     override = os.environ.get("TENSORWEG_CACHE_DIR")
     if override:
         return Path(override)
-    from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("tensorweg"))
 

@@ -36,8 +36,10 @@ from explorer.capture.disassembly import (
 )
 from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule
+from explorer.hlo.parser import parse_module
 from explorer.model.buffer_assignment import parse_buffer_assignment, with_derived_live_ranges
 from explorer.model.normalise import normalise_text
+from explorer.model.passes_dump import write_pass_frames
 from explorer.model.records import KernelRecord
 from explorer.model.serial import dump_json, write_text_atomic
 
@@ -79,7 +81,6 @@ def _read(path: Path) -> str | None:
 def _parse_module(text: str | None) -> HloModule | None:
     if text is None:
         return None
-    from explorer.hlo.parser import parse_module
 
     return parse_module(text)
 
@@ -294,8 +295,6 @@ CPU_PASS_MODULES = ".*a_inference.*"
 
 def read_cpu_passes(dump_dir: Path, out_dir: Path) -> bool:
     """Write `out_dir/passes/` from the main module's per-pass snapshots; False when there are none."""
-    from explorer.model.passes_dump import write_pass_frames
-
     prefix = _module_prefix(dump_dir)
     if prefix is None:
         return False

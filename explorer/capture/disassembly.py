@@ -132,7 +132,7 @@ def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
     Raises:
         ParseError: when the bytes are not an ELF64 little-endian x86-64 object.
     """
-    import capstone  # imported here: only capture code needs it
+    import capstone  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     sections = _sections(elf_bytes)
     symbols = _symbols(elf_bytes, sections)

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.capture.cache import tool_versions
 from explorer.capture.model_source import ModelSource
 from explorer.capture.placement import settled, shown_path
 from explorer.capture.protocol import TARGET_INDEPENDENT_LEVELS
@@ -67,8 +68,6 @@ class GrowPlan:
 
 def same_capture(bundle: Bundle, source: ModelSource, options: CaptureOptions) -> bool:
     """Whether `bundle` holds this model (bytes), compiled with these options and tools: then it may grow."""
-    from explorer.capture.cache import tool_versions
-
     manifest = bundle.manifest
     return (manifest.model.sha256 == source.content_hash and manifest.model.kind == source.kind
             and manifest.options.without_targets() == options.without_targets()

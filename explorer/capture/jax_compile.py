@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.capture.model_inputs import structured_inputs
+from explorer.capture.tf_layers import iter_layers
 from explorer.model.records import CostAnalysis
 from explorer.targets import TargetSpec, gpu_target_config_text
 
@@ -35,8 +36,8 @@ class Lowering:
 
 def device_for(spec: TargetSpec) -> tuple[Any, str]:
     """(device, lowering platform) for a target; compile-only unless `gpu:local`."""
-    import jax
-    from jax.experimental import topologies
+    import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from jax.experimental import topologies  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if spec.name == "gpu:local":
         return jax.devices("cuda")[0], "cuda"
@@ -60,7 +61,7 @@ def load_model(model_file: str, unsafe: bool) -> Any:
     exit): initialising ResNet50's took 9.8 s of a 10 s load, for values the
     compiler never sees.
     """
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     config = _model_config(Path(model_file))
     with keras.StatelessScope(initialize_variables=False):
@@ -85,9 +86,7 @@ def _record_layer_scopes(model: Any, scopes: dict[str, str]) -> None:
     `forward_lstm`, MultiHeadAttention's `query`) run inside its scope and so
     belong to it, the same on every target.
     """
-    from jax._src import source_info_util
-
-    from explorer.capture.tf_layers import iter_layers
+    from jax._src import source_info_util  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     for _path, layer in iter_layers(model):
         original = layer.call
@@ -103,8 +102,8 @@ def _record_layer_scopes(model: Any, scopes: dict[str, str]) -> None:
 
 def lower(model: Any, signature: list, spec: TargetSpec) -> Lowering:
     """Trace `model.stateless_call` on abstract arguments placed on the target."""
-    import jax
-    from jax.sharding import SingleDeviceSharding
+    import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from jax.sharding import SingleDeviceSharding  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     device, platform = device_for(spec)
     sharding = SingleDeviceSharding(device)
@@ -150,7 +149,7 @@ def cost(compiled: Any) -> CostAnalysis | None:
     """`compiled.cost_analysis()`; None where XLA gives none (compile-only GPU)."""
     try:
         raw = compiled.cost_analysis()
-    except Exception:  # noqa: BLE001 - some backends raise Unimplemented
+    except Exception:  # some backends raise Unimplemented
         return None
     if isinstance(raw, (list, tuple)):  # older JAX: one dict per computation
         raw = raw[0] if raw else None

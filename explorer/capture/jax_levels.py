@@ -11,13 +11,19 @@ flags before jax is imported.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+import traceback
 from pathlib import Path
 
+from explorer.capture import jax_compile
+from explorer.capture.artifacts import write_parsed
 from explorer.capture.protocol import ProtocolWriter
-from explorer.errors import TensorwegError
+from explorer.errors import ParseError, TensorwegError
 from explorer.hlo.scan import INSTRUCTION, custom_call_target, entry_lines
+from explorer.model.buffer_assignment import parse_buffer_assignment, parse_live_ranges, parse_xla_peak
+from explorer.model.normalise import normalise_text
 from explorer.model.records import KernelRecord, MemoryLevel
 from explorer.model.serial import dump_json, write_text_atomic
 
@@ -25,8 +31,6 @@ LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
 
 
 def normalise(text: str) -> str:
-    from explorer.model.normalise import normalise_text
-
     return normalise_text(text)
 
 
@@ -96,11 +100,6 @@ def memory_level(buffer_assignment: str, live_range: str, report: str,
     When the buffer assignment does not parse, the level keeps the figures and
     the report (the reason goes to stderr, i.e. capture.log).
     """
-    import dataclasses
-
-    from explorer.errors import ParseError
-    from explorer.model.buffer_assignment import parse_buffer_assignment, parse_live_ranges, parse_xla_peak
-
     memory = MemoryLevel(allocations=(), peak_bytes=0)
     try:
         if buffer_assignment:
@@ -121,8 +120,6 @@ def memory_level(buffer_assignment: str, live_range: str, report: str,
 def capture_memory(out_dir: Path, optimized_path: Path | None, compiled, analysis=None) -> None:
     """memory.json (and the raw dump files) from XLA's buffer assignment beside the optimized
     module, with `analysis` (XLA's memory_analysis figures; the compiled module's by default)."""
-    from explorer.capture import jax_compile
-
     raw = {}
     for name, suffix in (("buffer_assignment.txt", "-buffer-assignment.txt"),
                          ("live_range.txt", "-live-range.txt"),
@@ -147,9 +144,6 @@ def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lo
     """The HLO step and the compile every JAX capture starts with (inference or a training step):
     `lower(model)` gives the lowering; its HLO text and scopes are written, then XLA compiles it.
     Returns (lowering, compiled), or None once the levels that cannot follow are reported failed."""
-    from explorer.capture import jax_compile
-    from explorer.capture.artifacts import write_parsed
-
     protocol.level_started("hlo")
     try:
         model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
@@ -159,7 +153,7 @@ def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lo
     except TensorwegError as exc:  # the user's input does not fit the model (a --layout-map key): nothing is kept
         protocol.fatal(exc)
         return None
-    except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
+    except Exception as exc:  # any failure is reported, not raised
         for level in LEVELS:
             protocol.level_failed(level, f"{type(exc).__name__}: {exc}")
         return None
@@ -169,7 +163,7 @@ def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lo
     protocol.level_started("optimized-hlo")
     try:
         compiled = lowering.lowered.compile()
-    except Exception as exc:  # noqa: BLE001 - XLA's message is what the user needs
+    except Exception as exc:  # XLA's message is what the user needs
         for level in LEVELS[1:]:
             protocol.level_failed(level, exc)
         return None
@@ -181,8 +175,7 @@ def run_level(protocol: ProtocolWriter, level: str, capture) -> None:
     protocol.level_started(level)
     try:
         capture()
-    except Exception as exc:  # noqa: BLE001 - reported as the level's error
-        import traceback
+    except Exception as exc:  # reported as the level's error
 
         traceback.print_exc(file=sys.stderr)
         protocol.level_failed(level, f"{type(exc).__name__}: {exc}")

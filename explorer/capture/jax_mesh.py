@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.capture.layout_map import assign
 from explorer.model.sharding import MESH_AXES, axis_sizes, device_count
 from explorer.targets import TargetSpec, gpu_target_config_text
 
 
 def mesh_devices(spec: TargetSpec, dims: tuple[int, ...]) -> tuple[list[Any], str]:
     """(compile-only devices, lowering platform) for a slice of `dims` chips of the target's kind."""
-    from jax.experimental import topologies
+    from jax.experimental import topologies  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if spec.kind == "tpu":
         generation, chip = spec.topology.split(":")
@@ -35,8 +36,8 @@ def mesh_devices(spec: TargetSpec, dims: tuple[int, ...]) -> tuple[list[Any], st
 
 
 def build_mesh(spec: TargetSpec, dims: tuple[int, ...]) -> tuple[Any, str]:
-    import numpy as np
-    from jax.sharding import Mesh
+    import numpy as np  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from jax.sharding import Mesh  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     devices, platform = mesh_devices(spec, dims)
     if len(devices) != device_count(dims):
@@ -46,7 +47,7 @@ def build_mesh(spec: TargetSpec, dims: tuple[int, ...]) -> tuple[Any, str]:
 
 def batch_spec(shard: str, rank: int) -> Any:
     """Inputs and labels: the batch split over every device (data) or over the data axis (model)."""
-    from jax.sharding import PartitionSpec as P
+    from jax.sharding import PartitionSpec as P  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if rank == 0:
         return P()
@@ -56,7 +57,7 @@ def batch_spec(shard: str, rank: int) -> Any:
 def weight_spec(shard: str, shape: tuple[int, ...], model_size: int) -> Any:
     """Weights and their optimizer state: replicated (data), or the last dimension split over
     the model axis where it divides evenly (model: each chip holds a slice of every kernel)."""
-    from jax.sharding import PartitionSpec as P
+    from jax.sharding import PartitionSpec as P  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if shard != "model" or not shape:
         return P()
@@ -77,9 +78,7 @@ class KerasLayout:
     weights first (explorer.capture.layout_map.assign), so a bad key is one line naming the file."""
 
     def __init__(self, mesh: Any, options: Any, model: Any) -> None:
-        import keras
-
-        from explorer.capture.layout_map import assign
+        import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
         sizes = dict(zip(mesh.axis_names, mesh.devices.shape, strict=True))
         weights = [(v.path, tuple(v.shape)) for v in model.weights]
@@ -95,7 +94,7 @@ class KerasLayout:
         self.slots = {v.path.replace("/", "_"): v for v in model.trainable_variables}
 
     def spec(self, shape: tuple[int, ...], batch: bool, path: str) -> Any:
-        from jax.sharding import PartitionSpec as P
+        from jax.sharding import PartitionSpec as P  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
         if batch:
             return P(*self.distribution.get_data_layout(shape).axes)

@@ -17,6 +17,10 @@ import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from explorer.capture import jax_compile, jax_train
+from explorer.capture.artifacts import write_parsed
+from explorer.capture.cpu_dump import read_cpu_dump
+from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
 from explorer.capture.jax_levels import (
     capture_memory,
     find_optimized_dump,
@@ -48,8 +52,6 @@ def is_step_request(request: dict) -> bool:
 
 def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
                  protocol: ProtocolWriter) -> None:
-    from explorer.capture import jax_compile, jax_train
-
     options = options_of(request)
     if not request.get("passes"):  # (--passes filters the dump its own way)
         # XLA dumps only the step's module: the comparison calls and JAX's helper modules would
@@ -95,8 +97,6 @@ class _Compiling:
 
 def step_module(request: dict) -> str:
     """The XLA module name of the step a request compiles (the dump is filtered to it)."""
-    from explorer.capture import jax_compile, jax_train
-
     return jax_train.TRAIN_MODULE if request.get("mode", "inference") == "train" else jax_compile.MODULE_NAME
 
 
@@ -104,8 +104,6 @@ def _start_comparisons(model, request: dict, spec: TargetSpec, options: CaptureO
                        pool: ThreadPoolExecutor) -> dict[str, Future]:
     """Trace (here: Keras and JAX tracing is not thread-safe) and start compiling what step.json
     compares the step with: the inference call (train mode), the step without remat (--remat)."""
-    from explorer.capture import jax_train
-
     started = {}
     if options.mode == "train":
         inference, _ = jax_train.lower_step(model, request["signature"], spec, options, mode="inference")
@@ -118,9 +116,6 @@ def _start_comparisons(model, request: dict, spec: TargetSpec, options: CaptureO
 
 def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict, spec: TargetSpec,
                     out_dir: Path, dump_dir: Path, protocol: ProtocolWriter) -> None:
-    from explorer.capture import jax_compile
-    from explorer.capture.artifacts import write_parsed
-
     module_name = step_module(request)
     _lowering, compiled = steps
     _model, layout = loaded
@@ -150,8 +145,6 @@ def _capture_levels(steps, loaded, comparisons: dict[str, Future], request: dict
 
 
 def _with_comparisons(layout, compiled, comparisons: dict[str, Future]):
-    from explorer.capture import jax_compile
-
     if "inference" in comparisons:  # the inference call on the same devices, for the comparison
         layout = dataclasses.replace(
             layout, inference_analysis=jax_compile.memory_figures(comparisons["inference"].result()))
@@ -181,8 +174,6 @@ def _find_cpu_optimized(module_dump: Path) -> Path | None:
 
 def _cpu_levels(module_dump: Path, out_dir: Path, analysis) -> None:
     """XLA:CPU's dump read as the TensorFlow worker reads its own (kernels, buffer assignment)."""
-    from explorer.capture.cpu_dump import read_cpu_dump
-
     hlo = (out_dir / "hlo.txt").read_text(encoding="utf-8")  # the traced module, with layer op_names
     read_cpu_dump(module_dump, out_dir)
     write_text_atomic(out_dir / "hlo.txt", hlo)
@@ -192,8 +183,6 @@ def _cpu_levels(module_dump: Path, out_dir: Path, analysis) -> None:
 
 
 def _kernels(spec: TargetSpec, out_dir: Path, module_dump: Path, optimized: str, module_name: str) -> None:
-    from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
-
     if spec.kind == "gpu":
         files = find_gpu_module(module_dump, module_name)
         if files is None or files.thunk_sequence is None:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from explorer.capture.jax_compile import FUNCTION_NAME, SCOPE_PREFIX, Lowering, _record_layer_scopes, device_for
+from explorer.capture.jax_mesh import KerasLayout, batch_spec, build_mesh, spec_text, weight_spec
 from explorer.capture.model_inputs import structured_inputs
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import axis_sizes, mesh_shape
@@ -41,7 +42,7 @@ TRAIN_PREFIX = f"jit({TRAIN_FUNCTION})"
 
 def make_optimizer(name: str, model: Any) -> Any:
     """A Keras optimizer built for the model's trainable variables (its state has their shapes)."""
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     optimizer = {"adam": keras.optimizers.Adam, "sgd": keras.optimizers.SGD}[name]()
     optimizer.build(model.trainable_variables)
@@ -55,18 +56,14 @@ class Placement:
         self.shard = options.shard
         self.layout_map = None  # --layout-map: a keras.distribution.ModelParallel decides each spec
         if options.mesh:
-            from explorer.capture.jax_mesh import build_mesh
-
             dims = mesh_shape(options.mesh)
             self.mesh, self.platform = build_mesh(spec, dims)
             self.model_size = axis_sizes(dims)[1]
             self.devices = self.mesh.devices.size
             if options.layout_map:
-                from explorer.capture.jax_mesh import KerasLayout
-
                 self.layout_map = KerasLayout(self.mesh, options, model)
         else:
-            from jax.sharding import SingleDeviceSharding
+            from jax.sharding import SingleDeviceSharding  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
             device, self.platform = device_for(spec) if spec.kind != "cpu" else _cpu_device()
             self.single = SingleDeviceSharding(device)
@@ -75,14 +72,12 @@ class Placement:
 
     def abstract(self, shape, dtype, batch: bool, path: str = "") -> tuple[Any, str]:
         """(ShapeDtypeStruct, PartitionSpec text or "") for one argument (`path`: a variable's)."""
-        import jax
+        import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
         shape = tuple(shape)
         if self.mesh is None:
             return jax.ShapeDtypeStruct(shape, dtype, sharding=self.single), ""
-        from jax.sharding import NamedSharding
-
-        from explorer.capture.jax_mesh import batch_spec, spec_text, weight_spec
+        from jax.sharding import NamedSharding  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
         if self.layout_map is not None:
             spec = self.layout_map.spec(shape, batch, path)
@@ -92,7 +87,7 @@ class Placement:
 
 
 def _cpu_device() -> tuple[Any, str]:
-    import jax
+    import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return jax.devices("cpu")[0], "cpu"
 
@@ -105,7 +100,7 @@ def compiler_name(spec: TargetSpec) -> str:
 def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOptions,
                mode: str | None = None) -> tuple[Lowering, StepLayout]:
     """Trace the inference call or the training step on abstract, placed arguments."""
-    import jax
+    import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     mode = mode or options.mode
     placement = Placement(spec, options, model)
@@ -191,7 +186,7 @@ def checkpoint_each_layer(model: Any, active: bool) -> Iterator[None]:
     """--remat: while tracing, each layer keeps only its input for the backward pass and recomputes
     the rest (`jax.checkpoint` around every leaf layer's `call`), the usual per-layer remat. The
     calls are restored afterwards: the same model is traced again without it for the comparison."""
-    import jax
+    import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     wrapped = []
     for layer in model._flatten_layers(include_self=False, recursive=True) if active else ():

@@ -19,8 +19,13 @@ import os
 import shutil
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
+from explorer.capture import jax_compile
+from explorer.capture.artifacts import write_parsed
+from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
+from explorer.capture.jax_compile import MODULE_NAME
 from explorer.capture.jax_levels import (
     LEVELS,
     capture_memory,
@@ -30,8 +35,12 @@ from explorer.capture.jax_levels import (
     tpu_program_steps,
     write_normalised,
 )
+from explorer.capture.jax_step_capture import capture_step, is_step_request
+from explorer.capture.jax_train import TRAIN_MODULE
 from explorer.capture.mesh_shardings import enable_sharding_dump
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
+from explorer.capture.sass import with_sass
+from explorer.model.passes_dump import module_number, pass_dump_flags, write_pass_frames
 from explorer.model.serial import dump_json
 from explorer.targets import TARGETS, TargetSpec, availability
 
@@ -75,16 +84,11 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 def _enable_pass_dump(request: dict) -> None:
     """`--passes`: XLA also dumps the model's module after every pass (before jax is imported)."""
     if request.get("passes"):
-        from explorer.model.passes_dump import pass_dump_flags
-
         os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(_filmed_module(request))}"
 
 
 def _filmed_module(request: dict) -> str:
     """The module the filmstrip shows: the training step in train mode, else the inference call."""
-    from explorer.capture.jax_compile import MODULE_NAME
-    from explorer.capture.jax_train import TRAIN_MODULE
-
     return TRAIN_MODULE if request.get("mode", "inference") == "train" else MODULE_NAME
 
 
@@ -92,7 +96,6 @@ def _collect_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
     """out_dir/passes/ from the model module's snapshots; a failure is logged, never fatal."""
     if not request.get("passes"):
         return
-    from explorer.model.passes_dump import module_number, write_pass_frames
 
     module = _filmed_module(request)
     try:
@@ -101,8 +104,7 @@ def _collect_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
         before = next(iter(sorted(dump_dir.glob(f"module_{number}.{module}.*before_optimizations.txt"))), None)
         if write_pass_frames(dump_dir, before, after, out_dir) is None:
             print("tensorweg: XLA wrote no per-pass snapshots for the model's module", file=sys.stderr)
-    except Exception:  # noqa: BLE001 - the levels are captured; only the filmstrip is missing
-        import traceback
+    except Exception:  # the levels are captured; only the filmstrip is missing
 
         print("tensorweg: the per-pass snapshots could not be read:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
@@ -122,10 +124,6 @@ def _filmed_dump(dump_dir: Path, module: str, request: dict) -> Path | None:
 
 def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
              protocol: ProtocolWriter) -> None:
-    from explorer.capture import jax_compile
-    from explorer.capture.artifacts import write_parsed
-    from explorer.capture.jax_step_capture import capture_step, is_step_request
-
     if is_step_request(request):  # --mode train or --mesh
         capture_step(request, spec, out_dir, dump_dir, protocol)
         return
@@ -146,15 +144,11 @@ def _capture(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
 
 
 def _capture_kernels(spec: TargetSpec, out_dir: Path, dump_dir: Path, optimized: str) -> None:
-    from explorer.capture import jax_compile
-    from explorer.capture.gpu_dump import find_gpu_module, kernels_from_dump
-
     if spec.kind == "gpu":
         files = find_gpu_module(dump_dir, jax_compile.MODULE_NAME)
         if files is None or files.thunk_sequence is None:
             raise RuntimeError("XLA:GPU wrote no thunk sequence for this module")
         # Down to the machine code: ptxas and cuobjdump on each kernel's PTX (explorer/capture/sass.py).
-        from explorer.capture.sass import with_sass
 
         kernels = with_sass(kernels_from_dump(files), dump_dir / "sass")
     else:

@@ -71,9 +71,9 @@ def refusals(config: Any, legacy: bool = False) -> list[Refusal]:
 
 def resolve(entry: dict, legacy: bool = False) -> Any | None:
     """The class or function `entry` names, from Keras's registries only; None when it names nothing there."""
-    from keras.src import api_export
-    from keras.src.saving import object_registration
-    from keras.src.saving.serialization_lib import BUILTIN_MODULES
+    from keras.src import api_export  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from keras.src.saving import object_registration  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from keras.src.saving.serialization_lib import BUILTIN_MODULES  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     class_name = entry["class_name"]
     is_function = class_name == "function"
@@ -116,7 +116,7 @@ def _loaded_keras_class(module: str, name: str) -> Any | None:
     `keras.src.models.functional.Functional` is found so (importing Keras loaded
     it); `keras_cv.evil` is not, and nothing is imported to look.
     """
-    from keras.src.saving.keras_saveable import KerasSaveable
+    from keras.src.saving.keras_saveable import KerasSaveable  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if module.split(".", 1)[0] not in KERAS_PACKAGES:
         return None
@@ -129,7 +129,7 @@ _LEGACY_UNKNOWN = object()
 
 
 def _is_lambda_layer(obj: Any) -> bool:
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return isinstance(obj, type) and issubclass(obj, keras.layers.Lambda)
 

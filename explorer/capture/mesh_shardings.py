@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from explorer.capture.jax_levels import write_normalised
+from explorer.model.serial import dump_json
 from explorer.model.sharding import MESH_DEVICES, SHARDED_HLO, SHARDING_PASS, MeshDevice
 
 
@@ -34,7 +35,7 @@ def mesh_devices(compiled) -> list[MeshDevice]:
     XLA's logical number n (the `d<n>` of the shardings) is the n-th device of the mesh, row by
     row: JAX hands XLA the mesh's devices flattened as the device assignment. On a TPU slice the
     compile-only devices carry their chip coordinates; a GPU box's carry ids only."""
-    import jax
+    import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     sharding = next(s for s in jax.tree.leaves(compiled.input_shardings) if hasattr(s, "mesh"))
     return [MeshDevice(logical, int(device.id), tuple(int(c) for c in getattr(device, "coords", None) or ()),
@@ -44,6 +45,4 @@ def mesh_devices(compiled) -> list[MeshDevice]:
 
 def keep_mesh_devices(compiled, out_dir: Path) -> None:
     """out_dir/mesh_devices.json: which device and chip each `d<n>` of the mesh view is."""
-    from explorer.model.serial import dump_json
-
     dump_json(mesh_devices(compiled), out_dir / MESH_DEVICES)

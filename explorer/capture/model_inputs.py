@@ -17,6 +17,6 @@ def structured_inputs(model: Any, flat: Sequence[Any]) -> Any:
     structure = getattr(model, "_inputs_struct", None)
     if structure is None:  # Sequential and subclassed models: one input, or a list
         return flat[0] if len(flat) == 1 else list(flat)
-    from keras import tree
+    from keras import tree  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return tree.pack_sequence_as(structure, list(flat))

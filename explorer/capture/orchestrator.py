@@ -77,6 +77,7 @@ from explorer.model.records import CaptureOptions, LevelStatus, Manifest, ModelI
 from explorer.model.serial import dump_json, load_json
 from explorer.model.sharding import check_mesh_options
 from explorer.safe_text import visible
+from explorer.targets import availability, get_target, parse_targets, require_installed
 
 # The folder inside staging that workers run in: their TMPDIR, Keras home, compiler logs.
 WORK_DIR = ".work"
@@ -146,8 +147,6 @@ def capture(
     capture ends (`tensorweg serve`'s queue: at most N captures at once); a cache hit
     never waits for it.
     """
-    from explorer.targets import parse_targets, require_installed  # validates names before any process starts
-
     options = replace(options, targets=parse_targets(",".join(options.targets)))
     # Here, not in each caller: the CLI, the compare screen's `M` and API callers all get the
     # one-line reason before a worker starts, instead of a bundle whose levels failed.
@@ -386,8 +385,6 @@ class _CaptureRun:
 
     def _start_accelerator(self, target: str) -> None:
         """A worker compiling from model.json: Keras-on-JAX for GPU/TPU, the TVM worker for `tvm:cpu`."""
-        from explorer.targets import availability, get_target
-
         missing = availability(target)
         if missing:
             for level in TARGET_LEVELS:

@@ -43,7 +43,7 @@ class TracedModel:
 
 def trace_model(model: Any, signature: list[tuple[str, tuple[int, ...], str]]) -> TracedModel:
     """Trace `model(*x, training=False)` under `jit_compile=True` at the fully known signature."""
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     specs = tuple(tf.TensorSpec(shape, dtype, name=name) for name, shape, dtype in signature)
     function = tf.function(lambda *x: call_model(model, x), jit_compile=True)
@@ -119,7 +119,7 @@ def _attribute_text(value: Any) -> str:
 @cache
 def kernel_devices(op_type: str) -> tuple[str, ...]:
     """Device types with a registered kernel for `op_type` (CPU, GPU, XLA_CPU_JIT, ...), sorted."""
-    from tensorflow.python.framework import kernels
+    from tensorflow.python.framework import kernels  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     try:
         registered = kernels.get_registered_kernels_for_op(op_type)
@@ -139,16 +139,16 @@ def _grappler_graphs(concrete_fn: Any, scope_map: dict[str, str], per_optimizer:
     Variables are frozen to constants first, so Grappler can fold them; both
     graphs are imported into fresh tf.Graphs so their ops get inferred shapes.
     """
-    import tensorflow as tf
-    from tensorflow.core.protobuf import config_pb2
-    from tensorflow.python.framework import convert_to_constants
-    from tensorflow.python.grappler import tf_optimizer
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from tensorflow.core.protobuf import config_pb2  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from tensorflow.python.framework import convert_to_constants  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from tensorflow.python.grappler import tf_optimizer  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     # convert_variables_to_constants_v2 would also rebuild a ConcreteFunction from
     # the frozen graph, which we never call: on ResNet50 that was 3.6 of 7.7 s.
-    converter = convert_to_constants._FunctionConverterDataInEager(  # noqa: SLF001
+    converter = convert_to_constants._FunctionConverterDataInEager(
         func=concrete_fn, lower_control_flow=True, aggressive_inlining=False)
-    frozen_def, _ = convert_to_constants._replace_variables_by_constants(converter_data=converter)  # noqa: SLF001
+    frozen_def, _ = convert_to_constants._replace_variables_by_constants(converter_data=converter)
     frozen_graph = _imported_graph(frozen_def)
     with frozen_graph.as_default():
         meta_graph = tf.compat.v1.train.export_meta_graph(graph_def=frozen_def, graph=frozen_graph)
@@ -174,7 +174,7 @@ def _film(meta_graph: Any) -> tuple[GrapplerFilm | None, Any]:
 
 
 def _imported_graph(graph_def: Any) -> Any:
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     graph = tf.Graph()
     with graph.as_default():

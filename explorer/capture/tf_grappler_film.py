@@ -56,8 +56,8 @@ def each_optimizer(meta_graph: Any) -> tuple[GrapplerFilm, Any]:
     (its fetches and signature), and is parsed only when a run changed it: on ResNet50 (100 MB
     of frozen weights) copying and re-serializing it for every run cost more than the runs.
     """
-    from tensorflow.core.framework import graph_pb2
-    from tensorflow.python.grappler import _pywrap_tf_optimizer, cluster, tf_optimizer
+    from tensorflow.core.framework import graph_pb2  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from tensorflow.python.grappler import _pywrap_tf_optimizer, cluster, tf_optimizer  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     rest = type(meta_graph)()
     rest.CopyFrom(meta_graph)
@@ -67,7 +67,7 @@ def each_optimizer(meta_graph: Any) -> tuple[GrapplerFilm, Any]:
     order = {node.name: float(n) for n, node in enumerate(meta_graph.graph_def.node)}
     before = text = graph_text(meta_graph.graph_def, order)
     runs = []
-    with tf_optimizer._OPTIMIZE_GRAPH_CLUSTER_LOCK:  # noqa: SLF001 - as tf_optimizer.OptimizeGraph does
+    with tf_optimizer._OPTIMIZE_GRAPH_CLUSTER_LOCK:  # as tf_optimizer.OptimizeGraph does
         machine = cluster.Cluster()
     try:
         for iteration in range(ITERATIONS):
@@ -102,7 +102,7 @@ def _varint(value: int) -> bytes:
 
 def _alone(name: str, switch: str) -> Any:
     """A ConfigProto whose meta optimizer runs only `name`, once."""
-    from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+    from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     config = config_pb2.ConfigProto()
     rewrite = config.graph_options.rewrite_options
@@ -147,7 +147,7 @@ def graph_text(graph_def: Any, order: dict[str, float]) -> str:
 
 
 def _attribute_text(value: Any) -> str:
-    from tensorflow.python.framework import dtypes
+    from tensorflow.python.framework import dtypes  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     kind = value.WhichOneof("value")
     if kind == "type":

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+from explorer.capture.model_inputs import structured_inputs
 from explorer.model.records import LayerRecord
 
 Shape = tuple[int | None, ...]
@@ -56,7 +57,7 @@ def iter_layers(model: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def _is_model(layer: Any) -> bool:
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return isinstance(layer, keras.Model)
 
@@ -70,7 +71,7 @@ def recording_layer_calls(model: Any) -> Iterator[dict[str, list[LayerCall]]]:
     The graph name scope inside `call` is the one every op the layer creates
     gets: the exact link from op names (and HLO op_name metadata) to layers.
     """
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     calls: dict[str, list[LayerCall]] = {}
 
@@ -106,7 +107,7 @@ def recording_layer_calls(model: Any) -> Iterator[dict[str, list[LayerCall]]]:
 
 
 def _tensors(structure: Any) -> list[Any]:
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return [t for t in tf.nest.flatten(structure) if hasattr(t, "shape") and hasattr(t, "dtype")]
 
@@ -116,7 +117,7 @@ def _shape(tensor: Any) -> Shape:
 
 
 def _tensor_bytes(tensor: Any) -> int:
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     dims = _shape(tensor)
     if any(d is None for d in dims):
@@ -126,7 +127,7 @@ def _tensor_bytes(tensor: Any) -> int:
 
 def trace_layer_calls(model: Any, signature: list[tuple[str, tuple[int, ...], str]]) -> dict[str, list[LayerCall]]:
     """Trace (not run) the model at the signature and return the recorded calls."""
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     specs = [tf.TensorSpec(shape, dtype, name=name) for name, shape, dtype in signature]
     function = tf.function(lambda *x: call_model(model, x))
@@ -137,8 +138,6 @@ def trace_layer_calls(model: Any, signature: list[tuple[str, tuple[int, ...], st
 
 def call_model(model: Any, inputs: tuple[Any, ...]) -> Any:
     """Inference call; `inputs` in `model.inputs` order, passed in the structure the model was built on."""
-    from explorer.capture.model_inputs import structured_inputs
-
     return model(structured_inputs(model, inputs), training=False)
 
 
@@ -190,7 +189,7 @@ def _variable_count(variable: Any) -> int:
 
 
 def _variable_bytes(variable: Any) -> int:
-    import numpy as np
+    import numpy as np  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return _variable_count(variable) * np.dtype(_dtype_name(variable.dtype)).itemsize
 
@@ -200,7 +199,7 @@ def _dtype_name(dtype: Any) -> str:
 
 
 def _shape_bytes(shape: Shape, dtype: str) -> int:
-    import numpy as np
+    import numpy as np  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return prod(shape) * np.dtype(dtype).itemsize if all(d is not None for d in shape) else 0
 

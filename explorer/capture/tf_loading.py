@@ -18,8 +18,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from explorer.capture.keras_config import refusals
 from explorer.errors import TensorwegError
 from explorer.model.records import MAX_INPUT_ELEMENTS, ModelIdentity
+
+import sample_models
+from sample_models import SAMPLES
 
 ZIP_MAGIC = b"PK\x03\x04"
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
@@ -44,7 +48,6 @@ def load_model(spec: str, unsafe: bool = False, cwd: str | None = None) -> tuple
         return _load_saved_model(path)
     if path.is_file():
         return _load_model_file(path, unsafe)
-    from sample_models import SAMPLES
 
     if spec in SAMPLES:
         return _load_sample(spec)
@@ -78,7 +81,7 @@ def _load_model_file(path: Path, unsafe: bool) -> tuple[Any, ModelIdentity]:
             f"{path.name} is not a Keras model file (expected a .keras zip archive or a legacy .h5 file)"
         )
     _check_config(path.name, config, legacy=kind == "h5", unsafe=unsafe)
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     try:
         model = keras.saving.load_model(path, safe_mode=not unsafe, compile=False)
@@ -102,7 +105,7 @@ def _keras_zip_config(path: Path) -> dict:
 
 
 def _h5_config(path: Path) -> dict:
-    import h5py
+    import h5py  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     try:
         with h5py.File(path, "r") as handle:
@@ -118,8 +121,6 @@ def _h5_config(path: Path) -> dict:
 
 def _check_config(file_name: str, config: dict, legacy: bool, unsafe: bool) -> None:
     """Refuse, before Keras reads the config, what would run or import code (explorer.capture.keras_config)."""
-    from explorer.capture.keras_config import refusals
-
     if unsafe:
         return
     found = refusals(config, legacy)
@@ -145,8 +146,8 @@ def _check_config(file_name: str, config: dict, legacy: bool, unsafe: bool) -> N
 def _load_saved_model(path: Path) -> tuple[Any, ModelIdentity]:
     if not any((path / name).is_file() for name in SAVED_MODEL_FILES):
         raise TensorwegError(f"{path.name}/ is a directory but not a SavedModel (no saved_model.pb in it)")
-    import keras
-    import tensorflow as tf
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     try:
         loaded = tf.saved_model.load(str(path))
@@ -174,7 +175,7 @@ def _load_saved_model(path: Path) -> tuple[Any, ModelIdentity]:
 
 def _signature_layer_class():
     """TFSMLayer, but feeding several named inputs as keyword arguments (signatures want them so)."""
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     class SavedModelSignatureLayer(keras.layers.TFSMLayer):
         def call(self, inputs, training=False, **kwargs):
@@ -189,8 +190,6 @@ def _signature_layer_class():
 
 
 def _load_sample(name: str) -> tuple[Any, ModelIdentity]:
-    import sample_models
-
     model = sample_models.SAMPLES[name].build()
     digest = hashlib.sha256(name.encode("utf-8"))
     digest.update(Path(sample_models.__file__).read_bytes())
@@ -206,7 +205,7 @@ def _load_function(spec: str, module_name: str, function_name: str, cwd: str) ->
         model = builder()
     except Exception as error:
         raise TensorwegError(f"{spec}: {function_name}() raised {type(error).__name__}: {_first_line(error)}") from None
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if not isinstance(model, keras.Model):
         raise TensorwegError(f"{spec}: {function_name}() returned {type(model).__name__}, not a keras.Model")
@@ -223,8 +222,8 @@ def _import_user_module(spec: str, module_name: str, cwd: str):
     TensorFlow are imported: a file there can add modules, never replace one the
     worker uses.
     """
-    import keras  # noqa: F401 - installed modules are loaded before cwd is on the path
-    import tensorflow  # noqa: F401
+    import keras  # noqa: F401, PLC0415 (installed modules load before cwd joins the path)
+    import tensorflow  # noqa: F401, PLC0415 (installed modules load before cwd joins the path)
 
     try:
         if module_name.endswith(".py"):

@@ -27,6 +27,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from explorer.capture.artifacts import write_parsed
+from explorer.capture.cpu_dump import CPU_PASS_MODULES, read_cpu_dump, read_cpu_passes
 from explorer.capture.protocol import (
     EXIT_BAD_INPUT,
     ProtocolWriter,
@@ -34,7 +36,13 @@ from explorer.capture.protocol import (
     read_request,
     take_over_stdout,
 )
+from explorer.capture.tf_graph import graph_level_and_film, trace_model
+from explorer.capture.tf_layers import layer_records
+from explorer.capture.tf_loading import input_signature, load_model
 from explorer.errors import TensorwegError
+from explorer.model.normalise import normalise_text
+from explorer.model.passes_dump import pass_dump_flags
+from explorer.model.passes_grappler import write_grappler_frames
 from explorer.model.serial import dump_json, write_text_atomic
 
 DUMP_DIR_NAME = "xla_dump_cpu"
@@ -59,8 +67,6 @@ def run(request: dict, protocol: Protocol) -> int:
     dump_dir = staging / DUMP_DIR_NAME
     prepare_environment(dump_dir)
     _enable_pass_dump(request)
-
-    from explorer.capture.tf_loading import input_signature, load_model
 
     try:
         model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)), request.get("cwd"))
@@ -92,9 +98,6 @@ def run(request: dict, protocol: Protocol) -> int:
 def _enable_pass_dump(request: dict) -> None:
     """`--passes`: XLA also dumps the module after every pass (before TensorFlow is imported)."""
     if request.get("passes"):
-        from explorer.capture.cpu_dump import CPU_PASS_MODULES
-        from explorer.model.passes_dump import pass_dump_flags
-
         os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {pass_dump_flags(CPU_PASS_MODULES)}"
 
 
@@ -102,7 +105,6 @@ def _cpu_passes(request: dict, dump_dir: Path, out_dir: Path) -> None:
     """targets/cpu/passes/ from the dump; a failure is logged and leaves the other levels alone."""
     if not request.get("passes"):
         return
-    from explorer.capture.cpu_dump import read_cpu_passes
 
     try:
         if not read_cpu_passes(dump_dir, out_dir):
@@ -121,7 +123,7 @@ def _save_architecture(model: Any, kind: str, staging: Path) -> None:
         print("tensorweg: a SavedModel has no Keras layers; GPU/TPU targets need a Keras model "
               "(.keras, .h5, sample or module:function), so no model.json is written", file=sys.stderr)
         return
-    import keras
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     try:
         write_text_atomic(staging / "model.json", json.dumps(keras.saving.serialize_keras_object(model)))
@@ -132,9 +134,6 @@ def _save_architecture(model: Any, kind: str, staging: Path) -> None:
 
 def _layers(model: Any, signature: list, staging: Path, protocol: Protocol) -> Any:
     """Trace once (recording layer scopes) and write layers.json; return the trace, or None."""
-    from explorer.capture.tf_graph import trace_model
-    from explorer.capture.tf_layers import layer_records
-
     protocol.level_started("layers")
     traced = None
     not_ascii = _non_ascii_layer_name(model)
@@ -164,8 +163,6 @@ def _non_ascii_layer_name(model: Any) -> str:
 def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) -> None:
     """graph.json (traced and Grappler-optimised ops) and scopes.json; with `--passes` also
     grappler/, the graph after each Grappler optimizer that changed it."""
-    from explorer.capture.tf_graph import graph_level_and_film
-
     protocol.level_started("graph")
     if traced is None:
         protocol.level_failed("graph", f"tracing the model failed: {one_line(protocol.trace_error or 'unknown error')}")
@@ -173,7 +170,6 @@ def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) 
     try:
         level, film = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer)
         if film is not None:  # before graph.json: the level's "ok" means its film is there too
-            from explorer.model.passes_grappler import write_grappler_frames
 
             write_grappler_frames(*film, staging)
         dump_json(level, staging / "graph.json")
@@ -213,9 +209,6 @@ def _cpu_target(traced: Any, staging: Path, dump_dir: Path, protocol: Protocol) 
 
 def _cpu_hlo_levels(traced: Any, out_dir: Path, protocol: Protocol) -> bool:
     """Writes the hlo and optimized-hlo levels; False once XLA could not compile the model."""
-    from explorer.capture.artifacts import write_parsed
-    from explorer.model.normalise import normalise_text
-
     compiled = True
     for level, stage, file_name in _CPU_STAGES:
         protocol.level_started(level, "cpu")
@@ -236,9 +229,6 @@ def _cpu_hlo_levels(traced: Any, out_dir: Path, protocol: Protocol) -> bool:
 
 def _cpu_dump_levels(traced: Any, compiled: bool, dump_dir: Path, out_dir: Path) -> None:
     """Runs the model once so XLA:CPU dumps kernels and buffer assignment, then reads the dump."""
-    from explorer.capture.artifacts import write_parsed
-    from explorer.capture.cpu_dump import read_cpu_dump
-
     if not compiled:
         raise RuntimeError(_NOT_COMPILED)
     _run_once_on_zeros(traced)
@@ -251,7 +241,7 @@ def _cpu_dump_levels(traced: Any, compiled: bool, dump_dir: Path, out_dir: Path)
 
 def _run_once_on_zeros(traced: Any) -> None:
     """One real execution: XLA:CPU compiles for it and dumps kernels and buffer assignment."""
-    import tensorflow as tf
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     zeros = [tf.zeros(spec.shape, spec.dtype) for spec in traced.specs]
     traced.function(*zeros)

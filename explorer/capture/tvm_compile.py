@@ -15,9 +15,14 @@ rejected and a plain dict fails inside `relax.build`: pass a `Target` object.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from explorer.capture.jax_compile import _model_config
+from explorer.capture.model_inputs import structured_inputs
+from explorer.capture.tf_graph import layer_for_op, scope_map_from_calls
+from explorer.capture.tf_layers import recording_layer_calls
 from explorer.model.tvm_program import TvmFunction
 
 # x86 with AVX-512, as the issue verified; LLVM chooses the vector width from it.
@@ -38,21 +43,15 @@ class Imported:
 
 
 def load_keras_model(model_file: str, unsafe: bool) -> Any:
-    import keras
-
-    from explorer.capture.jax_compile import _model_config
+    import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return keras.saving.deserialize_keras_object(_model_config(Path(model_file)), safe_mode=not unsafe)
 
 
 def export_onnx(model: Any, signature: list, path: Path) -> dict[str, str]:
     """Write the model as ONNX; return {graph name scope: layer} recorded while it was traced."""
-    import numpy as np
-    import tensorflow as tf
-
-    from explorer.capture.model_inputs import structured_inputs
-    from explorer.capture.tf_graph import scope_map_from_calls
-    from explorer.capture.tf_layers import recording_layer_calls
+    import numpy as np  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     specs = [tf.TensorSpec(tuple(shape), dtype, name=name) for name, shape, dtype in signature]
     model(structured_inputs(model, [np.zeros(tuple(shape), dtype) for _, shape, dtype in signature]))
@@ -63,10 +62,8 @@ def export_onnx(model: Any, signature: list, path: Path) -> dict[str, str]:
 
 def import_onnx(path: Path, signature: list, scopes: dict[str, str]) -> Imported:
     """Relax as imported, with each binding's ONNX node (matched by the very expression the importer built)."""
-    import onnx
-    from tvm.relax.frontend.onnx.onnx_frontend import ONNXGraphImporter
-
-    from explorer.capture.tf_graph import layer_for_op
+    import onnx  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from tvm.relax.frontend.onnx.onnx_frontend import ONNXGraphImporter  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     model = onnx.load(str(path))
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
@@ -90,14 +87,14 @@ def _bindings(function: Any) -> list[Any]:
 
 
 def target() -> Any:
-    import tvm
+    import tvm  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return tvm.target.Target(dict(TARGET))
 
 
 def run_passes(module: Any, names: tuple[str, ...]) -> Any:
-    import tvm
-    from tvm.relax import transform
+    import tvm  # noqa: PLC0415 (the compiler loads in the capture worker only)
+    from tvm.relax import transform  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     with target():
         return tvm.transform.Sequential([getattr(transform, name)() for name in names])(module)
@@ -109,7 +106,7 @@ def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], t
     A fused Relax function keeps the names of the bindings it took in, except
     its result (`gv`); that one is the op whose arguments are the same vars.
     """
-    from tvm import relax
+    from tvm import relax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     fused = run_passes(imported.module, PIPELINE[:4])
     ops_of_var = {b.var.name: (b.value.op.name, _arg_names(b.value.args))
@@ -135,7 +132,7 @@ def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], t
 
 
 def _callee(value: Any) -> str:
-    from tvm import relax
+    from tvm import relax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if not isinstance(value, relax.Call):
         return ""
@@ -149,13 +146,13 @@ def _functions(module: Any) -> set[str]:
 
 
 def _is_group(function: Any) -> bool:
-    from tvm import relax
+    from tvm import relax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     return isinstance(function, relax.Function) and bool(function.attrs) and "Primitive" in function.attrs
 
 
 def _arg_names(args: Any) -> frozenset[str]:
-    from tvm import relax
+    from tvm import relax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     names = set()
     for arg in args:
@@ -197,7 +194,7 @@ def functions(imported: Imported, fused_module: Any,
 
 def build(fused_module: Any) -> tuple[str, str]:
     """(assembly, LLVM IR) of the compiled module's host code."""
-    import tvm
+    import tvm  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     executable = tvm.compile(fused_module, target=target())
     library = executable.mod.imports[0]
@@ -209,6 +206,4 @@ def target_text() -> str:
 
 
 def exporter_versions() -> str:
-    from importlib.metadata import version
-
     return f"keras {version('keras')} export (tf2onnx {version('tf2onnx')}), onnx {version('onnx')}"

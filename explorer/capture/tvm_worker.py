@@ -24,9 +24,14 @@ import json
 import os
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
+from explorer.capture import tvm_compile
+from explorer.capture.disassembly import vector_registers
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
+from explorer.model.normalise import normalise_text
+from explorer.model.records import KernelRecord
 from explorer.model.serial import dump_json, write_text_atomic
 from explorer.model.tvm_program import (
     TVM_PROGRAM_FILE,
@@ -42,8 +47,6 @@ LEVELS = ("hlo", "optimized-hlo", "memory", "kernels")
 
 
 def _write(path: Path, text: str) -> None:
-    from explorer.model.normalise import normalise_text
-
     write_text_atomic(path, normalise_text(text))
 
 
@@ -57,7 +60,6 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
         return
     os.environ["KERAS_BACKEND"] = "tensorflow"  # Keras exports ONNX through tf2onnx on this backend
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from explorer.capture import tvm_compile
 
     protocol.level_started("hlo")
     try:
@@ -69,7 +71,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
         _write(out_dir / "hlo.txt", imported.module.script())
         # {scope: layer} as the other workers write it: the index links TVM's kernels through it.
         write_text_atomic(out_dir / "scopes.json", json.dumps(scopes, indent=1))
-    except Exception as exc:  # noqa: BLE001 - the exporter's or TVM's reason is what the user needs
+    except Exception as exc:  # the exporter's or TVM's reason is what the user needs
         _fail_all(protocol, "ONNX export or TVM import failed", exc)
         return
     protocol.level_done("hlo")
@@ -83,7 +85,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
         program = TvmProgram(functions, tvm_compile.target_text(), " -> ".join(tvm_compile.PIPELINE),
                              tvm_compile.exporter_versions())
         dump_json(program, out_dir / TVM_PROGRAM_FILE)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _fail_all(protocol, "TVM fusion failed", exc, LEVELS[1:])
         return
     protocol.level_done("optimized-hlo")
@@ -93,24 +95,20 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
         planned = tvm_compile.run_passes(fused, tvm_compile.PLAN_PASSES)
         dump_json(static_memory_plan(planned["main"].script()), out_dir / "memory.json")
         protocol.level_done("memory")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _fail_all(protocol, "TVM memory planning failed", exc, ("memory",))
 
     protocol.level_started("kernels")
     try:
         asm, llvm_ir = tvm_compile.build(fused)
         dump_json(_kernels(program, asm, llvm_ir), out_dir / "kernels.json")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _fail_all(protocol, "TVM build failed", exc, ("kernels",))
         return
     protocol.level_done("kernels")
 
 
 def _kernels(program: TvmProgram, asm: str, llvm_ir: str) -> list:
-    from explorer.capture.disassembly import vector_registers
-    from explorer.model.normalise import normalise_text
-    from explorer.model.records import KernelRecord
-
     names = [f.name for f in program.functions]
     asm_of, ir_of = asm_by_function(asm, names), llvm_ir_by_function(llvm_ir, names)
     records = []
@@ -127,8 +125,6 @@ def _kernels(program: TvmProgram, asm: str, llvm_ir: str) -> list:
 
 
 def _fail_all(protocol: ProtocolWriter, what: str, exc: BaseException, levels: tuple[str, ...] = LEVELS) -> None:
-    import traceback
-
     traceback.print_exc(file=sys.stderr)
     reason = f"{what}: {type(exc).__name__}: {one_line(exc)}"
     for level in levels:

@@ -10,15 +10,18 @@ import argparse
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from explorer.capture.events import CacheHit, CaptureEvent, LevelCaptured, LevelFailed, LevelStarted
 from explorer.capture.options import build_capture_options
+from explorer.course.pack import bundle_argument
 from explorer.course.tours import Tour, builtin_tour, capture_header, parse_tour
 from explorer.course.tours.parser import read_tour_file
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
+from explorer.targets import TARGETS
 from explorer.texts.lookup import default_language as language_from_environment
 
 
@@ -76,12 +79,10 @@ def progress_printer(stream=None):
 
 def open_or_capture(model: str, options: CaptureOptions, quiet: bool = False) -> Bundle:
     """A bundle directory or a lesson pack opens as it is; anything else is captured (or taken from the cache)."""
-    from explorer.course.pack import bundle_argument  # noqa: PLC0415
-
     bundle_path = bundle_argument(model)
     if bundle_path is not None:
         return Bundle.open(bundle_path)
-    from explorer.capture.orchestrator import capture
+    from explorer.capture.orchestrator import capture  # noqa: PLC0415 (loads only for the command that uses it)
 
     if options.unsafe:
         print("warning: --unsafe lets the model file run its own code (Lambda layers)", file=sys.stderr)
@@ -90,7 +91,7 @@ def open_or_capture(model: str, options: CaptureOptions, quiet: bool = False) ->
 
 
 def cmd_samples(args: argparse.Namespace) -> int:
-    from sample_models import SAMPLES
+    from sample_models import SAMPLES  # noqa: PLC0415 (loads only for the command that uses it)
 
     for name, sample in SAMPLES.items():
         print(f"{name}\t{sample.description}")
@@ -98,7 +99,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
-    from explorer.capture.orchestrator import capture
+    from explorer.capture.orchestrator import capture  # noqa: PLC0415 (loads only for the command that uses it)
 
     options = capture_options(args)
     if options.unsafe:
@@ -110,7 +111,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from explorer.views import inspect as inspect_view
+    from explorer.views import inspect as inspect_view  # noqa: PLC0415 (loads only for the command that uses it)
 
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
     render = inspect_view.as_json if args.json else inspect_view.as_text
@@ -119,7 +120,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from explorer.views import comparison_text as comparison_view
+    from explorer.views import comparison_text as comparison_view  # noqa: PLC0415 (loads only for the command that uses it)
 
     bundle = open_or_capture(args.model, capture_options(args))
     render = comparison_view.as_json if args.json else comparison_view.as_text
@@ -128,10 +129,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_passes(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from explorer.targets import TARGETS
-    from explorer.views import passes as pass_view
+    from explorer.views import passes as pass_view  # noqa: PLC0415 (loads only for the command that uses it)
 
     if args.target not in TARGETS:
         raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
     from explorer.course.tours.parser import TourStep
     from explorer.model.bundle import Bundle
 
+from explorer.course.lessons import tour_candidates
 from explorer.course.questions import TARGET_FACTS, Question, Verdict, parse_number, words
+from explorer.course.tours import meets
+from explorer.views.explain import figures
 
 
 def choices(bundle: Bundle, step: TourStep) -> tuple[str, ...]:
@@ -63,7 +66,6 @@ def expected(bundle: Bundle, step: TourStep, selected: str | None = None) -> tup
         return target_fact(bundle, step.target, question.fact)
     if not selected:
         return None
-    from explorer.views.explain import figures  # noqa: PLC0415
 
     value = dict(figures(bundle, step.level, step.target, selected)).get(question.fact)
     return value if isinstance(value, int | float) else None
@@ -100,9 +102,6 @@ def _verdict(correct: bool, question: Question, said: dict[str, str], answer: st
 
 
 def _meets(bundle: Bundle, step: TourStep, selection: Selection | None, name: str) -> bool:
-    from explorer.course.lessons import tour_candidates  # noqa: PLC0415
-    from explorer.course.tours import meets  # noqa: PLC0415
-
     candidate = next((c for c in tour_candidates(bundle, step.level, step.target) if c.name == name), None)
     return candidate is not None and selection is not None and meets(selection, candidate)
 

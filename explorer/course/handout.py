@@ -21,11 +21,14 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from explorer.course import lessons
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS
 from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
+from explorer.texts.lookup import explain_topic
+from explorer.views import explain, rows
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}
@@ -80,9 +83,6 @@ def handout_steps(bundle: Bundle, tour: Tour, tour_argument: str, model_argument
 
 
 def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, model_argument: str) -> HandoutStep:
-    from explorer.course import lessons
-    from explorer.views import rows
-
     lang, step = tour.lang, tour.steps[index]
     selected = lessons.resolve_tour_step(bundle, step)
     where = f"{label(f'level.{step.level}', lang)} · {step.target}"
@@ -111,9 +111,6 @@ def _paragraphs(text: str) -> tuple[str, ...]:
 
 
 def _explanations(bundle: Bundle, step: TourStep, selected: str | None, lang: str):
-    from explorer.texts.lookup import explain_topic  # noqa: PLC0415
-    from explorer.views import explain
-
     if not step.explain:
         return ()
     if step.explain != "selected":

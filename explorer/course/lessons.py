@@ -10,10 +10,12 @@ from explorer.labels import label
 from explorer.levels import HLO_LEVELS, target_key
 
 if TYPE_CHECKING:
-    from explorer.course.tours import Candidate, Tour, TourStep
+    from explorer.course.tours import Tour, TourStep
     from explorer.model.bundle import Bundle
     from explorer.views.session import Session
 
+from explorer.course.tours import Candidate, builtin_tours, missing_capture, resolve_selection, tour_command
+from explorer.model.bundle import is_bundle
 from explorer.views.programs import program_for
 from explorer.views.rows import rows
 from explorer.views.tables import per_bundle
@@ -35,8 +37,6 @@ def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Can
 
 @per_bundle
 def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
-    from explorer.course.tours import Candidate  # noqa: PLC0415
-
     if level in (*HLO_LEVELS, "kernels"):  # the target's program: HLO instructions, Relax, TIR functions, kernels
         return tuple(Candidate(name, kinds, layer_of(bundle, level, name, target))
                      for name, kinds in program_for(bundle, target).selector_items(level))
@@ -49,8 +49,6 @@ def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate
 
 def resolve_tour_step(bundle: Bundle | None, step: TourStep) -> str | None:
     """The name of the item a tour step selects in this bundle, or None."""
-    from explorer.course.tours import resolve_selection  # noqa: PLC0415
-
     if step.selection is None:
         return None
     return resolve_selection(step.selection, tour_candidates(bundle, step.level, step.target))
@@ -87,9 +85,6 @@ class LessonChoice:
 def lesson_choices(bundle: Bundle | None, lang: str) -> list[LessonChoice]:
     """The built-in lessons in `lang` (each has a twin in the other; all when none is), those the
     bundle has the capture for first: a training lesson on an inference bundle selects nothing."""
-    from explorer.course.tours import builtin_tours, missing_capture, tour_command  # noqa: PLC0415
-    from explorer.model.bundle import is_bundle  # noqa: PLC0415
-
     tours = [(name, tour) for name, tour in builtin_tours() if tour.lang == lang] or builtin_tours()
     manifest = bundle.manifest if bundle is not None and is_bundle(bundle.path) else None  # None: capturing
     choices = []

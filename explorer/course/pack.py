@@ -23,6 +23,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from explorer.course.tours import missing_capture, parse_tour
 from explorer.errors import BundleError, TensorwegError
 from explorer.model.bundle import Bundle, is_bundle, read_manifest
 
@@ -58,8 +59,6 @@ class Pack:
 
     def bundle_for(self, tour) -> Path:
         """The first bundle that has the capture `tour` selects in (`pack` checked one does), else the first."""
-        from explorer.course.tours import missing_capture  # noqa: PLC0415
-
         for name in self.bundles:
             manifest = read_manifest(self.root / "bundles" / name)
             if not missing_capture(tour, manifest.model.spec, manifest.options):
@@ -71,8 +70,6 @@ class Pack:
 
     def tour(self, name: str | None = None):
         """The named tour (the first when no name is given) as an explorer.course.tours.Tour; None if none."""
-        from explorer.course.tours import parse_tour  # noqa: PLC0415
-
         name = name if name is not None else (self.tours[0] if self.tours else None)
         if name is None or name not in self.tours:
             return None
@@ -154,7 +151,7 @@ def open_pack(path: Path) -> Pack:
         digest = _sha256(path)
     except OSError as exc:
         raise PackError(f"{label}: cannot read ({exc.strerror or exc})") from None
-    from explorer.capture.cache import cache_root  # noqa: PLC0415
+    from explorer.capture.cache import cache_root  # noqa: PLC0415 (the capture cache loads only when a pack is opened)
 
     root = cache_root() / "packs" / digest[:32]
     if (root / PACK_MANIFEST).is_file():
@@ -299,8 +296,6 @@ def _extract(archive: zipfile.ZipFile, root: Path, label: str) -> None:
 
 
 def _check_contents(root: Path, label: str) -> None:
-    from explorer.course.tours import parse_tour  # noqa: PLC0415
-
     manifest = json.loads((root / PACK_MANIFEST).read_text(encoding="utf-8"))
     for name in manifest["bundles"]:
         try:

@@ -116,7 +116,7 @@ def parse_module(text: str, source: str = "", *, fast_paths: bool = True) -> Hlo
         raise
     except RecursionError:
         raise parser.error("nested too deeply") from None
-    except Exception as exc:  # noqa: BLE001 - a bug here must still read as a parse failure
+    except Exception as exc:  # a bug here must still read as a parse failure
         raise parser.error(f"internal parser error ({type(exc).__name__}: {exc})") from exc
     finally:
         if collecting:
@@ -157,7 +157,7 @@ def parse_shape(text: str) -> Shape:
         return shape
     except ParseError:
         raise
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise parser.error(f"internal parser error ({type(exc).__name__}: {exc})") from exc
 
 

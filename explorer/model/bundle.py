@@ -144,7 +144,7 @@ class Bundle:
         return self._cached("index", "", self._build_index)
 
     def _build_index(self):
-        from explorer.model.index_build import LazyIndex  # the index is only needed once a screen asks
+        from explorer.model.index_build import LazyIndex  # noqa: PLC0415 (the index is only needed once a screen asks)
 
         # Each target's modules are read and linked when a query first names that target.
         return LazyIndex(list(self.layers), lambda: self.graph, self.scopes, self.targets,
@@ -152,7 +152,7 @@ class Bundle:
 
     def _variable_paths(self, target: str):
         """The step's variables (train mode or a mesh), which say whose each weight parameter is."""
-        from explorer.model.training import STEP_FILE, StepLayout, variable_paths
+        from explorer.model.training import STEP_FILE, StepLayout, variable_paths  # noqa: PLC0415 (only a train step needs it)
 
         return variable_paths(self._load(StepLayout, f"targets/{target_dirname(target)}/{STEP_FILE}"))
 
@@ -209,8 +209,8 @@ class Bundle:
         """The target's filmstrip (`explorer.model.passes.Filmstrip`), or None without `--passes`;
         target "grappler": the TensorFlow graph after each Grappler optimizer."""
         def load():
-            from explorer.model.passes import read_filmstrip  # only the filmstrip needs it
-            from explorer.model.passes_grappler import GRAPPLER, read_grappler_filmstrip
+            from explorer.model.passes import read_filmstrip  # noqa: PLC0415 (only the filmstrip needs it)
+            from explorer.model.passes_grappler import GRAPPLER, read_grappler_filmstrip  # noqa: PLC0415 (only the filmstrip needs it)
 
             if target == GRAPPLER:  # the TensorFlow graph's film: one per bundle, not per target
                 return read_grappler_filmstrip(self.path)

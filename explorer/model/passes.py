@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.errors import DataError, TensorwegError
 from explorer.hlo.scan import computations, custom_call_target, layouts, operand_finder
 from explorer.labels import label
 from explorer.model.passes_dump import PASSES_DIR, PassFrame, PassIndex, read_pass_index, read_pass_texts
@@ -135,8 +136,6 @@ class Filmstrip:
         if self._texts is None:
             self._texts = read_pass_texts(self.passes_dir)
             if len(self._texts) != len(self.frames):
-                from explorer.errors import DataError
-
                 raise DataError(f"{PASSES_DIR}: {len(self._texts)} module texts for {len(self.frames)} frames")
         return self._texts[number]
 
@@ -278,8 +277,6 @@ def follow(strip: Filmstrip, name: str, lang: str = "en") -> list[FollowStep]:
     """Every frame where `name` (an instruction of any frame) was created, changed, fused or removed."""
     start = next((n for n in range(len(strip)) if strip.frame(n).find(name)), None)
     if start is None:
-        from explorer.errors import TensorwegError
-
         raise TensorwegError(label("passes.no_instruction", lang).format(name=repr(name)))
     _computation, first = strip.frame(start).find(name)
     opcode, op_name = first.opcode, first.op_name

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.errors import DataError
 from explorer.hlo.scan import count_instructions
 from explorer.model.normalise import normalise_text
 from explorer.model.serial import dump_json, load_json
@@ -186,8 +187,6 @@ def read_pass_index(passes_dir: Path) -> PassIndex | None:
 
 def read_pass_texts(passes_dir: Path) -> list[str]:
     """The frames' module texts; DataError when the file is damaged."""
-    from explorer.errors import DataError
-
     path = passes_dir / FRAMES_FILE
     try:
         texts = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))

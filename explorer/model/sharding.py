@@ -15,6 +15,7 @@ from explorer.errors import TensorwegError
 from explorer.hlo.scan import array_bytes, group_size, instructions, last_array, op_name, replica_groups
 from explorer.model.records import CaptureOptions
 from explorer.model.serial import load_json
+from explorer.targets import TARGETS
 
 # Axis names of every mesh: the first grid dimension splits the batch, the rest the weights.
 MESH_AXES = ("data", "model")
@@ -139,7 +140,6 @@ def device_memory(target: str) -> tuple[int, str] | None:
     """(bytes, source) of one chip's memory: TPU figures here, GPU from its device description."""
     if target in TPU_HBM_BYTES:
         return TPU_HBM_BYTES[target]
-    from explorer.targets import TARGETS
 
     spec = TARGETS.get(target)
     info = dict(spec.gpu_device_info) if spec else {}

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.model.records import Allocation
 
+from explorer.model.serial import load_json
 from explorer.views.tables import per_bundle
 
 
@@ -78,8 +79,7 @@ def allocation_by_index(bundle: Bundle, target: str, index: str) -> Allocation |
 @per_bundle
 def step_layout(bundle: Bundle, target: str):
     """The target's `StepLayout` (train mode or a mesh), else None: an inference call on one chip."""
-    from explorer.model.serial import load_json
-    from explorer.model.training import STEP_FILE, StepLayout
+    from explorer.model.training import STEP_FILE, StepLayout  # noqa: PLC0415 (kept off the first frame)
 
     path = bundle.target_dir(target) / STEP_FILE
     return load_json(StepLayout, path, f"targets/{target}/{STEP_FILE}") if path.is_file() else None
@@ -88,7 +88,7 @@ def step_layout(bundle: Bundle, target: str):
 @per_bundle
 def step_buffers(bundle: Bundle, target: str):
     """The step's buffers by class (`explorer.model.training.step_memory`), None without a step layout."""
-    from explorer.model.training import step_memory
+    from explorer.model.training import step_memory  # noqa: PLC0415 (kept off the first frame)
 
     layout = step_layout(bundle, target)
     if layout is None:

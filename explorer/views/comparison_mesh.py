@@ -15,10 +15,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from explorer.model.bundle import Bundle
+from explorer.capture.cache import cached_bundle_path
+from explorer.capture.model_source import ModelSource
+from explorer.errors import TensorwegError
+from explorer.hlo.scan import shape_without_layout
+from explorer.labels import label
+from explorer.model.bundle import Bundle, is_bundle
 from explorer.model.records import CaptureOptions
-from explorer.model.sharding import array_bytes, check_mesh_options, collectives, device_memory, transfer_seconds
+from explorer.model.sharding import (
+    INTERCONNECT,
+    array_bytes,
+    check_mesh_options,
+    collectives,
+    device_memory,
+    transfer_seconds,
+)
+from explorer.model.training import op_phase, peak_of
+from explorer.views import mesh_layer, tables
 from explorer.views.format import MISSING, format_bytes, format_seconds
+from explorer.views.mesh import in_scope, own_variable, tensor_name
+from explorer.views.panes import _weight_shapes
 
 MESHES = ("", "2x2", "4x4")  # "" is one chip
 DEFAULT_SHARD = "model"  # a one-chip bundle's meshes split the weights: that is what changes a layer
@@ -58,8 +74,6 @@ class MeshColumn:
 
 def meshable(target: str) -> bool:
     """Whether `--mesh` compiles for this target (TPU slices and the GPU boxes with a known interconnect)."""
-    from explorer.model.sharding import INTERCONNECT
-
     return target.startswith("tpu:") or target in INTERCONNECT
 
 
@@ -76,10 +90,6 @@ def sibling_options(bundle: Bundle, target: str, mesh: str) -> CaptureOptions:
 def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, str]:
     """(cache path of the same capture on `mesh`, the command that captures `target` there); path
     None when that mesh cannot be compiled with these options (the reason instead of a command)."""
-    from explorer.capture.cache import cached_bundle_path
-    from explorer.capture.model_source import ModelSource
-    from explorer.errors import TensorwegError
-
     try:
         wanted = sibling_options(bundle, target, mesh)
     except TensorwegError as refused:
@@ -94,8 +104,6 @@ def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, s
 
 def missing_meshes(columns: tuple[MeshColumn, ...], bundle: Bundle, target: str) -> tuple[CaptureOptions, ...]:
     """What `M` captures: the columns not captured that can be (compile-only, into the cache)."""
-    from explorer.errors import TensorwegError
-
     wanted = []
     for column in columns:
         if not column.captured and column.capturable:
@@ -110,8 +118,6 @@ def mesh_comparison(bundle: Bundle, target: str, layer: str,
                     refused: Mapping[str, str] | None = None) -> tuple[MeshColumn, ...]:
     """One column per entry of MESHES: the bundle itself where it is that mesh, else its sibling.
     `refused`: mesh -> why its capture was refused or failed (capture_meshes); such a column says so."""
-    from explorer.model.bundle import is_bundle
-
     columns = []
     for mesh in MESHES:
         if bundle.manifest.options.mesh == mesh:
@@ -129,9 +135,6 @@ def mesh_comparison(bundle: Bundle, target: str, layer: str,
 
 
 def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
-    from explorer.model.training import peak_of
-    from explorer.views import mesh_layer, tables
-
     options = bundle.manifest.options
     memory = bundle.memory(target)
     peak = peak_of(memory.analysis) if memory is not None else 0
@@ -145,8 +148,6 @@ def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
     found = []
     for collective in collectives(bundle.hlo_text(target, optimized=True)):
         if _in_layer(collective.op_name, path):
-            from explorer.hlo.scan import shape_without_layout
-
             found.append(LayerCollective(collective.opcode, shape_without_layout(collective.shape),
                                          collective.replica_groups, collective.bytes_per_device,
                                          transfer_seconds(collective, target)))
@@ -155,9 +156,6 @@ def mesh_column(bundle: Bundle, target: str, layer: str) -> MeshColumn:
 
 
 def _whole_tensors(bundle: Bundle, target: str, path: str, record, batch: int) -> tuple[tuple[str, str, int], ...]:
-    from explorer.views.mesh import own_variable
-    from explorer.views.panes import _weight_shapes
-
     tensors = []
     for variable, shape in _weight_shapes(bundle, target).items():
         name = own_variable(variable, path)
@@ -179,9 +177,6 @@ def _compute_dtype(record) -> str:
 
 def _in_layer(op_name: str, path: str) -> bool:
     """Whether a collective was made for the layer, in its forward or backward pass."""
-    from explorer.model.training import op_phase
-    from explorer.views.mesh import in_scope
-
     phase = op_phase(op_name)
     if phase.scope:
         return in_scope(phase.scope, path)
@@ -199,9 +194,6 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
                ) -> tuple[list[tuple[str, str]], list[tuple[str, list[str]]]]:
     """(headers: (mesh, shard), rows: (label, one cell per column)) in the UI's language;
     `capturing`: `M` is capturing the missing meshes now."""
-    from explorer.labels import label
-    from explorer.views.mesh import tensor_name
-
     def word(key: str) -> str:
         return label(f"compare.mesh.{key}", lang)
 
@@ -231,9 +223,6 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
 
 def mesh_notes(columns: tuple[MeshColumn, ...], target: str, lang: str = "en") -> str:
     """Where the time and memory figures come from."""
-    from explorer.labels import label
-    from explorer.model.sharding import INTERCONNECT
-
     notes = [label("compare.mesh.note", lang)]
     if target in INTERCONNECT:
         link, _bandwidth, source = INTERCONNECT[target]

@@ -24,6 +24,7 @@ from explorer.views.comparison import (
     layer_comparison,
     target_summary,
 )
+from explorer.views.comparison_mesh import mesh_comparison, meshable
 from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
 
 JSON_SCHEMA_VERSION = 1
@@ -234,7 +235,6 @@ def compare_data(bundle: Bundle, layer: str | None) -> dict[str, Any]:
         "layer": to_jsonable(layer_comparison(bundle, layer)) if layer else None,
     }
     if layer:  # 1 chip vs 2x2 vs 4x4 on each target that compiles for a mesh (explorer.views.comparison_mesh)
-        from explorer.views.comparison_mesh import mesh_comparison, meshable
 
         columns = layer_comparison(bundle, layer).targets  # the compare screen's "decided" and "vector code"
         data["decisions"] = [{"target": c.target, "decided": decision_text(c), "vector_code": vector_text(c)}

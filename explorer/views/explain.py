@@ -12,6 +12,11 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.texts.lookup import Explanation
 
+from explorer.hlo import layout_math
+from explorer.model import occupancy
+from explorer.targets import TARGETS
+from explorer.texts import keys
+from explorer.texts.lookup import explain
 from explorer.views.buffers import allocation_by_index
 from explorer.views.programs import program_for
 from explorer.views.tables import instruction, kernel, layer_record, op_table
@@ -26,8 +31,6 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
     holding it. The explanation pane, the CLI and the course coverage test all
     use this function.
     """
-    from explorer.texts import keys  # noqa: PLC0415
-
     if bundle is None:
         return ()
     groups: list[tuple[str, ...]] = []
@@ -50,8 +53,6 @@ def explanations(bundle: Bundle | None, level: str, target: str, name: str, lang
 
 def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[tuple[str, object], ...]:
     """The item's real figures for the course texts' placeholders (absent ones drop their sentence)."""
-    from explorer.hlo import layout_math  # noqa: PLC0415
-
     found: dict[str, object] = {}
     if is_hlo(level) and (inst := instruction(bundle, level, target, name)) is not None:
         shape = inst.shape
@@ -66,8 +67,6 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
             found.update(grid=tuple(record.launch.grid), block=tuple(record.launch.block))
         if record.ptxas is not None:
             found["registers"] = record.ptxas.registers
-            from explorer.model import occupancy  # noqa: PLC0415
-            from explorer.targets import TARGETS  # noqa: PLC0415
 
             spec = TARGETS.get(target)
             if (estimate := occupancy.estimate(record, spec.sm_limits if spec else None)) is not None:
@@ -80,8 +79,6 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
 @lru_cache(maxsize=1024)
 def _explain_groups(level: str, groups: tuple[tuple[str, ...], ...], target: str, lang: str,
                     figures: tuple[tuple[str, object], ...]) -> tuple[Explanation, ...]:
-    from explorer.texts.lookup import explain  # noqa: PLC0415
-
     found: dict[str, Explanation] = {}
     for group in groups:
         text = explain(level if level in LIST_LEVELS else "memory", list(group), target, lang, dict(figures))

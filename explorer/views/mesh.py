@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 from explorer.hlo.scan import array_bytes, sharded_arrays
 from explorer.hlo.sharding import device_ranges, parse_sharding
+from explorer.labels import label
 from explorer.model.sharding import MeshDevice, axis_sizes, mesh_shape
+from explorer.model.training import op_phase
 from explorer.views.format import format_bytes
 
 # --- the sharded module's entry -----------------------------------------------------------
@@ -120,8 +122,6 @@ def in_scope(scope: str, layer_path: str) -> bool:
 def _forward_of(op_name: str, layer_path: str) -> bool:
     """Whether an op belongs to the layer's forward pass: `jit(fwd)/dense/add` (a call) or
     `jit(train_step)/jvp(dense)/add` (a training step's forward pass)."""
-    from explorer.model.training import op_phase
-
     phase = op_phase(op_name)
     if phase.scope:
         return phase.phase == "forward" and in_scope(phase.scope, layer_path)
@@ -148,15 +148,11 @@ def _tensor(value: ShardedValue, label: str, kind: str, devices: int) -> MeshTen
 
 def tensor_name(name: str, lang: str = "en") -> str:
     """A weight's variable name as the model has it; the layer's output ("") in the UI's language."""
-    from explorer.labels import label
-
     return name or label("field.output", lang)
 
 
 def split_text(tensor: MeshTensor, lang: str = "en") -> str:
     """`dim 1 in 2 parts, each part on 2 devices` / `replicated on all 4 devices`."""
-    from explorer.labels import label
-
     parts = [label("mesh.split_dim", lang).format(dim=dim, parts=count)
              for dim, count in enumerate(tensor.split) if count > 1]
     if not parts:
@@ -182,8 +178,6 @@ def chip_coords(layer: MeshLayer) -> dict[int, tuple[int, ...]]:
 def device_name(layer: MeshLayer, logical: int, lang: str = "en") -> str:
     """`d5 = chip (1,0), id 9` on TPU; `d1 = device id 1` where there are no chip coordinates (GPU boxes);
     `d5` when the capture did not record its devices."""
-    from explorer.labels import label
-
     by_logical = {device.logical: device for device in layer.devices}
     if logical not in by_logical:
         return f"d{logical}"
@@ -227,8 +221,6 @@ def slice_cells(layer: MeshLayer) -> tuple[tuple[str, ...], tuple[tuple[str, tup
 
 def devices_note(layer: MeshLayer, lang: str = "en") -> str:
     """What d<n> and the chip coordinates are, or plainly that the coordinates are not known."""
-    from explorer.labels import label
-
     if not layer.devices:
         return label("mesh.devices_unknown", lang)
     if not chip_coords(layer):
@@ -239,8 +231,6 @@ def devices_note(layer: MeshLayer, lang: str = "en") -> str:
 def mesh_lines(layer: MeshLayer, lang: str = "en") -> tuple[str, ...]:
     """The view as plain lines (for `tensorweg inspect --json` and tests): a heading per tensor, then
     one line per device."""
-    from explorer.labels import label
-
     lines = [label("mesh.heading", lang).format(target=layer.target, mesh=layer.mesh, shard=layer.shard)]
     for tensor in layer.tensors:
         lines.append(f"{label(f'mesh.kind.{tensor.kind}', lang)} {tensor_name(tensor.label, lang)} {tensor.shape}: "

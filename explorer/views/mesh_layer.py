@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
+from explorer.model.sharding import SHARDED_HLO, read_devices
+from explorer.model.training import INPUTS, WEIGHTS
 from explorer.views.buffers import step_layout
+from explorer.views.mesh import mesh_layer, sharded_values
 from explorer.views.tables import layer_record, per_bundle
 
 
@@ -15,10 +18,6 @@ from explorer.views.tables import layer_record, per_bundle
 def layer_mesh(bundle: Bundle | None, target: str, layer: str):
     """The selected layer's weights and output over the target's mesh (explorer.views.mesh.MeshLayer);
     None when the target was not compiled for a mesh or the bundle predates the sharded snapshot."""
-    from explorer.model.sharding import SHARDED_HLO, read_devices
-    from explorer.model.training import INPUTS, WEIGHTS
-    from explorer.views.mesh import mesh_layer
-
     if bundle is None or target not in bundle.targets:
         return None
     layout = step_layout(bundle, target)
@@ -39,7 +38,4 @@ def layer_mesh(bundle: Bundle | None, target: str, layer: str):
 def _sharded_module(bundle: Bundle, target: str):
     """The sharded module's values, read once per bundle and target: each layer of the mesh view
     (`n`) picks its own from them instead of reading the whole module again."""
-    from explorer.model.sharding import SHARDED_HLO
-    from explorer.views.mesh import sharded_values
-
     return sharded_values((bundle.target_dir(target) / SHARDED_HLO).read_text(encoding="utf-8"))

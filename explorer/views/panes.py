@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.model.records import KernelRecord
 
+from explorer.hlo import layout_math
+from explorer.hlo.parser import entry_parameter_shapes
+from explorer.model import occupancy
+from explorer.model.records import LevelStatus
+from explorer.model.training import WEIGHTS, gradient_of, op_phase
+from explorer.targets import TARGETS
 from explorer.views.buffers import (
     buffer_table,
     bytes_text,
@@ -23,6 +29,7 @@ from explorer.views.buffers import (
 )
 from explorer.views.items import role_text, shape_text
 from explorer.views.programs import program_for
+from explorer.views.step_text import step_lines as summary
 from explorer.views.tables import cross_index, instruction, kernel, layer_record, op_table, per_bundle
 from explorer.views.trace import layer_of
 
@@ -31,8 +38,6 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
     """Shape, dtype, bytes, minor-to-major with strides, tiles and padding (explorer's layout math).
 
     The field names are in `lang` (`explorer.labels`); the compiler's own notation stays."""
-    from explorer.hlo import layout_math  # noqa: PLC0415
-
     def word(key: str) -> str:
         return label(f"field.{key}", lang)
 
@@ -124,9 +129,6 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
 def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
     """A GPU kernel's registers per thread and spills (`ptxas -v`), and the occupancy ESTIMATE
     with the figures it used; or why there are none (`sass_note`)."""
-    from explorer.model import occupancy  # noqa: PLC0415
-    from explorer.targets import TARGETS  # noqa: PLC0415
-
     report = found.ptxas
     if report is None:
         return (found.sass_note,) if found.sass_note else ()
@@ -148,8 +150,6 @@ def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
 def step_lines(bundle: Bundle, target: str) -> tuple[str, ...]:
     """The memory pane's and `inspect --level memory`'s summary: buffers by role (weights, gradients,
     optimizer state, saved activations), peak against inference, donation, collectives per device."""
-    from explorer.views.step_text import step_lines as summary
-
     layout = step_layout(bundle, target)
     memory = bundle.memory(target)
     if layout is None:
@@ -169,7 +169,6 @@ def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str
     layout = step_layout(bundle, target)
     if layout is None or layout.mode != "train" or not found.metadata.op_name:
         return ()
-    from explorer.model.training import gradient_of, op_phase
 
     phase = op_phase(found.metadata.op_name, layout.optimizer)
     label = phase.label()
@@ -182,9 +181,6 @@ def _pass_lines(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str
 @per_bundle
 def _weight_shapes(bundle: Bundle, target: str) -> dict[str, str]:
     """A training step's weights by variable path, with their shapes (`dense/kernel` -> `f32[64, 128]`)."""
-    from explorer.hlo.parser import entry_parameter_shapes
-    from explorer.model.training import WEIGHTS
-
     layout = step_layout(bundle, target)
     if layout is None:
         return {}
@@ -209,8 +205,6 @@ def device_lines(bundle: Bundle | None, level: str, name: str, shown_target: str
                  lang: str = "en") -> tuple[str, ...]:
     """What `target` made of the layer of `name` (selected on `shown_target`), from its program's
     `TargetLayer` (`explorer.views.programs`): the fusions and ops, kernels and library calls (words in `lang`)."""
-    from explorer.model.records import LevelStatus  # noqa: PLC0415
-
     if bundle is None:
         return (f"{target}: {label('text.nothing_captured', lang)}",)
     try:
@@ -254,9 +248,6 @@ def _layer_lines(bundle: Bundle, layer: str, target: str, lang: str) -> tuple[st
 
 def _registers_brief(found: KernelRecord | None, target: str) -> str:
     """` 25 regs, 63/64 warps` for a GPU kernel with a ptxas report ("" otherwise)."""
-    from explorer.model import occupancy  # noqa: PLC0415
-    from explorer.targets import TARGETS  # noqa: PLC0415
-
     if found is None or found.ptxas is None:
         return ""
     spec = TARGETS.get(target)

@@ -18,9 +18,11 @@ from explorer.model.passes import (
     diff,
     follow,
     main_instruction_of_layer,
+    narration_key,
     pipeline_text,
 )
 from explorer.model.passes_grappler import GRAPPLER
+from explorer.texts.lookup import explain_topic, has_topic
 
 # Column labels (explorer.labels `passes.column.*`). The pipeline goes last: its names are
 # long, and at 80 columns the counts must stay visible.
@@ -77,9 +79,6 @@ def cells(row: PassRow, film: str = "xla", lang: str = "en") -> tuple[str, ...]:
 
 def narration(pass_name: str, lang: str = "en", film: str = "xla") -> tuple[str, str, str]:
     """(title, body, source) of a pass's (or Grappler optimizer's) course text; unknown passes say so (source "")."""
-    from explorer.model.passes import narration_key
-    from explorer.texts.lookup import explain_topic, has_topic
-
     key = narration_key(pass_name, film)
     if not has_topic(key, lang):
         return pass_name, _UNKNOWN.get(lang, _UNKNOWN["en"]).format(name=pass_name), ""

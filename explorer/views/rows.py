@@ -23,6 +23,7 @@ from explorer.views.items import (
     role_text,
     shape_text,
 )
+from explorer.views.programs import program_for
 from explorer.views.tables import cross_index, per_bundle
 
 # The row types and cell words live in explorer.views.items; the screens and the CLI read them here.
@@ -41,8 +42,6 @@ def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tu
     if bundle is None or level not in LIST_LEVELS:
         return ()
     if level in TARGET_LEVELS:
-        from explorer.views.programs import program_for  # the compilers' programs load after the first frame
-
         return program_for(bundle, target).rows(level, lang)
     return _rows(bundle, level)
 
@@ -73,7 +72,6 @@ def row_groups(bundle: Bundle | None, level: str, target: str, lang: str = "en")
         return _layer_groups(bundle)
     if bundle is None or not is_hlo(level):
         return {}
-    from explorer.views.programs import program_for  # the compilers' programs load after the first frame
 
     return program_for(bundle, target).row_groups(level, lang)
 

@@ -24,8 +24,8 @@ def prepare_first_screen(bundle: Bundle, level: str, target: str, lang: str,
     (buffer maps, the layer's per-target lines, explanations). `read(target)` is called once a
     target's lines are built (the shown target first)."""
     # Imported here, in the open worker: the app imports this module for its first frame.
-    from explorer.views.explain import explanations  # noqa: PLC0415
-    from explorer.views.panes import device_lines, memory_facts  # noqa: PLC0415
+    from explorer.views.explain import explanations  # noqa: PLC0415 (kept off the first frame)
+    from explorer.views.panes import device_lines, memory_facts  # noqa: PLC0415 (kept off the first frame)
 
     if level not in LIST_LEVELS:
         return

@@ -25,6 +25,9 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from screens.widgets.hlo_lexer import HloLexer
+from screens.widgets.sass_lexer import SassLexer
+
 # Pygments lexer names per kind of code: llvm for IR, nasm for x86 assembly, Pygments' own PTX
 # lexer; HLO and SASS have lexers of ours (screens/widgets/hlo_lexer.py, sass_lexer.py).
 LEXERS = {"hlo": "hlo", "llvm": "llvm", "asm": "nasm", "ptx": "ptx", "text": "text"}
@@ -33,15 +36,11 @@ LEXERS = {"hlo": "hlo", "llvm": "llvm", "asm": "nasm", "ptx": "ptx", "text": "te
 @lru_cache(maxsize=8)
 def _lexer(language: str):
     from pygments.lexers import get_lexer_by_name  # noqa: PLC0415 (lexers load on first use)
-    from pygments.util import ClassNotFound  # noqa: PLC0415
+    from pygments.util import ClassNotFound  # noqa: PLC0415 (kept off the first frame)
 
     if language == "hlo":
-        from screens.widgets.hlo_lexer import HloLexer  # noqa: PLC0415
-
         return HloLexer()
     if language == "sass":
-        from screens.widgets.sass_lexer import SassLexer  # noqa: PLC0415
-
         return SassLexer()
     try:
         return get_lexer_by_name(LEXERS.get(language, "text"))
@@ -63,7 +62,7 @@ def _style(token_type) -> Style:
     styles = _token_styles()
     style = styles.get(token_type)
     if style is None:
-        from rich.syntax import Syntax  # noqa: PLC0415
+        from rich.syntax import Syntax  # noqa: PLC0415 (kept off the first frame)
 
         full = Syntax.get_theme("ansi_dark").get_style_for_token(token_type)
         style = styles[token_type] = Style(color=full.color, bold=full.bold, italic=full.italic)
@@ -99,7 +98,7 @@ def highlight_line(line: str, language: str) -> Text:
 def warm_up_renderers() -> None:
     """Import what a selection renders with (Markdown, Pygments): called on a worker thread, so the
     first selection shown does not pay for it on the UI thread."""
-    import rich.markdown  # noqa: F401 (its import is the work: done here, off the UI thread)
+    import rich.markdown  # noqa: F401, PLC0415 (its import is the work: done here, off the UI thread)
 
     highlight_line("", "hlo")
 

@@ -35,7 +35,7 @@ def _markdown_text(texts, lang: str) -> str:
 @lru_cache(maxsize=256)
 def _markdown(text: str):
     # Rich's Markdown (and markdown-it) load lazily: the first frame has no explanation yet.
-    from rich.markdown import Markdown  # noqa: PLC0415
+    from rich.markdown import Markdown  # noqa: PLC0415 (kept off the first frame)
 
     return Markdown(text)
 

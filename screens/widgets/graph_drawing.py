@@ -50,8 +50,8 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
         return []
     labels = {n: _label(n, max_label) for n in nodes}
     # grandalf pulls in numpy (half a second): only pay for it when a drawing is asked for.
-    from grandalf.graphs import Edge, Graph, Vertex  # noqa: PLC0415
-    from grandalf.layouts import SugiyamaLayout  # noqa: PLC0415
+    from grandalf.graphs import Edge, Graph, Vertex  # noqa: PLC0415 (kept off the first frame)
+    from grandalf.layouts import SugiyamaLayout  # noqa: PLC0415 (kept off the first frame)
 
     vertices = {n: Vertex(n) for n in nodes}
     for n, v in vertices.items():

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from explorer.views.programs.program import TargetProgram
     from explorer.views.target_layer import TargetLayer
 
+from explorer.model.sharding import COLLECTIVES
 from explorer.views.buffers import allocation_by_index, allocation_of, step_layout, step_members
 from explorer.views.items import CREATED_BY_XLA, LevelItem, RowGroup, kernel_rows, make_item, role_text, shape_text
 from explorer.views.tables import (
@@ -175,7 +176,7 @@ class XlaTargetProgram:
     def explanation_keys(self, level: str, name: str) -> list[tuple[str, ...]]:
         """An instruction's kind, its tiled layout, its memory space, its allocation and its class in a
         training step; a kernel's kind and its registers; an allocation's kind."""
-        from explorer.texts import keys  # the course's keys load with the first explanation
+        from explorer.texts import keys  # noqa: PLC0415 (the course's keys load with the first explanation)
 
         bundle, target = self.bundle, self.target
         groups: list[tuple[str, ...]] = []
@@ -201,12 +202,12 @@ class XlaTargetProgram:
         return self.bundle.hlo_module(self.target, optimized=True) is not None
 
     def target_layer(self, layer: str) -> TargetLayer:
-        from explorer.views.programs.xla_layer import hlo_target_layer  # layout math and roofline load here
+        from explorer.views.programs.xla_layer import hlo_target_layer  # noqa: PLC0415 (layout math and roofline load here)
 
         return hlo_target_layer(self.bundle, layer, self.target)
 
     def summary_figures(self, from_shapes: bool) -> dict[str, Any]:
-        from explorer.views.programs.xla_layer import module_figures  # layout math and roofline load here
+        from explorer.views.programs.xla_layer import module_figures  # noqa: PLC0415 (layout math and roofline load here)
 
         return module_figures(self.bundle, self.target, from_shapes)
 
@@ -214,7 +215,7 @@ class XlaTargetProgram:
 
     def level_data(self, level: str) -> dict[str, Any]:
         """Every instruction of the module with the layer and parameter role the screens show."""
-        from explorer.hlo.text import shape_text as full_shape_text  # the printer stays off the first frame
+        from explorer.hlo.text import shape_text as full_shape_text  # noqa: PLC0415 (the printer stays off the first frame)
 
         module = self.bundle.hlo_module(self.target, optimized=level == "optimized-hlo")
         if module is None:
@@ -330,8 +331,7 @@ def _work(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
 
 def _step_keys(bundle: Bundle, target: str, found: HloInstruction) -> tuple[str, ...]:
     """Course keys of a training step's or a mesh's buffer: its class, donation, the division of work."""
-    from explorer.model.sharding import COLLECTIVES  # the step's modules load with a step's explanation
-    from explorer.model.training import ROLE_KEYS
+    from explorer.model.training import ROLE_KEYS  # noqa: PLC0415 (kept off the first frame)
 
     layout = step_layout(bundle, target)
     if layout is None:
