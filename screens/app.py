@@ -45,6 +45,7 @@ from screens.messages import (
     LevelStarted,
     TargetsRead,
 )
+from screens.refresh_work import KeepsRefreshWorkOfPoppedScreens
 
 if TYPE_CHECKING:
     from explorer.capture.queue import CaptureQueue, QueuePlace
@@ -155,7 +156,7 @@ def _screen_factories() -> dict:
     return {mode: _screen_class(mode) for mode in SCREENS}
 
 
-class TensorwegApp(App):
+class TensorwegApp(KeepsRefreshWorkOfPoppedScreens):
     # The app's sheet and the first level's (`__init__`); the other screens' sheets join the
     # stylesheet once the rows are shown (`_read_other_sheets`).
     CSS_PATH = CSS_DIR / "app.tcss"
