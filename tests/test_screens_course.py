@@ -276,3 +276,19 @@ async def test_work_the_tour_panel_held_for_after_its_refresh_runs_when_the_next
         await settle(pilot)
         assert done == ["shown"]
 
+
+@sync
+async def test_keys_typed_before_the_next_step_is_shown_reach_its_panel_in_order():
+    """`n` shows the next step on the app's loop; keys typed before it is shown reached the old
+    panel: `n n` showed one step, `n a` answered the step before the question (the snapshot test
+    pressing `n` five times and `a` failed so under load). Here both keys reach the old panel."""
+    app = create_app(BUNDLE, tour=builtin_tour(TOUR), tour_step=3)  # step 4; step 6 asks
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settle(pilot)
+        panel = app.screen
+        panel.action_step(1)  # `n`: step 5, on its way...
+        panel.action_step(1)  # ...when `n` again and
+        panel.action_answer()  # `a` reach this panel
+        await settle(pilot)
+        assert isinstance(app.screen, TourScreen) and app.screen.index == 5
+        assert "Not quite." in str(app.screen.query_one("#tour-feedback").render())
