@@ -53,6 +53,7 @@ from screens.messages import (
     BundleOpenFailed,
     TargetsRead,
 )
+from screens.refresh_work import KeepsRefreshWorkOfPoppedScreens
 from screens.widgets.visible_text import VisibleTextFilter
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def _screen_factories() -> dict:
     return {mode: _screen_class(mode) for mode in SCREENS}
 
 
-class TensorwegApp(CapturingApp):
+class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
     # The app's sheet and the first level's (`__init__`); the other screens' sheets join the
     # stylesheet once the rows are shown (`_read_other_sheets`).
     CSS_PATH = CSS_DIR / "app.tcss"

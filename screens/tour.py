@@ -51,6 +51,12 @@ def verdicts(app: App, tour: Tour) -> dict[int, exercises.Verdict]:
     return _VERDICTS.setdefault(app, {}).setdefault((tour.source, tour.title), {})
 
 
+def _on_panel_shown(app: App, action: str, args: tuple) -> None:
+    """A key's action on the panel on top now (queued behind the step that put it there)."""
+    if isinstance(app.screen, TourScreen):
+        getattr(app.screen, action)(*args)
+
+
 # --- the panel -----------------------------------------------------------------------
 
 
@@ -73,6 +79,20 @@ class TourScreen(ModalScreen):
         self.tour = tour
         self.index = index
         self.selected = selected
+        self._next_step_asked = False  # a step key was handled here: the next panel takes the keys
+
+    def _handed_on(self, action: str, *args) -> bool:
+        """Whether a key's action belongs to the next step's panel, and went there.
+
+        A step key shows the next step on the app's loop (`TensorwegApp.show_tour_step`); until then this panel is
+        on top and gets the keys typed after it (fast, or on a busy machine): `n` again counted
+        from this step (the next step shown twice), `a` answering this step instead of the next.
+        Queued behind that step, they reach its panel in the order they were typed.
+        """
+        if not self._next_step_asked:
+            return False
+        self.app.call_later(_on_panel_shown, self.app, action, args)
+        return True
 
     @property
     def step(self) -> TourStep:
@@ -156,17 +176,24 @@ class TourScreen(ModalScreen):
         return explanation_markdown(Selection(app.bundle, step.level, step.target, self.selected, lang))
 
     def action_step(self, delta: int) -> None:
+        if self._handed_on("action_step", delta):
+            return
         index = self.index + delta
         if 0 <= index < len(self.tour.steps):
+            self._next_step_asked = True
             self.app.begin_tour(self.tour, index)
 
     def action_leave(self) -> None:
+        if self._handed_on("action_leave"):
+            return
         self.dismiss()
 
     # --- answering ---------------------------------------------------------------
 
     def action_answer(self) -> None:
         """`a`: a select question is answered with the item selected above; others type into the box."""
+        if self._handed_on("action_answer"):
+            return
         question = self.step.question
         if question is None or self.app.bundle is None:
             return
@@ -191,6 +218,8 @@ class TourScreen(ModalScreen):
 
     def action_move(self, delta: int) -> None:
         """`[`/`]`: select the previous/next item of the level above (the panel keeps the keys)."""
+        if self._handed_on("action_move", delta):
+            return
         app, step = self.app, self.step
         if step.question is None or step.question.kind != "select" or app.bundle is None:
             return
