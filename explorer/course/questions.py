@@ -36,7 +36,7 @@ _WORDS = {
     "de": {"right": "Richtig.", "wrong": "Noch nicht.", "answer": "Antwort", "unanswered": "nicht beantwortet",
            "no_number": "Bitte mit einer Zahl antworten.", "unknown_target": "Wählen Sie eines von: {}.",
            "nothing_selected": "Noch ist nichts ausgewählt.",
-           "cannot_check": "Diese Aufnahme kann diese Frage nicht prüfen.",
+           "cannot_check": "Diese Erfassung kann diese Frage nicht prüfen.",
            "summary": "Ihre Antworten: {} von {} richtig.", "step": "Schritt", "right_word": "richtig",
            "wrong_word": "falsch"},
 }
