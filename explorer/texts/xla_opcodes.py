@@ -43,6 +43,8 @@ CUSTOM_CALL_TARGETS: tuple[str, ...] = (
     "__cudnn$convForward", "__cudnn$convBiasActivationForward",
     "__cublas$gemm", "__cublas$lt$matmul", "__cudnn$fmha", "cu_threefry2x32",
     "tpu_custom_call", "MoveToHost", "MoveToDevice", "Sharding", "__onednn$",
+    # a GPU training step of a convolution, and the edges of per-device code (shard_map)
+    "__cudnn$convBackwardInput", "__cudnn$convBackwardFilter", "SPMDFullToShardShape", "SPMDShardToFullShape",
 )
 
 # Targets that come in families (`__cudnn$fmhaSoftmax`, `__onednn$matmul`, ...): one text each.
