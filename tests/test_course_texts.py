@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import texts_commands as commands
+from explorer.course.questions import words
 from explorer.course.tours import TWINS, builtin_tour, builtin_tours
 from explorer.errors import TensorwegError
 from explorer.hlo.model import HloInstruction, Shape
+from explorer.hlo.parser import parse_module
 from explorer.labels import LABELS, label
 from explorer.model.records import KernelRecord
 from explorer.targets import TARGETS
@@ -28,6 +30,7 @@ from explorer.texts.sources import SOURCES, is_documented
 from explorer.texts.xla_opcodes import (
     ATTRIBUTES,
     CUSTOM_CALL_TARGETS,
+    CUSTOM_CALL_VERSIONS,
     CUSTOM_FUSION_KINDS,
     FUSION_KINDS,
     HLO_OPCODES,
@@ -74,6 +77,41 @@ def test_every_listed_custom_call_has_its_own_text(target, lang):
     call = HloInstruction("c", "custom-call", F32, custom_call_target=target)
     text = explain("optimized-hlo", keys.instruction_keys(call), "gpu:h100", lang)
     assert text.key.startswith("custom-call:"), (target, text.key)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize(("versioned", "target"), sorted(CUSTOM_CALL_VERSIONS.items()))
+def test_a_versioned_custom_call_name_is_explained_by_its_target_s_text(versioned, target, lang):
+    call = HloInstruction("c", "custom-call", F32, custom_call_target=versioned)
+    assert explain("optimized-hlo", keys.instruction_keys(call), "gpu:h100", lang).key == f"custom-call:{target}"
+    assert versioned in explain_topic(f"custom-call:{target}", lang).body
+
+
+def test_an_unlisted_ffi_suffix_borrows_no_text():
+    call = HloInstruction("c", "custom-call", F32, custom_call_target="tpu_custom_call_ffi")
+    assert explain("optimized-hlo", keys.instruction_keys(call), "tpu:v5e", "en").key == "hlo:custom-call"
+
+
+# Captured modules under tests/fixtures (xla_syntax/ holds XLA's parser test inputs, not captures).
+CAPTURED_HLO = sorted(path for path in (ROOT / "tests" / "fixtures").rglob("*.txt")
+                      if "xla_syntax" not in path.parts and "custom_call_target=" in path.read_text("utf-8"))
+
+
+def test_fixtures_hold_captured_gpu_and_tpu_custom_calls():
+    targets = {i.custom_call_target for path in CAPTURED_HLO
+               for _, i in parse_module(path.read_text("utf-8")).all_instructions() if i.opcode == "custom-call"}
+    assert targets >= {"__cudnn$convBiasActivationForward", "AllocateBuffer"}, targets
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("path", CAPTURED_HLO, ids=lambda path: str(path.relative_to(ROOT / "tests" / "fixtures")))
+def test_every_custom_call_in_a_captured_module_has_its_own_text(path, lang):
+    module = parse_module(path.read_text("utf-8"), str(path))
+    calls = [i for _, i in module.all_instructions() if i.opcode == "custom-call"]
+    assert calls, path
+    for call in calls:
+        text = explain("optimized-hlo", keys.instruction_keys(call), "gpu:h100", lang)
+        assert text.key.startswith("custom-call:"), (call.custom_call_target, text.key)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -137,7 +175,7 @@ def test_memory_spaces_beyond_one_have_texts(lang):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_new_glossary_terms_exist(lang):
     for term in ("StableHLO", "SparseCore", "TF32", "SASS", "L2", "DMA", "Layout assignment",
-                 "Memory space assignment", "TensorCore", "Tensor Core", "SMEM"):
+                 "Memory space assignment", "TensorCore", "Tensor Core", "SMEM", "Pass", "Lane"):
         assert glossary_entry(term, lang) is not None, term
 
 
@@ -208,6 +246,13 @@ GERMAN_TERMS_REPLACED = (  # issue 9: one German term per concept
     "Buffer-Zuweisung", "Parameter-Zuweisung", "Konstanten-Zuweisung", "das HBM", "Kernelstart",
     "Gatter", "Aufnahme", "aufgenommen", "Kopierende", "Eventuell Ausgabe", "Spitzenspeicher",
     "Speicherbereich", "Graubild", "Recheneinheit wie", "Versätze", "Kehrwert der Wurzel", "Dynamisches Einfügen",
+    # issue 25: an HLO instruction is an Instruktion; an allocation an Allokation (Zuweisung stays in
+    # the assignments: Pufferzuweisung ...); a compiler pass a Pass, plural Pässe (Durchlauf is the
+    # forward and backward pass); fusionieren as the glossary's Fusion; erfassen; plural die Kernel;
+    # Form, not Shape; Lanes (glossary); typos.
+    "Anweisung", "ausgewählten Zuweisung", "temporären Zuweisungen", "XLA-Durchlauf", "anderen Passes",
+    "erschmelz", "erschmolz", "aufnehmen", "die Kernels", "den Kernels", "wenigsten Kernels",
+    "einer Shape", "festen Shapes", "Spuren", "Kerass", "Gleichwertige",
 )
 
 
@@ -215,7 +260,10 @@ def test_german_texts_tours_and_labels_use_one_term_per_concept():
     german = [text.title + " " + text.body for text in load_language("de").values()]
     german += [e.term + " " + e.definition for e in glossary("de")]
     german += [step.text for _, tour in builtin_tours("de") for step in tour.steps]
+    german += [step.question.hint for _, tour in builtin_tours("de") for step in tour.steps if step.question]
+    german += [" ".join((tour.title, tour.outcome, tour.description)) for _, tour in builtin_tours("de")]
     german += [de for _, de in LABELS.values()]
+    german += list(words("de").values())
     for phrase in GERMAN_TERMS_REPLACED:
         hits = [text[:80] for text in german if phrase in text]
         assert not hits, (phrase, hits)

@@ -158,7 +158,7 @@ def test_an_unknown_pass_says_so():
     title, body, source = pass_view.narration("no-such-pass", "de")
     assert title == "no-such-pass" and "keinen Text" in body and source == ""
     title, body, _ = pass_view.narration("priority-fusion", "en")
-    assert title.startswith("Priority fusion") and "cost model" in body
+    assert title.startswith("Priority fusion") and "performance model" in body
 
 
 # --- the command line ---------------------------------------------------------------------------------

@@ -140,6 +140,12 @@ def test_builtin_lessons_cover_every_learning_outcome_in_german_with_5_to_12_ste
                 assert step.selection is not None, (name, step.line)
 
 
+def test_every_builtin_tour_states_its_own_learning_outcome():
+    for lang in ("en", "de"):
+        outcomes = [tour.outcome for _, tour in builtin_tours(lang)]
+        assert all(outcomes) and len(set(outcomes)) == len(outcomes), lang
+
+
 def _route(tour) -> list[tuple]:
     """What a tour shows, apart from its words: each step's level, target, selector and key."""
     return [(s.level, s.target, s.selection.text if s.selection else None, s.explain) for s in tour.steps]

@@ -34,10 +34,10 @@ _WORDS = {
            "nothing_selected": "Nothing is selected yet.", "cannot_check": "This capture cannot check this question.",
            "summary": "Your answers: {} of {} right.", "step": "Step", "right_word": "right", "wrong_word": "wrong"},
     "de": {"right": "Richtig.", "wrong": "Noch nicht.", "answer": "Antwort", "unanswered": "nicht beantwortet",
-           "no_number": "Bitte mit einer Zahl antworten.", "unknown_target": "Wähle eines von: {}.",
+           "no_number": "Bitte mit einer Zahl antworten.", "unknown_target": "Wählen Sie eines von: {}.",
            "nothing_selected": "Noch ist nichts ausgewählt.",
-           "cannot_check": "Diese Aufnahme kann diese Frage nicht prüfen.",
-           "summary": "Deine Antworten: {} von {} richtig.", "step": "Schritt", "right_word": "richtig",
+           "cannot_check": "Diese Erfassung kann diese Frage nicht prüfen.",
+           "summary": "Ihre Antworten: {} von {} richtig.", "step": "Schritt", "right_word": "richtig",
            "wrong_word": "falsch"},
 }
 

@@ -153,7 +153,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "passes.state.changed": ("changed", "geändert"),
     "passes.nothing_to_follow": ("Nothing selected to follow: select an instruction or layer first.",
                                  "Nichts zum Verfolgen ausgewählt: zuerst eine Instruktion oder Schicht auswählen."),
-    "passes.unchanged": ("{name}: no pass changed it", "{name}: kein Pass hat es geändert"),
+    "passes.unchanged": ("{name}: no pass changed it", "{name}: Kein Pass hat es geändert"),
     "passes.text_header": ("{model} on {film}: {count} frames ({dumped} {what}; unchanged ones dropped)",
                            "{model} auf {film}: {count} Bilder ({dumped} {what}; unveränderte weggelassen)"),
     "passes.optimizer_runs": ("optimizer runs", "Optimierer-Läufe"),
@@ -165,7 +165,7 @@ LABELS: dict[str, tuple[str, str]] = {
                              "Graphen zu zeigen)"),
     "passes.frame_diff": ("frame {number}: {describe}: {summary}", "Bild {number}: {describe}: {summary}"),
     "passes.bad_frame": ("bad --frame {frame}: this filmstrip has frames 0 to {last}",
-                         "ungültiges --frame {frame}: dieser Film hat die Bilder 0 bis {last}"),
+                         "ungültiges --frame {frame}: Dieser Film hat die Bilder 0 bis {last}"),
     # Following one instruction through the film ({at}: the frame, as `passes.describe_in` words it).
     "passes.no_instruction": ("no instruction {name} in any frame of this filmstrip",
                               "keine Instruktion {name} in irgendeinem Bild dieses Films"),

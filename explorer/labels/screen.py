@@ -116,7 +116,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "text.capture_again": ("capture again with this target", "erneut mit diesem Ziel erfassen"),
     "text.memory_not_captured": ("buffer: memory level not captured", "Puffer: Speicherebene nicht erfasst"),
     "text.no_allocation": ("buffer: no allocation holds this value (fused into its consumer)",
-                           "Puffer: keine Allokation hält diesen Wert (in seinen Verbraucher verschmolzen)"),
+                           "Puffer: Keine Allokation hält diesen Wert (in seinen Verbraucher fusioniert)"),
     "text.library_call": ("A library call{calls}: XLA emits only the call, so there is no kernel code of "
                           "its own to show.",
                           "Ein Bibliotheksaufruf{calls}: XLA erzeugt nur den Aufruf, daher gibt es keinen eigenen "

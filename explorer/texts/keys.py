@@ -12,7 +12,7 @@ import json
 from explorer.hlo.model import HloInstruction, Shape
 from explorer.model.records import Allocation, GraphOp, KernelRecord, LayerRecord
 from explorer.texts.lookup import memory_space_key
-from explorer.texts.xla_opcodes import CUSTOM_CALL_FAMILIES
+from explorer.texts.xla_opcodes import CUSTOM_CALL_FAMILIES, CUSTOM_CALL_VERSIONS
 
 
 def layer_keys(layer: LayerRecord) -> list[str]:
@@ -25,15 +25,17 @@ def graph_op_keys(op: GraphOp) -> list[str]:
 
 def instruction_keys(instruction: HloInstruction) -> list[str]:
     """Most specific first: a kCustom fusion's backend kind (`custom-fusion:__triton`), a
-    custom call's exact target, then its family (`__cudnn$fmha...` -> `custom-call:__cudnn$fmha`)."""
+    custom call's exact target, the target it is a version of (`cu_threefry2x32_ffi` ->
+    `custom-call:cu_threefry2x32`), then its family (`__cudnn$fmha...` -> `custom-call:__cudnn$fmha`)."""
     if instruction.opcode == "fusion" and instruction.fusion_kind:
         kind = custom_fusion_kind(instruction)
         specific = [f"custom-fusion:{kind}"] if kind else []
         return [*specific, f"fusion:{instruction.fusion_kind}", "hlo:fusion"]
     if instruction.opcode == "custom-call" and instruction.custom_call_target:
         target = instruction.custom_call_target
+        version_of = [f"custom-call:{CUSTOM_CALL_VERSIONS[target]}"] if target in CUSTOM_CALL_VERSIONS else []
         family = [f"custom-call:{f}" for f in CUSTOM_CALL_FAMILIES if target.startswith(f) and target != f]
-        return [f"custom-call:{target}", *family, "hlo:custom-call"]
+        return [f"custom-call:{target}", *version_of, *family, "hlo:custom-call"]
     return [f"hlo:{instruction.opcode}"]
 
 

@@ -81,6 +81,8 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("Intel 64 and IA-32 Software Developer's Manual",
      "https://www.intel.com/content/www/us/en/developer/articles/technical/intel-sdm.html"),
     # Libraries and compilers
+    ("Mosaic TPU memref layout inference",
+     "https://github.com/openxla/xla/blob/main/xla/mosaic/dialect/tpu/transforms/infer_memref_layout.cc"),
     ("NVIDIA cuDNN documentation", "https://docs.nvidia.com/deeplearning/cudnn/"),
     ("NVIDIA cuBLAS documentation", "https://docs.nvidia.com/cuda/cublas/"),
     ("Triton language documentation", "https://triton-lang.org/"),

@@ -43,10 +43,17 @@ CUSTOM_CALL_TARGETS: tuple[str, ...] = (
     "__cudnn$convForward", "__cudnn$convBiasActivationForward",
     "__cublas$gemm", "__cublas$lt$matmul", "__cudnn$fmha", "cu_threefry2x32",
     "tpu_custom_call", "MoveToHost", "MoveToDevice", "Sharding", "__onednn$",
+    # a GPU training step of a convolution, and the edges of per-device code (shard_map)
+    "__cudnn$convBackwardInput", "__cudnn$convBackwardFilter", "SPMDFullToShardShape", "SPMDShardToFullShape",
 )
 
 # Targets that come in families (`__cudnn$fmhaSoftmax`, `__onednn$matmul`, ...): one text each.
 CUSTOM_CALL_FAMILIES: tuple[str, ...] = ("__cudnn$fmha", "__onednn$")
+
+# Versioned names of a target that has a text: current jaxlib registers its GPU kernels through
+# XLA's FFI under an `_ffi` suffix. Listed name by name, not as a suffix rule, so that a new
+# `_ffi` target without a text of its own fails the coverage test instead of borrowing one.
+CUSTOM_CALL_VERSIONS: dict[str, str] = {"cu_threefry2x32_ffi": "cu_threefry2x32"}
 
 FUSION_KINDS: tuple[str, ...] = ("kLoop", "kInput", "kOutput", "kCustom")
 

@@ -32,7 +32,7 @@ COLUMNS = ("#", "pass", "instructions_before", "after", "fusions", "temp_bytes",
 GRAPPLER_COLUMNS = ("#", "optimizer", "nodes_before", "after", "fused", "iteration")
 _UNKNOWN = {
     "en": "No narration for this pass yet: the course does not explain {name}. The diff shows what it changed.",
-    "de": ("Zu diesem Pass gibt es noch keinen Text: der Kurs erklärt {name} nicht. "
+    "de": ("Zu diesem Pass gibt es noch keinen Text: Der Kurs erklärt {name} nicht. "
            "Der Diff zeigt, was er geändert hat."),
 }
 
