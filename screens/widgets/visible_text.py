@@ -23,7 +23,8 @@ class VisibleTextFilter(LineFilter):
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         del background  # the text changes, never a colour
-        if all(segment.control or visible(segment.text) is segment.text for segment in segments):
+        text = "".join([segment.text for segment in segments if not segment.control])
+        if visible(text) is text:  # one search over the whole line: a key press redraws hundreds
             return segments  # the usual line: nothing to show differently, nothing copied
         width = Segment.get_line_length(segments)
         shown = [segment if segment.control else Segment(visible(segment.text), segment.style)
