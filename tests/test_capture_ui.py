@@ -61,8 +61,8 @@ class StandInCapture:
         return folder
 
 
-async def wait_for(pilot, predicate, what: str) -> None:
-    for _ in range(400):
+async def wait_for(pilot, predicate, what: str, tries: int = 400) -> None:
+    for _ in range(tries):
         if predicate():
             return
         await asyncio.sleep(0.02)
@@ -122,7 +122,8 @@ async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_scree
 
     app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), level="layers")
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: ("layers", "") in app.progress, "the first capture's first level")
+        # A real worker starts TensorFlow first: many seconds on a loaded machine.
+        await wait_for(pilot, lambda: ("layers", "") in app.progress, "the first capture's first level", tries=6000)
         first = app.capture_generation
         await pilot.press("c")
         for _ in range(3000):  # real compilers: up to a few minutes on a loaded machine
