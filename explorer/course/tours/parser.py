@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -391,6 +392,8 @@ def _parse_tolerance(raw: str, column: int, line: int, source: str) -> tuple[flo
         tolerance = float(raw[:-1] if relative else raw)
     except ValueError:
         tolerance = -1.0
-    if tolerance < 0 or tolerance != tolerance:  # negative, or NaN
-        raise ParseError(f"bad tolerance '{raw}': a number or a percentage, e.g. 5 or 10%", line, column, source)
+    # inf (or 1e999, which float() reads as inf) would accept every answer, NaN none: finite only
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise ParseError(f"bad tolerance '{raw}': a finite number or percentage, not negative, e.g. 5 or 10%",
+                         line, column, source)
     return (tolerance / 100 if relative else tolerance), relative

@@ -1,0 +1,62 @@
+"""Issue 23's wrong answers: input the CLI used to accept (and then answer wrongly) or refuse with a
+traceback is one `error:` line, exit 2, and nothing written or cached.
+
+Each case runs the real entry point (`screens.cli.main`) in this process on the recorded bundle
+tests/fixtures/bundles/mnist_cnn, so no compiler runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from screens.cli import main
+
+from pilot_support import BUNDLE, needs_bundle
+
+pytestmark = needs_bundle
+
+NUMBER_STEP = ("# title: T\n# model: mnist_cnn\n# lang: en\n\n"
+               "step: level=kernels target=cpu\ntext: How many kernels?\n"
+               "ask: number=kernels tolerance={tolerance}\nhint: Count the rows.\n")
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+@pytest.fixture
+def workplace(tmp_path, monkeypatch):
+    """An empty current folder and an empty cache: a refused input must leave both as they were."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(cache))
+    monkeypatch.chdir(cwd)
+    return cwd, cache
+
+
+def assert_refused(argv: list[str], capsys, workplace, *fragments: str) -> str:
+    cwd, cache = workplace
+    before = files_under(cwd)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    assert files_under(cwd) == before
+    assert files_under(cache) == []
+    return lines[0]
+
+
+@pytest.mark.parametrize("tolerance", ["1e999", "inf", "-inf", "nan", "-1", "1e999%", "inf%", "-5%"])
+def test_a_tolerance_that_is_not_finite_or_is_negative_is_refused(tolerance, workplace, capsys):
+    """An infinite tolerance would accept every answer, NaN none."""
+    tour = workplace[0] / "loose.tour"
+    tour.write_text(NUMBER_STEP.format(tolerance=tolerance), encoding="utf-8")
+    assert_refused(["tour", str(tour), str(BUNDLE)], capsys, workplace,
+                   "loose.tour:7:", f"bad tolerance '{tolerance}'")
