@@ -60,3 +60,11 @@ def test_a_tolerance_that_is_not_finite_or_is_negative_is_refused(tolerance, wor
     tour.write_text(NUMBER_STEP.format(tolerance=tolerance), encoding="utf-8")
     assert_refused(["tour", str(tour), str(BUNDLE)], capsys, workplace,
                    "loose.tour:7:", f"bad tolerance '{tolerance}'")
+
+
+def test_a_tour_saved_with_a_byte_order_mark_is_read_like_one_without(workplace, capsys):
+    """A BOM is not a character of the first header: the tour gets as far as a good one (the terminal check)."""
+    tour = workplace[0] / "bom.tour"
+    tour.write_bytes(b"\xef\xbb\xbf" + NUMBER_STEP.format(tolerance="1").encode("utf-8"))
+    line = assert_refused(["tour", str(tour), str(BUNDLE)], capsys, workplace, "needs a terminal")
+    assert "\ufeff" not in line and "bom.tour" not in line

@@ -101,7 +101,9 @@ def _position(before: str) -> tuple[int, int]:
 
 def parse_tour(text: str, source: str = "") -> Tour:
     """Parse a tour file; raises ParseError naming the line and column of the first problem."""
-    reading = _Reading(source, text.splitlines())
+    # Editors on Windows save UTF-8 with a byte-order mark; it is not part of the first line. Stripped
+    # here, so tour files, packs' tours and built-in tours all accept it.
+    reading = _Reading(source, text.removeprefix("\ufeff").splitlines())
     for number, raw in enumerate(reading.lines, start=1):
         _read_line(reading, raw, number)
     reading.finish_step()
