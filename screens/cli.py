@@ -105,7 +105,7 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     if args.select is not None:
         raise TensorwegError("--select: a tour step selects its own item; leave out --select with --tour")
     tour, _ = find_tour(args.tour, args.model)
-    index = _step_index(tour, args.step or 1)
+    index = _step_index(tour, 1 if args.step is None else args.step)  # `or 1` drew step 0 as step 1
     args = with_capture_options(args, tour)
     bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets("", tour)))
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415 (loads only for the command that uses it)

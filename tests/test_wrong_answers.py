@@ -68,3 +68,16 @@ def test_a_tour_saved_with_a_byte_order_mark_is_read_like_one_without(workplace,
     tour.write_bytes(b"\xef\xbb\xbf" + NUMBER_STEP.format(tolerance="1").encode("utf-8"))
     line = assert_refused(["tour", str(tour), str(BUNDLE)], capsys, workplace, "needs a terminal")
     assert "\ufeff" not in line and "bom.tour" not in line
+
+
+@pytest.mark.parametrize("step", ["0", "-1", "999"])
+def test_screenshot_steps_start_at_one(step, workplace, capsys):
+    """`--step 0` drew step 1; it is refused like a step past the end."""
+    assert_refused(["screenshot", str(BUNDLE), "--tour", "tensor_to_registers", "--step", step, "--out", "s.svg"],
+                   capsys, workplace, f"--step {step}: the tour has steps 1 to")
+
+
+@pytest.mark.parametrize("step", ["0", "-1"])
+def test_tour_steps_start_at_one(step, workplace, capsys):
+    assert_refused(["tour", "tensor_to_registers", str(BUNDLE), "--step", step], capsys, workplace,
+                   f"--step {step}: the tour has steps 1 to")
