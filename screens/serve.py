@@ -13,9 +13,11 @@ machine is explicit and warned.
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import os
 import shlex
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -58,6 +60,7 @@ def serve(args: argparse.Namespace) -> int:
                              "name a MODEL to let the tabs capture")
     else:  # a pack's tabs start its first lesson
         tab_arguments = [_shown_path(Path(args.model) if is_pack(Path(args.model)) else bundle_path)]
+    _check_resolves(args.host, args.port)  # before the warning: a host that is not there is one error line
     if not is_loopback(args.host):
         print(f"warning: serving on {args.host}: anyone who can reach this address and port can open the explorer",
               file=sys.stderr)
@@ -66,8 +69,27 @@ def serve(args: argparse.Namespace) -> int:
         _tab_policy(Path(run_dir), max_captures)  # the tabs' processes inherit the environment
         server = _server_class()(command, host=args.host, port=args.port, title=f"tensorweg: {Path(args.model).name}")
         server.shown = f"{Path(args.model).name} on http://{args.host}:{args.port}"
-        server.serve()
+        try:
+            server.serve()
+        except OSError as exc:  # aiohttp binds only now: a port in use, a host that does not resolve
+            raise TensorwegError(f"cannot listen on {args.host}:{args.port}: {_listen_failure(exc)}") from None
     return 0
+
+
+def _check_resolves(host: str, port: int) -> None:
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise TensorwegError(f"cannot listen on {host}:{port}: {_listen_failure(exc)}") from None
+
+
+def _listen_failure(exc: OSError) -> str:
+    """Why the server could not listen, in a few words (asyncio's message repeats the address)."""
+    if isinstance(exc, socket.gaierror):
+        return f"cannot resolve the host ({exc.strerror})"
+    if exc.errno == errno.EADDRINUSE:
+        return "the port is in use"
+    return os.strerror(exc.errno) if exc.errno else str(exc)
 
 
 def tab_command(arguments: list[str]) -> list[str]:

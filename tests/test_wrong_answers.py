@@ -7,6 +7,10 @@ tests/fixtures/bundles/mnist_cnn, so no compiler runs.
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,8 @@ from screens.cli import main
 from pilot_support import BUNDLE, needs_bundle
 
 pytestmark = needs_bundle
+
+REPO = Path(__file__).resolve().parent.parent
 
 NUMBER_STEP = ("# title: T\n# model: mnist_cnn\n# lang: en\n\n"
                "step: level=kernels target=cpu\ntext: How many kernels?\n"
@@ -81,3 +87,34 @@ def test_screenshot_steps_start_at_one(step, workplace, capsys):
 def test_tour_steps_start_at_one(step, workplace, capsys):
     assert_refused(["tour", "tensor_to_registers", str(BUNDLE), "--step", step], capsys, workplace,
                    f"--step {step}: the tour has steps 1 to")
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """A subprocess: a failed `serve` leaves its asyncio loop closed, which no later test in this process could use.
+    PYTHONPATH: this checkout's code, not the installed one, runs from `cwd`."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "screens.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def assert_refused_in_subprocess(result: subprocess.CompletedProcess, *fragments: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stderr[-3000:])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-3000:]
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_serve_on_a_port_in_use_is_one_line(workplace):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("serve", str(BUNDLE), "--host", "127.0.0.1", "--port", str(port), cwd=workplace[0])
+    assert_refused_in_subprocess(result, f"cannot listen on 127.0.0.1:{port}", "the port is in use")
+
+
+def test_serve_on_a_host_that_does_not_resolve_is_one_line(workplace):
+    """`.invalid` never resolves (RFC 2606); the refusal comes before the warning about other hosts."""
+    result = run_cli("serve", str(BUNDLE), "--host", "nosuchhost.invalid", cwd=workplace[0])
+    assert_refused_in_subprocess(result, "cannot listen on nosuchhost.invalid:", "cannot resolve the host")
