@@ -118,3 +118,16 @@ def test_serve_on_a_host_that_does_not_resolve_is_one_line(workplace):
     """`.invalid` never resolves (RFC 2606); the refusal comes before the warning about other hosts."""
     result = run_cli("serve", str(BUNDLE), "--host", "nosuchhost.invalid", cwd=workplace[0])
     assert_refused_in_subprocess(result, "cannot listen on nosuchhost.invalid:", "cannot resolve the host")
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["capture", "mlp", "--mode", "train", "--targets", "tvm:cpu"], ("--mode train: tvm:cpu", "inference graph only")),
+    (["capture", "mlp", "--mode", "train", "--targets", "cpu,tvm:cpu"], ("--mode train: tvm:cpu",)),
+    (["screenshot", "mlp", "--mode", "train", "--target", "tvm:cpu", "--out", "s.svg"], ("--mode train: tvm:cpu",)),
+    (["capture", "mlp", "--targets", "tpu:v5e,tvm:cpu", "--mesh", "2x2", "--shard", "data", "--batch", "4"],
+     ("--mesh", "tvm:cpu is one device")),
+], ids=["train tvm only", "train cpu and tvm", "screenshot train tvm", "mesh with tvm"])
+def test_tvm_is_refused_in_train_mode_and_with_a_mesh_before_any_worker(argv, fragments, workplace, capsys):
+    """TVM compiles the inference graph only: in train mode it stored that graph under a bundle saying train.
+    The cache stays empty: no worker started."""
+    assert_refused(argv, capsys, workplace, *fragments)

@@ -15,7 +15,7 @@ from explorer.capture.layout_map import load_layout_map
 from explorer.errors import TensorwegError
 from explorer.model.records import MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
 from explorer.model.sharding import check_mesh_options
-from explorer.targets import DEFAULT_TARGETS
+from explorer.targets import DEFAULT_TARGETS, TARGETS
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
 # The options with a fixed set of values, by build_capture_options' keyword.
@@ -53,8 +53,20 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
     )
     if options.remat and options.mode != "train":
         raise TensorwegError("--remat needs --mode train")
-    check_mesh_options(options)
+    _check_train_targets(options)
+    check_mesh_options(options)  # refuses tvm:cpu with --mesh too: it is one device
     return options
+
+
+def _check_train_targets(options: CaptureOptions) -> None:
+    """The TVM worker compiles the inference graph only: in train mode it stored that graph under a
+    bundle that says train. Refused until TVM captures a training step."""
+    if options.mode != "train":
+        return
+    tvm = [name for name in options.targets if name in TARGETS and TARGETS[name].compiler == "tvm"]
+    if tvm:
+        raise TensorwegError(f"--mode train: {', '.join(tvm)} compiles the inference graph only; "
+                             "leave it out of --targets")
 
 
 def check_choice(name: str, value: str) -> None:
