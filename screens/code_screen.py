@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from explorer.labels import label
-from explorer.views.rows import LevelItem
+from explorer.views.items import LevelItem
 from explorer.views.tables import instruction
 
 from screens.bindings import keyed

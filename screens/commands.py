@@ -7,7 +7,8 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from explorer.levels import LIST_LEVELS
-from explorer.views.rows import LevelItem, rows
+from explorer.views.items import LevelItem
+from explorer.views.rows import rows
 
 
 class ItemCommands(Provider):

@@ -9,7 +9,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from explorer.labels import label
-from explorer.views.rows import LevelItem
+from explorer.views.items import LevelItem
 
 from screens.bindings import keyed
 from screens.level_screen import LevelScreen

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 
 from explorer.labels import label
 from explorer.model.records import KernelRecord
-from explorer.views.rows import LevelItem
+from explorer.views.items import LevelItem
 
 from screens.bindings import keyed
 from screens.level_screen import LevelScreen

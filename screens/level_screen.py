@@ -20,7 +20,8 @@ from textual.widgets import Static
 
 from explorer.labels import label
 from explorer.safe_text import visible
-from explorer.views.rows import LevelItem, column_titles, created_by_compiler, row_groups, rows
+from explorer.views.items import LevelItem, column_titles
+from explorer.views.rows import created_by_compiler, row_groups, rows
 from explorer.views.tables import Selection
 
 from screens.bindings import keyed

@@ -59,6 +59,22 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
         monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
+def files_under(folder: Path) -> list[str]:
+    """Every file and folder below `folder`, relative: what a refused input must leave as it was."""
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
+
+
+@pytest.fixture
+def empty_workplace(tmp_path, monkeypatch) -> tuple[Path, Path]:
+    """(current folder, cache): both empty; the cache is TENSORWEG_CACHE_DIR."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(cache))
+    return cwd, cache
+
+
 def fake_command(module: str) -> list[str]:
     """The real command (interpreter and flags), running the stand-in instead of `-m module`."""
     real = REAL_COMMAND(module)

@@ -12,7 +12,8 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
-from explorer.views.rows import COLUMNS, rows
+from explorer.views.items import COLUMNS
+from explorer.views.rows import rows
 
 from screens.widgets.item_table import ItemTable
 from screens.widgets.pane_text import PaneText

@@ -22,6 +22,7 @@ from explorer.course.tours.parser import read_tour_file
 from explorer.errors import ParseError
 
 from pilot_support import BUNDLE, needs_bundle, sync
+from tests.conftest import files_under
 
 pytestmark = needs_bundle
 
@@ -33,18 +34,11 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           cwd=cwd, stdin=subprocess.DEVNULL, timeout=300)
 
 
-def files_under(folder: Path) -> list[str]:
-    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
-
-
 @pytest.fixture
-def workplace(tmp_path, monkeypatch):
-    """An empty current folder and an empty cache: a bad input must leave both as they were."""
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(cache))
+def workplace(empty_workplace):
+    """A current folder holding only the bad inputs below, and an empty cache: a bad input must
+    leave both as they were."""
+    cwd, cache = empty_workplace
     (cwd / "a-file").write_text("not a folder")
     (cwd / "a-folder.svg").mkdir()
     (cwd / "binary.tour").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")

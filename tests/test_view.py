@@ -21,7 +21,7 @@ from explorer.model.index import IndexEntry
 from explorer.model.index_build import build_index
 from explorer.model.records import LayerRecord
 from explorer.texts.content_files import LANGUAGES
-from explorer.views import comparison, explain, mesh_layer, panes, tables, trace
+from explorer.views import comparison, explain, items, mesh_layer, panes, tables, trace
 from explorer.views import rows as rows_view
 
 from pilot_support import BUNDLE, needs_bundle
@@ -79,7 +79,7 @@ def test_entry_parameters_are_the_input_and_the_layers_weights(bundle, target, n
         assert name not in created
         assert trace.layer_of(bundle, level, name, target) == role.rsplit(" ", 1)[-1]
         device = panes.device_lines(bundle, level, name, target, target)
-        assert rows_view.CREATED_BY_XLA not in "\n".join(device), device
+        assert items.CREATED_BY_XLA not in "\n".join(device), device
     weight = names[1]
     assert panes.memory_facts(bundle, level, target, weight)[0] == "holds  weight 1 of 2 of conv2d"
     assert weight in trace.items_for_layer(bundle, "conv2d", level, target)
@@ -117,8 +117,8 @@ def _entry(layer: str, role: str, slot: tuple[int, ...]) -> IndexEntry:
     (None, "", ""),
 ])
 def test_role_text_in_both_languages(entry, english, german):
-    assert rows_view.role_text(entry) == english
-    assert rows_view.role_text(entry, "de") == german
+    assert items.role_text(entry) == english
+    assert items.role_text(entry, "de") == german
 
 
 def test_group_headers_follow_the_language_and_keep_their_keys(bundle):

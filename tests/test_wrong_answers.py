@@ -18,6 +18,7 @@ import pytest
 from screens.cli import main
 
 from pilot_support import BUNDLE, needs_bundle
+from tests.conftest import files_under
 
 pytestmark = needs_bundle
 
@@ -28,20 +29,12 @@ NUMBER_STEP = ("# title: T\n# model: mnist_cnn\n# lang: en\n\n"
                "ask: number=kernels tolerance={tolerance}\nhint: Count the rows.\n")
 
 
-def files_under(folder: Path) -> list[str]:
-    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
-
-
 @pytest.fixture
-def workplace(tmp_path, monkeypatch):
-    """An empty current folder and an empty cache: a refused input must leave both as they were."""
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(cache))
-    monkeypatch.chdir(cwd)
-    return cwd, cache
+def workplace(empty_workplace, monkeypatch):
+    """An empty current folder (the working directory) and an empty cache: a refused input must
+    leave both as they were."""
+    monkeypatch.chdir(empty_workplace[0])
+    return empty_workplace
 
 
 def assert_refused(argv: list[str], capsys, workplace, *fragments: str) -> str:

@@ -28,7 +28,7 @@ from explorer.levels import LIST_LEVELS
 from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.texts.lookup import explain_topic
-from explorer.views import explain, rows
+from explorer.views import explain, items, rows
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}
@@ -95,7 +95,7 @@ def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, mo
     if selected and step.level in LIST_LEVELS:
         item = next((i for i in rows.rows(bundle, step.level, step.target, lang) if i.name == selected), None)
         if item is not None:
-            row = (tuple(rows.column_titles(step.level, lang)), tuple(item.cells))
+            row = (tuple(items.column_titles(step.level, lang)), tuple(item.cells))
             if item.line:
                 code = _code_excerpt(bundle.hlo_text(step.target, step.level == "optimized-hlo"), item.line)
     return HandoutStep(

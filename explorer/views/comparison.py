@@ -28,25 +28,16 @@ from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.targets import DEFAULT_TARGETS
 from explorer.views.programs import program_for
-from explorer.views.programs.xla_layer import layout_shape_text, tile_text
 from explorer.views.target_layer import (
     NOT_CAPTURED,
-    PLUMBING,
-    InstructionComparison,
-    KernelBrief,
-    LibraryCall,
-    OutputLayout,
     TargetLayer,
     capture_hint,
     display_name,
     target_state,
 )
 
-__all__ = [
-    "OutputLayout", "LibraryCall", "KernelBrief", "InstructionComparison", "TargetLayer",
-    "LayerComparison", "TargetSummary", "layer_comparison", "target_layer", "target_summary",
-    "comparison_targets", "PLUMBING", "capture_hint", "tile_text", "layout_shape_text", "NOT_CAPTURED",
-]
+__all__ = ["LayerComparison", "TargetSummary", "comparison_targets", "layer_comparison", "target_layer",
+           "target_summary"]
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
 from explorer.targets import TARGETS
 from explorer.views.comparison import (
-    InstructionComparison,
     LayerComparison,
-    TargetLayer,
     TargetSummary,
     comparison_targets,
     layer_comparison,
@@ -26,6 +24,7 @@ from explorer.views.comparison import (
 )
 from explorer.views.comparison_mesh import mesh_comparison, meshable
 from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
+from explorer.views.target_layer import InstructionComparison, TargetLayer
 
 JSON_SCHEMA_VERSION = 1
 # --- cell texts shared with the compare screen ----------------------------------------------------

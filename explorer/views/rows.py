@@ -14,21 +14,15 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
 from explorer.views.items import (
-    COLUMNS,
-    CREATED_BY_XLA,
     LevelItem,
     RowGroup,
-    column_titles,
     make_item,
     role_text,
-    shape_text,
 )
 from explorer.views.programs import program_for
 from explorer.views.tables import cross_index, per_bundle
 
-# The row types and cell words live in explorer.views.items; the screens and the CLI read them here.
-__all__ = ["COLUMNS", "CREATED_BY_XLA", "LevelItem", "RowGroup", "column_titles", "created_by_compiler",
-           "parameter_role", "role_text", "row_groups", "rows", "shape_text"]
+__all__ = ["created_by_compiler", "parameter_role", "row_groups", "rows"]
 
 
 def _dims_text(dims) -> str:

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.widgets import Input
 
 from explorer.safe_text import visible
-from explorer.views.rows import CREATED_BY_XLA, LevelItem, RowGroup
+from explorer.views.items import CREATED_BY_XLA, LevelItem, RowGroup
 
 from screens.bindings import keyed
 from screens.widgets.item_rows import ItemRows
