@@ -100,6 +100,13 @@ def with_tour_targets(targets: str, tour: Tour) -> str:
     return ",".join(dict.fromkeys([*asked, *visited_targets(tour)]))
 
 
+def step_picture_targets(args: argparse.Namespace, tour: Tour, index: int) -> str:
+    """What `screenshot MODEL --tour T` captures: the targets the tour's `# capture:` header names and
+    its steps visit. A tour whose steps show only layers and graph visits none, but a capture compiles
+    at least one target (a bundle has one): the pictured step's own (`cpu` unless the tour names another)."""
+    return with_tour_targets(getattr(args, "targets", ""), tour) or tour.steps[index].target
+
+
 def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     """`screenshot --tour TOUR --step N`: the step as the learner sees it (a handout's step-NN.svg)."""
     if args.select is not None:
@@ -107,7 +114,7 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     tour, _ = find_tour(args.tour, args.model)
     index = _step_index(tour, 1 if args.step is None else args.step)  # `or 1` drew step 0 as step 1
     args = with_capture_options(args, tour)
-    bundle = open_or_capture(args.model, capture_options(args, targets=with_tour_targets("", tour)))
+    bundle = open_or_capture(args.model, capture_options(args, targets=step_picture_targets(args, tour, index)))
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415 (loads only for the command that uses it)
 
     svg, = render_tour_screenshots(bundle.path, tour, range(index, index + 1), size, args.lang)

@@ -66,11 +66,19 @@ def axis_sizes(dims: tuple[int, ...]) -> tuple[int, int]:
     return dims[0], device_count(dims[1:])
 
 
+def sharding_flag(options: CaptureOptions) -> str:
+    """How the user divided the work, as they wrote it: `--layout-map FILE` (which sets `shard` to
+    model: a message naming `--shard model` would name a flag never given) or `--shard data|model`."""
+    if options.layout_map_file:
+        return f"--layout-map {options.layout_map_file}"
+    return f"--shard {options.shard}"
+
+
 def check_mesh_options(options: CaptureOptions) -> None:
     """Refuse mesh options no worker could compile, before anything starts."""
     if not options.mesh:
         if options.shard:
-            raise TensorwegError(f"--shard {options.shard} needs --mesh, e.g. --mesh 2x2")
+            raise TensorwegError(f"{sharding_flag(options)} needs --mesh, e.g. --mesh 2x2")
         return
     dims = mesh_shape(options.mesh)
     if not options.shard:
@@ -82,7 +90,7 @@ def check_mesh_options(options: CaptureOptions) -> None:
     data, model = axis_sizes(dims)
     parts = data * model if options.shard == "data" else data
     if options.batch % parts:
-        raise TensorwegError(f"--shard {options.shard} on a {options.mesh} mesh splits the batch in {parts}: "
+        raise TensorwegError(f"{sharding_flag(options)} on a {options.mesh} mesh splits the batch in {parts}: "
                              f"--batch {options.batch} is not a multiple of {parts}")
 
 

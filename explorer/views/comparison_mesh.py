@@ -28,6 +28,7 @@ from explorer.model.sharding import (
     check_mesh_options,
     collectives,
     device_memory,
+    sharding_flag,
     transfer_seconds,
 )
 from explorer.model.training import op_phase, peak_of
@@ -83,6 +84,8 @@ def sibling_options(bundle: Bundle, target: str, mesh: str) -> CaptureOptions:
     options = bundle.manifest.options
     shard = (options.shard or DEFAULT_SHARD) if mesh else ""
     wanted = replace(options, mesh=mesh, shard=shard, targets=(target,))  # the cache key leaves targets out
+    if not mesh:  # one chip divides nothing: `--layout-map` needs `--mesh`, so no one-chip capture has one
+        wanted = replace(wanted, layout_map=(), layout_map_file="")
     check_mesh_options(wanted)
     return wanted
 
@@ -98,7 +101,7 @@ def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, s
     source = ModelSource(identity.spec, identity.kind, identity.name, identity.sha256)
     command = (f"tensorweg capture {identity.spec} --targets {target} --batch {wanted.batch}"
                + (f" --mode train --optimizer {wanted.optimizer}" if wanted.mode == "train" else "")
-               + (f" --mesh {mesh} --shard {wanted.shard}" if mesh else ""))
+               + (f" --mesh {mesh} {sharding_flag(wanted)}" if mesh else ""))
     return cached_bundle_path(source, wanted), command
 
 
