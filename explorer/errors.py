@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class TensorwegError(Exception):
     """A problem the user can act on; the CLI prints `error: <message>` and exits 2."""
@@ -41,3 +43,20 @@ class CaptureFailed(TensorwegError):
     def __init__(self, message: str, log_path=None) -> None:
         super().__init__(message)
         self.log_path = log_path
+
+
+# A full disk, or the user's quota on it: the write failed for want of space, not for a bug.
+NO_SPACE_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+
+
+def no_space_left(error: BaseException) -> bool:
+    """Whether `error` is a write that found the disk (or the quota) full."""
+    return isinstance(error, OSError) and error.errno in NO_SPACE_ERRNOS
+
+
+def write_failed(error: OSError, folder: object, what: object) -> TensorwegError:
+    """The one line for a write of `what` into `folder` that failed: a full disk says so, by the
+    folder's name (`no space left on FOLDER`), never as a crash; anything else gives the system's reason."""
+    if no_space_left(error):
+        return TensorwegError(f"no space left on {folder}: {what} was not written")
+    return TensorwegError(f"{what}: cannot write ({error.strerror or error})")

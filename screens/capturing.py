@@ -138,6 +138,8 @@ class CapturingApp(App):
             self.progress[(event.level, event.target)] = failed(event.error)
         else:
             self.load_error = event.error
+            if self.bundle is not None:  # levels already shown (the staging reader): the notice says nothing
+                self.notify(event.error, severity="error")
         self._sync_screen()
 
     @on(BundleLoaded)

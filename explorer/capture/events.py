@@ -58,9 +58,11 @@ class CacheHit:
 
 @dataclass(frozen=True)
 class CaptureFinished:
-    """Every level has an outcome and the bundle is in place at `bundle_dir`."""
+    """Every level has an outcome and the bundle is in place at `bundle_dir`. `failed_targets`: the
+    targets asked for that failed at every level (the others compiled; with none, CaptureFailed instead)."""
 
     bundle_dir: str
+    failed_targets: tuple[str, ...] = ()
 
 
 CaptureEvent = LevelStarted | LevelCaptured | LevelFailed | CacheHit | CaptureFinished

@@ -18,6 +18,7 @@ from typing import Any
 from explorer.capture.jax_compile import FUNCTION_NAME, SCOPE_PREFIX, Lowering, _record_layer_scopes, device_for
 from explorer.capture.jax_mesh import KerasLayout, batch_spec, build_mesh, spec_text, weight_spec
 from explorer.capture.model_inputs import structured_inputs
+from explorer.errors import TensorwegError
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import axis_sizes, mesh_shape
 from explorer.model.training import (
@@ -47,6 +48,17 @@ def make_optimizer(name: str, model: Any) -> Any:
     optimizer = {"adam": keras.optimizers.Adam, "sgd": keras.optimizers.SGD}[name]()
     optimizer.build(model.trainable_variables)
     return optimizer
+
+
+def check_trainable(model: Any) -> None:
+    """A training step of a model without trainable weights (none at all, or every layer frozen) would
+    compute a loss and update nothing: refused as bad input (the worker's `fatal`, one line, nothing
+    cached) rather than captured as a step that trains nothing without a word."""
+    if model.trainable_variables:
+        return
+    frozen = " (every layer is frozen: trainable=False)" if model.weights else ""
+    raise TensorwegError(f"nothing to train: the model has no trainable weights{frozen}; "
+                         "capture it without --mode train")
 
 
 class Placement:
@@ -103,6 +115,8 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
     import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     mode = mode or options.mode
+    if mode == "train":
+        check_trainable(model)
     placement = Placement(spec, options, model)
 
     def group(role: str, first: int, names: list[str], structs: list[tuple[Any, str]]) -> ArgumentGroup:

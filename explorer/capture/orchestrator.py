@@ -48,6 +48,14 @@ from explorer.capture.growth import (
     take_settled,
 )
 from explorer.capture.model_source import ModelSource, resolve
+from explorer.capture.outcome import (
+    failed_targets,
+    log_says_no_space,
+    nearly_full,
+    no_space_message,
+    nothing_compiled,
+    says_no_space,
+)
 from explorer.capture.placement import (
     UNFINISHED,
     check_output_dir,
@@ -69,7 +77,7 @@ from explorer.capture.protocol import (
     one_line,
     parse_event,
 )
-from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError
+from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError, no_space_left
 from explorer.levels import LEVELS
 from explorer.model.bundle import MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
 from explorer.model.normalise import normalise_paths
@@ -141,7 +149,9 @@ def capture(
     when `cancel` is set (or SIGTERM/SIGHUP arrive while this runs in the main
     thread), and CaptureFailed when the capture produced nothing trustworthy (a
     worker was killed, the staging directory vanished, every compiler level
-    failed); the bundle there before is then left as it was.
+    failed, the disk filled up) or nothing asked for (every level of every target
+    in `options.targets` failed, a cache hit too: explorer.capture.outcome); the
+    bundle there before is then left as it was.
 
     `gate(cancel)`, when given, is entered before any worker starts and held until the
     capture ends (`tensorweg serve`'s queue: at most N captures at once); a cache hit
@@ -185,11 +195,14 @@ def _capture_into(final: Path, source: ModelSource, options: CaptureOptions, bas
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=final.parent))
     except OSError as exc:
+        if no_space_left(exc):
+            raise CaptureFailed(no_space_message(final.parent)) from None
         raise TensorwegError(f"cannot write into {shown_path(final.parent)}: {exc.strerror or exc}") from None
     with _signals_cancel(cancel):
         try:
             stage_kept(growth, staging)
-            run = _CaptureRun(source, replace(options, targets=growth.targets), staging, emit, cancel, growth)
+            run = _CaptureRun(source, replace(options, targets=growth.targets), staging, emit, cancel, growth,
+                              asked=options.targets)
             identity = run.execute()
             shutil.rmtree(staging / WORK_DIR, ignore_errors=True)
             normalise_log(staging)
@@ -205,10 +218,15 @@ def _capture_into(final: Path, source: ModelSource, options: CaptureOptions, bas
             shutil.rmtree(staging, ignore_errors=True)
             suffix = f" (worker log: {shown_path(log)})" if log else ""
             raise CaptureFailed(f"{failure}{suffix}", log) from None
+        except OSError as error:  # staging, the manifest, the log, the swap: never a traceback
+            shutil.rmtree(staging, ignore_errors=True)
+            if no_space_left(error):
+                raise CaptureFailed(no_space_message(final.parent)) from None
+            raise TensorwegError(f"cannot write into {shown_path(final.parent)}: {error.strerror or error}") from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-    emit(CaptureFinished(str(final)))
+    emit(CaptureFinished(str(final), failed_targets(run.statuses, options.targets)))
     return final
 
 
@@ -216,6 +234,12 @@ def _capture_into(final: Path, source: ModelSource, options: CaptureOptions, bas
 
 
 def _emit_cache_hit(bundle: Bundle, options: CaptureOptions, emit: EventCallback) -> None:
+    """Reuse `bundle`, naming its failed levels; one that compiled none of the targets asked for (they
+    failed in an earlier, partly successful capture) has nothing to show: CaptureFailed, as a capture would."""
+    statuses = {(target, level): status for target, level, status in bundle.manifest.levels}
+    reason = nothing_compiled(statuses, options.targets, " in the cached capture")
+    if reason:
+        raise CaptureFailed(reason)
     failed = [(target, level, status) for target, level in wanted_levels(options)
               if (status := bundle.manifest.status(level, target)).status == "failed"]
     note = (f"{len(failed)} level(s) failed in the cached capture; --no-cache captures them again"
@@ -267,9 +291,10 @@ class _CaptureRun:
     """One capture: the workers, their events and the per-level statuses."""
 
     def __init__(self, source: ModelSource, options: CaptureOptions, staging: Path,
-                 emit: EventCallback, cancel: threading.Event, growth: GrowPlan) -> None:
+                 emit: EventCallback, cancel: threading.Event, growth: GrowPlan, asked: tuple[str, ...]) -> None:
         self.source = source
         self.options = options  # targets: every target of the bundle, kept ones too
+        self.asked = asked  # the targets the caller asked for: if none of them compiles, nothing is kept
         self.growth = growth
         self.staging = staging
         self.work = staging / WORK_DIR
@@ -280,6 +305,7 @@ class _CaptureRun:
         self.statuses: dict[tuple[str, str], LevelStatus] = dict(growth.kept)
         self.fatal = ""
         self.crashes: list[str] = []
+        self.no_space = False  # a worker (or the manifest) found the disk full: nothing is kept
 
     def execute(self) -> ModelIdentity | None:
         self.work.mkdir()
@@ -288,6 +314,7 @@ class _CaptureRun:
         if self.growth.base is not None:  # the staging bundle reads as the old one until levels arrive
             _write_manifest(self.staging, self.source, self.options, self._identity(), self.statuses)
         self.log = (self.staging / "capture.log").open("ab")
+        self.log_start = self.log.tell()  # a grown bundle's log holds earlier captures' lines before
         try:
             if self.growth.tensorflow:
                 self._start("TensorFlow worker", "explorer.capture.tf_worker", {
@@ -333,6 +360,9 @@ class _CaptureRun:
             raise TensorwegError(self.fatal)
         if not (self.staging / OWNER_FILE).is_file():
             raise CaptureFailed("the staging folder was removed during the capture; nothing was cached")
+        # Before the crashes: XLA aborts (SIGABRT) when its dump finds the disk full, or logs it and goes on.
+        if self.no_space or log_says_no_space(self.staging / "capture.log", self.log_start):
+            raise CaptureFailed(no_space_message(self.staging.parent))
         if self.crashes:
             unfinished = self._unfinished(f"{UNFINISHED} the {' and the '.join(self.crashes)}")
             levels = ", ".join(f"{level}" + (f" [{target}]" if target else "") for target, level in unfinished)
@@ -348,6 +378,9 @@ class _CaptureRun:
             reason = next((self.statuses[key].error for key in compiled if self.statuses[key].error),
                           "no level could be compiled")
             raise CaptureFailed(f"every compiler level failed: {reason}")
+        reason = nothing_compiled(self.statuses, self.asked, ", nothing was cached")
+        if reason:
+            raise CaptureFailed(reason)
         return self._identity()
 
     # --- workers --------------------------------------------------------------
@@ -416,7 +449,8 @@ class _CaptureRun:
             if event is not None:
                 self.events.put(event)
             elif raw.strip():  # stray output belongs in the log, not the user's terminal
-                self.log.write(raw)
+                with suppress(OSError):  # a full disk: the reader must still report the worker's end
+                    self.log.write(raw)
         worker.process.wait()
         self.events.put(worker)  # after its last event: the loop sees every line before the end
 
@@ -425,7 +459,9 @@ class _CaptureRun:
         code = worker.process.returncode
         if code == 0 or self.fatal:
             return
-        if code < 0:
+        if says_no_space(self._log_tail()) or nearly_full(self.staging):
+            self.no_space = True  # not a crash: the worker could not write (XLA aborts on its dump)
+        elif code < 0:
             name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
             hint = " (out of memory?)" if -code == signal.SIGKILL else ""
             self.crashes.append(f"{worker.name} was killed by {name}{hint}")
@@ -436,15 +472,18 @@ class _CaptureRun:
 
     def _last_log_line(self) -> str:
         """The last line the workers wrote to the log: a Python traceback ends with its reason."""
-        self.log.flush()
+        lines = [line.strip() for line in self._log_tail().splitlines() if line.strip()]
+        return self._clean(one_line(lines[-1])) if lines else ""
+
+    def _log_tail(self) -> str:
+        """The last few KiB of the workers' stderr (the capture log); "" when it cannot be read."""
         try:
+            self.log.flush()
             with (self.staging / "capture.log").open("rb") as log:
                 log.seek(max(0, log.seek(0, os.SEEK_END) - 4096))
-                tail = log.read().decode("utf-8", "replace")
+                return log.read().decode("utf-8", "replace")
         except OSError:
             return ""
-        lines = [line.strip() for line in tail.splitlines() if line.strip()]
-        return self._clean(one_line(lines[-1])) if lines else ""
 
     def _model_ready(self) -> bool:
         return (self.staging / "model.json").is_file() and (self.staging / "signature.json").is_file()
@@ -471,11 +510,14 @@ class _CaptureRun:
     def _handle(self, event: WorkerEvent) -> None:
         if event.kind == FATAL:
             self.fatal = self._clean(event.error) or "capture failed"
+            self._stop_all()  # bad input: what the other workers would add is thrown away
             return
         if event.kind == LEVEL_STARTED:
             self.emit(LevelStarted(event.level, event.target, str(self.staging)))
             return
         status = "ok" if event.kind == LEVEL_DONE else "failed"
+        if status == "failed" and says_no_space(event.error):
+            self.no_space = True  # the level would be settled as failed and cached: the disk is to blame
         if status == "failed" and "not available" in event.error:
             status = "unavailable"
         self._record(status, event.level, event.target, self._clean(event.error), event.seconds)
@@ -489,7 +531,8 @@ class _CaptureRun:
             # The staging directory stays a readable bundle while it grows, so
             # the UI can show each level as soon as it is captured.
             _write_manifest(self.staging, self.source, self.options, self._identity(), self.statuses)
-        except OSError:
+        except OSError as error:
+            self.no_space = self.no_space or no_space_left(error)
             return
         if status == "ok":
             self.emit(LevelCaptured(level, target, seconds, str(self.staging)))

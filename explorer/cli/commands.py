@@ -13,12 +13,19 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from explorer.capture.events import CacheHit, CaptureEvent, LevelCaptured, LevelFailed, LevelStarted
+from explorer.capture.events import (
+    CacheHit,
+    CaptureEvent,
+    CaptureFinished,
+    LevelCaptured,
+    LevelFailed,
+    LevelStarted,
+)
 from explorer.capture.options import build_capture_options
 from explorer.course.pack import bundle_argument
 from explorer.course.tours import Tour, builtin_tour, capture_header, parse_tour
 from explorer.course.tours.parser import read_tour_file
-from explorer.errors import TensorwegError
+from explorer.errors import TensorwegError, write_failed
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.targets import TARGETS
@@ -73,6 +80,9 @@ def progress_printer(stream=None):
                 print(f"failed    {_where(level, target)}: {error}", file=out, flush=True)
             case CacheHit():
                 print("cached: opening the earlier capture", file=out, flush=True)
+            case CaptureFinished(failed_targets=failed) if failed:
+                print(f"warning: every level of {' and '.join(failed)} failed (see above); "
+                      "the bundle holds the other targets", file=out, flush=True)
 
     return show
 
@@ -180,7 +190,7 @@ def write_output_file(out: Path, text: str) -> None:
         partial.replace(out)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
+        raise write_failed(exc, out.absolute().parent, out) from exc
 
 
 def load_tour_argument(text: str) -> Tour:

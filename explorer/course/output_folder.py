@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from explorer.errors import TensorwegError
+from explorer.errors import TensorwegError, write_failed
 
 
 def check_output_folder(out: Path, replaceable: re.Pattern, force: bool) -> None:
@@ -63,5 +63,5 @@ def write_output_folder(out: Path, files: Mapping[str, str]) -> None:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
         if isinstance(exc, OSError):
-            raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
+            raise write_failed(exc, parent, out) from exc
         raise

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from explorer.course.tours import missing_capture, parse_tour
-from explorer.errors import BundleError, TensorwegError
+from explorer.errors import BundleError, TensorwegError, no_space_left, write_failed
 from explorer.model.bundle import Bundle, is_bundle, read_manifest
 
 PACK_SUFFIX = ".twpack"
@@ -121,7 +121,7 @@ def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -
         partial.replace(out)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from None
+        raise write_failed(exc, out.absolute().parent, out) from None
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -270,7 +270,7 @@ def _extract(archive: zipfile.ZipFile, root: Path, label: str) -> None:
         root.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root.parent))
     except OSError as exc:
-        raise PackError(f"{label}: cannot unpack into the cache ({exc.strerror or exc})") from None
+        raise _unpack_failed(exc, root, label) from None
     try:
         for info in archive.infolist():
             target = staging.joinpath(*PurePosixPath(info.filename).parts)
@@ -286,13 +286,20 @@ def _extract(archive: zipfile.ZipFile, root: Path, label: str) -> None:
     except (zipfile.BadZipFile, EOFError) as exc:
         raise PackError(f"{label}: damaged pack ({exc})") from None
     except OSError as exc:
-        raise PackError(f"{label}: cannot unpack into the cache ({exc.strerror or exc})") from None
+        raise _unpack_failed(exc, root, label) from None
     except Exception as exc:  # zlib.error from a corrupt deflate stream, and everything else
         if isinstance(exc, TensorwegError):
             raise
         raise PackError(f"{label}: damaged pack ({exc.__class__.__name__})") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _unpack_failed(error: OSError, root: Path, label: str) -> PackError:
+    """A full disk is named as such (the staging folder is removed by the caller); else the system's reason."""
+    if no_space_left(error):
+        return PackError(f"{label}: no space left on {root.parent}: the pack was not unpacked")
+    return PackError(f"{label}: cannot unpack into the cache ({error.strerror or error})")
 
 
 def _check_contents(root: Path, label: str) -> None:

@@ -10,7 +10,13 @@ hostile_error (the graph level fails with terminal escapes in its message, as a 
 accelerator_sigkill (the GPU/TPU worker is killed, the TensorFlow worker finishes),
 crash (an uncaught exception after the layers level: a traceback, exit status 1),
 slow_accelerator (each GPU/TPU level takes a moment: racing growers overlap),
-accelerator_hang (the GPU/TPU worker waits after its first level: a grow in progress).
+accelerator_hang (the GPU/TPU worker waits after its first level: a grow in progress),
+accelerator_all_fail (every level of the GPU/TPU target fails, as TVM fails an LSTM's),
+accelerator_fatal (the GPU/TPU worker refuses the model as bad input, as for a training step with
+nothing to train, while the TensorFlow worker is still busy with its graph level),
+no_space_abort (the TensorFlow worker aborts like XLA when its dump finds the disk full),
+no_space_level (the cpu levels fail with Python's full-disk error),
+no_space_logged (XLA logs a dump it could not write and every level still finishes).
 """
 
 import json
@@ -34,6 +40,13 @@ TF_PREAMBLE = ("in user code:\n\n    File \"<path>/model.py\", line 3, in call\n
                "    ValueError: Exception encountered when calling Functional.call().\n\n"
                "    Input 0 of layer \"dense\" is incompatible with the layer: expected axis -1 to have value 4\n\n"
                "    Arguments received by Functional.call():\n      • inputs=tf.Tensor(shape=(1, 3))\n")
+XLA_NO_SPACE = ("E0000 00:00:1796196461.799018   17091 dump.cc:253] Could not write XLA debug data to "
+                "<path>/module_0001.a_inference.mlir: RESOURCE_EXHAUSTED: <path>/module_0001.a_inference.mlir; "
+                "No space left on device\n")
+PYTHON_NO_SPACE = "OSError: [Errno 28] No space left on device: '/cache/.staging-1-x/targets/cpu/.kernels.json.tmp'"
+TVM_LOOP = ("ONNX export or TVM import failed: OpNotImplemented: The following operators are not supported "
+            "for frontend ONNX: Loop")
+NOTHING_TO_TRAIN = "nothing to train: the model has no trainable weights; capture it without --mode train"
 HOSTILE_ERROR = ("layer 'd\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x07\x9b31m\u202ecod' "
                  "is incompatible")
 
@@ -90,6 +103,11 @@ def misbehave_after_layers(behaviour: str, staging: Path, protocol: ProtocolWrit
         time.sleep(600)
     if behaviour == "noisy":
         os.write(protocol.stream.fileno(), b"a stray line from C++\n")
+    if behaviour in ("no_space_abort", "no_space_logged"):
+        sys.stderr.write(XLA_NO_SPACE)
+        sys.stderr.flush()
+    if behaviour == "no_space_abort":
+        os.abort()
 
 
 def graph_level(behaviour: str, staging: Path, protocol: ProtocolWriter) -> bool:
@@ -100,6 +118,11 @@ def graph_level(behaviour: str, staging: Path, protocol: ProtocolWriter) -> bool
     elif behaviour == "path_error":
         protocol.level_failed("graph", f"cannot read {staging}/targets/x.json from "
                                        "/usr/lib/python3/site-packages/keras/src/ops.py")
+    elif behaviour == "accelerator_fatal":
+        time.sleep(30)  # the orchestrator stops this worker as soon as the accelerator's fatal arrives
+        Path(os.environ["TENSORWEG_FAKE_PIDS"], "graph-finished").write_text("")
+        write(staging / "graph.json", '{"ops": []}')
+        protocol.level_done("graph")
     elif behaviour == "all_fail":
         protocol.level_failed("graph", "tracing the model failed: " + one_line(TF_PREAMBLE))  # as tf_worker
         for level in TARGET_LEVELS:
@@ -118,6 +141,9 @@ def cpu_levels(behaviour: str, staging: Path, protocol: ProtocolWriter) -> None:
         protocol.level_started(level, "cpu")
         if behaviour == "slow_ok":
             time.sleep(0.2)
+        if behaviour == "no_space_level":
+            protocol.level_failed(level, PYTHON_NO_SPACE, "cpu")
+            continue
         write(cpu / TARGET_FILES[level], LEVEL_TEXT[level])
         protocol.level_done(level, "cpu")
 
@@ -128,6 +154,14 @@ def accelerator(request: dict, protocol: ProtocolWriter, behaviour: str) -> int:
     if behaviour == "accelerator_sigkill":
         protocol.level_started("hlo")
         os.kill(os.getpid(), signal.SIGKILL)
+    if behaviour == "accelerator_fatal":
+        protocol.level_started("hlo")
+        protocol.fatal(NOTHING_TO_TRAIN)
+        return 2
+    if behaviour == "accelerator_all_fail":
+        for level in TARGET_LEVELS:
+            protocol.level_failed(level, TVM_LOOP)
+        return 0
     for level in TARGET_LEVELS:
         protocol.level_started(level)
         if behaviour == "slow_accelerator":
