@@ -41,7 +41,6 @@ from explorer.views.comparison_mesh import (
     missing_meshes,
 )
 from explorer.views.comparison_text import LAYER_ROWS, figure_notes, layer_cells
-from explorer.views.dot_graph import comparison_dot_text, comparison_title
 from explorer.views.level_graph import layer_graphs
 from explorer.views.trace import compare_layer, neighbour_layer
 
@@ -200,6 +199,8 @@ class CompareScreen(Screen):
         layer, lang = self.layer_name, app.lang
 
         def build() -> tuple[str, int]:
+            from explorer.views.dot_graph import comparison_dot_text, comparison_title  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
+
             graphs = layer_graphs(bundle, layer)
             if not graphs:
                 raise TensorwegError(label("graph.nothing_to_export", lang))

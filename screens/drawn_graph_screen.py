@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.views.dot_graph import dot_text
 from explorer.views.graph_parts import ROLES, neighbourhood
 from explorer.views.items import LevelItem
 from explorer.views.level_graph import graph_of, level_graph
@@ -62,6 +61,8 @@ class DrawnGraphScreen(LevelScreen):
         bundle, level, target, radius, lang = app.bundle, self.LEVEL, app.target, self.radius, app.lang
 
         def build() -> tuple[str, int]:
+            from explorer.views.dot_graph import dot_text  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
+
             graph = graph_of(bundle, level, target, item.name, radius)
             return dot_text(graph, bundle.model_name, lang), graph.node_count()
 
