@@ -20,6 +20,7 @@ from screens.app import create_app
 from screens.cli import main
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
+from tests import test_safe_text as safe_text_tests
 from tests.test_graph_dot import HOSTILE, hostile_bundle  # noqa: F401 (a fixture, used by name)
 from tests.test_graph_screens import press_and_wait, status_text
 from tests.test_pack_handout import SHORT, _tour_file
@@ -83,6 +84,18 @@ def test_a_handout_shows_each_selections_graph_beside_its_screen(tmp_path):
     for number in (1, 2):
         assert f'<img src="step-0{number}-graph.svg"' in page and f"](step-0{number}-graph.svg)" in markdown
     assert label("handout.no_graphviz", "en") not in page
+
+
+def test_a_handouts_graph_picture_of_a_hostile_name_holds_no_control_character(tmp_path, capsysbinary):
+    """tests/test_safe_text.py's hostile handout, with Graphviz: the step's graph shows the name's stand-ins."""
+    bundle = safe_text_tests.make_hostile_bundle(tmp_path)
+    tour = tmp_path / "hostile.tour"
+    tour.write_text(safe_text_tests.HOSTILE_TOUR, encoding="utf-8")
+    out = tmp_path / "handout"
+    assert main(["handout", str(tour), str(bundle), "-o", str(out)]) == 0
+    graph = (out / "step-01-graph.svg").read_bytes()
+    assert not any(char.encode("utf-8") in graph for char in safe_text_tests.NEVER_WRITTEN)
+    assert "pwned␇".encode() in graph
 
 
 @sync
