@@ -9,6 +9,7 @@ their operands, a fusion and its fused computation). Rendering with Graphviz is 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -201,6 +202,17 @@ def test_bad_output_files_are_refused_before_any_work(tmp_path, capsys, monkeypa
     (tmp_path / "a-folder.svg").mkdir()
     for out, fragment in cases.items():
         assert fragment in _refused(capsys, M, "--level", "layers", "-o", out)
+    # A folder nobody may write to; root writes anywhere, so /proc (read-only for root too) stands in.
+    locked = Path("/proc") if os.geteuid() == 0 else tmp_path / "locked"
+    if locked != Path("/proc"):
+        locked.mkdir()
+        locked.chmod(0o555)
+    line = _refused(capsys, M, "--level", "layers", "-o", str(locked / "g.dot"))
+    assert "not writable" in line or "cannot write" in line
+    assert not (locked / "g.dot").exists()
+    if locked != Path("/proc"):
+        locked.chmod(0o755)
+        locked.rmdir()
     monkeypatch.setenv("PATH", str(tmp_path / "no-graphviz"))  # no `dot` anywhere
     line = _refused(capsys, M, "--level", "layers", "-o", str(tmp_path / "g.svg"))
     assert "apt install graphviz" in line and "g.dot instead" in line

@@ -81,22 +81,37 @@ def render(dot_text: str, fmt: str, boxes: int) -> bytes:
 
 def write_file(out: Path, data: bytes, force: bool = False) -> None:
     """`data` as the file `out`, whole or not at all; an existing `out` is replaced only with `force`."""
-    handle, staged = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.absolute().parent)
-    partial = Path(staged)
+    partial = None
     try:
+        handle, staged = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.absolute().parent)
+        partial = Path(staged)
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         partial.chmod(0o644)  # mkstemp's file is private; a picture is for sharing
         if force:
             partial.replace(out)
         else:
-            os.link(partial, out)  # fails when `out` exists: never overwritten, even by a racing writer
+            _link_new(partial, out)
     except FileExistsError:
         raise TensorwegError(f"{out}: the file exists; --force replaces it") from None
     except OSError as exc:
         raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
     finally:
-        partial.unlink(missing_ok=True)
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+
+
+def _link_new(partial: Path, out: Path) -> None:
+    """`partial` as the new file `out`: a hard link fails when `out` exists, so nothing is overwritten even
+    by a racing writer; a file system without hard links (FAT, some network mounts) checks, then renames."""
+    try:
+        os.link(partial, out)
+    except FileExistsError:
+        raise
+    except OSError:
+        if out.exists():
+            raise FileExistsError(out) from None
+        partial.replace(out)
 
 
 def fresh_stem(folder: Path, stem: str, suffixes: Iterable[str]) -> Path:
