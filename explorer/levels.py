@@ -35,6 +35,8 @@ LEVELS = tuple(level.name for level in ALL)
 LIST_LEVELS = tuple(level.name for level in ALL if level.listed)
 TARGET_LEVELS = tuple(level.name for level in ALL if level.per_target)
 HLO_LEVELS = (HLO.name, OPTIMIZED_HLO.name)
+# The levels drawn as graphs (`g`, `tensorweg graph`): kernels are compiled functions, not a graph.
+GRAPH_LEVELS = (LAYERS.name, GRAPH.name, *HLO_LEVELS)
 # One step down the vertical trace (the list levels in order) and back up; the last level has none
 # below it, so the shifted copy is one shorter on purpose.
 NEXT_DOWN = dict(zip(LIST_LEVELS, LIST_LEVELS[1:], strict=False))

@@ -157,6 +157,7 @@ def cmd_handout(args: argparse.Namespace) -> int:
     pictures = render_tour_screenshots(bundle.path, tour)
     files = {MARKDOWN_FILE: render_markdown(bundle, tour, steps), HTML_FILE: render_html(bundle, tour, steps)}
     files.update((step.picture, svg) for step, svg in zip(steps, pictures, strict=True))
+    files.update((step.graph, step.graph_svg) for step in steps if step.graph)  # the selections' graphs
     check_output_folder(args.output, HANDOUT_FILES, args.force)  # the pictures took a while: check again
     write_output_folder(args.output, files)
     print(args.output)

@@ -7,7 +7,8 @@ calls, output layouts, bytes with and without tile padding, FLOPs and the
 roofline ESTIMATE. Below: `TargetSummaryTable` for the whole model, then the
 figures every estimate used. Data: `explorer.views.comparison` (real captures only); every
 cell's words: `explorer.views.comparison_text`, as `tensorweg compare` prints them.
-Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, Esc or x closes.
+Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, `e` writes the layer's optimized HLO
+on every target as one picture (`screens.graph_export`; the file names in the status line), Esc or x closes.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ from explorer.views.comparison_mesh import (
     missing_meshes,
 )
 from explorer.views.comparison_text import LAYER_ROWS, figure_notes, layer_cells
+from explorer.views.level_graph import layer_graphs
 from explorer.views.trace import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
+from screens.graph_export import export_picture
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
@@ -62,6 +65,7 @@ class CompareScreen(Screen):
         keyed("n", "move_layer(1)", "compare.next_layer"),
         keyed("p", "move_layer(-1)", "compare.previous_layer"),
         keyed("M", "capture_meshes", "compare.capture_meshes", show=False),  # the mesh table names it
+        keyed("e", "export_graph", "compare.export"),
     ]
 
     def __init__(self, layer: str) -> None:
@@ -82,6 +86,9 @@ class CompareScreen(Screen):
             yield Static("", id="compare-mesh")
             yield TargetSummaryTable("", id="compare-summary")
             yield Static("", id="compare-figures")
+        status = Static(Content(visible(getattr(self.app, "status", ""))), id="status")  # the app's notifications
+        status.display = False  # until `e` says what it wrote: no line is taken from the tables before
+        yield status
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -181,6 +188,26 @@ class CompareScreen(Screen):
         self.meshes_captured += 1
         if self.is_attached:
             self.sync()
+
+    def action_export_graph(self) -> None:
+        """The layer's optimized HLO on every captured target, one box per target, as files."""
+        app = self.app
+        bundle = getattr(app, "bundle", None)
+        if bundle is None or not self.layer_name:
+            app.notify(label("graph.nothing_to_export", app.lang))
+            return
+        layer, lang = self.layer_name, app.lang
+
+        def build() -> tuple[str, int]:
+            from explorer.views.dot_graph import comparison_dot_text, comparison_title  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
+
+            graphs = layer_graphs(bundle, layer)
+            if not graphs:
+                raise TensorwegError(label("graph.nothing_to_export", lang))
+            text = comparison_dot_text(comparison_title(bundle.model_name, layer, lang), graphs, lang)
+            return text, sum(graph.node_count() for graph in graphs)
+
+        export_picture(self, f"{bundle.model_name}-compare-{layer}", build)
 
     def action_move_layer(self, step: int) -> None:
         layer = neighbour_layer(getattr(self.app, "bundle", None), self.layer_name, step)

@@ -1,19 +1,27 @@
 """Level screens whose items form a graph (layers, TF ops): `g` draws the
-selection's neighbourhood as boxes and arrows, `+`/`-` change the radius."""
+selection's neighbourhood as boxes and arrows, `+`/`-` change the radius, `e`
+writes the same neighbourhood as DOT and SVG files (`screens.graph_export`).
+
+The graph, the neighbourhood and each box's colour come from the core
+(`explorer.views.level_graph`, `graph_parts.LEGEND`), as `tensorweg graph` draws them.
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
+from explorer.errors import TensorwegError
 from explorer.labels import label
+from explorer.views.graph_parts import ROLES, neighbourhood
 from explorer.views.items import LevelItem
+from explorer.views.level_graph import graph_of, level_graph
 
 from screens.bindings import keyed
+from screens.graph_export import export_picture
 from screens.level_screen import LevelScreen
-from screens.widgets.graph_drawing import draw, neighbourhood
+from screens.widgets.graph_drawing import draw_text
 
 MAX_RADIUS = 6
 MAX_NODES = 40  # beyond this a terminal drawing stops being readable
@@ -24,6 +32,7 @@ class DrawnGraphScreen(LevelScreen):
         keyed("g", "toggle_graph", "graph.toggle"),
         keyed("plus,equals_sign", "radius(1)", "graph.wider"),
         keyed("minus", "radius(-1)", "graph.narrower"),
+        keyed("e", "export_graph", "graph.export", show=False),  # the help screen names it (the footer is full)
     ]
 
     radius = 1
@@ -31,10 +40,6 @@ class DrawnGraphScreen(LevelScreen):
     def compose_extra(self) -> ComposeResult:
         with ScrollableContainer(id="drawing-box", classes="-hidden"):
             yield Static("", id="drawing")
-
-    def graph_edges(self) -> list[tuple[str, str]]:
-        """(producer, consumer) pairs between item names of this level."""
-        raise NotImplementedError
 
     def _drawing_visible(self) -> bool:
         return not self.query_one("#drawing-box").has_class("-hidden")
@@ -47,6 +52,22 @@ class DrawnGraphScreen(LevelScreen):
         self.radius = max(1, min(MAX_RADIUS, self.radius + delta))
         self.show_extra(self.items_table.current)
 
+    def action_export_graph(self) -> None:
+        """The selection's neighbourhood at the drawing's radius, as files in the current directory."""
+        app, item = self.tensorweg, self.items_table.current
+        if app.bundle is None or item is None:
+            app.notify(label("graph.nothing_to_export", app.lang))
+            return
+        bundle, level, target, radius, lang = app.bundle, self.LEVEL, app.target, self.radius, app.lang
+
+        def build() -> tuple[str, int]:
+            from explorer.views.dot_graph import dot_text  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
+
+            graph = graph_of(bundle, level, target, item.name, radius)
+            return dot_text(graph, bundle.model_name, lang), graph.node_count()
+
+        export_picture(self, f"{bundle.model_name}-{level}-{item.name}", build)
+
     def show_extra(self, item: LevelItem | None) -> None:
         if not self._drawing_visible():
             return
@@ -54,12 +75,19 @@ class DrawnGraphScreen(LevelScreen):
         if item is None:
             drawing.update(label("text.nothing_selected", self.tensorweg.lang))
             return
-        edges = self.graph_edges()
+        bundle = self.tensorweg.bundle
+        try:
+            graph = level_graph(bundle, self.LEVEL, self.tensorweg.target) if bundle is not None else None
+        except TensorwegError:  # a staging bundle without its manifest yet
+            graph = None
+        edges = graph.pairs() if graph is not None else []
         nodes = neighbourhood(item.name, edges, self.radius)
         shown = sorted(nodes)[:MAX_NODES]
         kept = set(shown) | {item.name}
-        lines = draw(sorted(kept), [(a, b) for a, b in edges if a in kept and b in kept], center=item.name)
+        styles = {node.name: ROLES[node.role].terminal for node in graph.nodes} if graph is not None else {}
+        styles[item.name] = ROLES["selected"].terminal
+        picture = draw_text(sorted(kept), [(a, b) for a, b in edges if a in kept and b in kept], item.name, styles)
         key = "text.radius_first" if len(nodes) > MAX_NODES else "text.radius"
         note = label(key, self.tensorweg.lang).format(radius=self.radius, count=len(nodes), shown=MAX_NODES)
         self.query_one("#drawing-box").border_title = note
-        drawing.update(Text("\n".join(lines), no_wrap=True))
+        drawing.update(picture)

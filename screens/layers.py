@@ -21,12 +21,6 @@ class LayersScreen(DrawnGraphScreen):
         keyed("o", "open_container", "layers.open"),
     ]
 
-    def graph_edges(self) -> list[tuple[str, str]]:
-        bundle = self.tensorweg.bundle
-        if bundle is None:
-            return []
-        return [(source, layer.name) for layer in bundle.layers for source in layer.inbound]
-
     def check_action(self, action: str, _parameters: tuple[object, ...]) -> bool | None:
         # Only a model with containers has anything to open: the key is not offered otherwise.
         if action == "open_container":

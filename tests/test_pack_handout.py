@@ -19,6 +19,7 @@ from explorer.cli.handout_command import find_tour
 from explorer.course.handout import handout_steps, render_html
 from explorer.course.handout_markdown import escape_markdown, render_markdown
 from explorer.course.tours import builtin_tour
+from explorer.labels import label
 from explorer.model.bundle import Bundle
 
 from screens.cli import main
@@ -80,14 +81,19 @@ def _tour_file(folder: Path, name: str, text: str) -> Path:
 
 @pytest.fixture(scope="module")
 def handouts(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
-    """The short lesson's handout in each language: lang -> (tour file, handout folder)."""
+    """The short lesson's handout in each language: lang -> (tour file, handout folder).
+
+    Made where Graphviz cannot be found (an empty PATH): the unit lane runs without it, and each step
+    then says why its graph is missing (tests/test_graph_e2e.py makes one with Graphviz)."""
     made = {}
-    for lang, text in SHORT.items():
-        root = tmp_path_factory.mktemp(f"handout-{lang}")
-        tour = _tour_file(root / "tours", "short", text)
-        out = root / "handout"
-        assert main(["handout", str(tour), str(BUNDLE), "-o", str(out), "--lang", lang]) == 0
-        made[lang] = (tour, out)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", str(tmp_path_factory.mktemp("no-graphviz")))
+        for lang, text in SHORT.items():
+            root = tmp_path_factory.mktemp(f"handout-{lang}")
+            tour = _tour_file(root / "tours", "short", text)
+            out = root / "handout"
+            assert main(["handout", str(tour), str(BUNDLE), "-o", str(out), "--lang", lang]) == 0
+            made[lang] = (tour, out)
     return made
 
 
@@ -127,6 +133,9 @@ def test_handout_folder_has_a_real_screenshot_of_every_step_and_both_documents_s
         assert f"](step-0{number}.svg)" in markdown
         assert f'<img src="step-0{number}.svg"' in page
     assert markdown.count("\n## ") == page.count("<section") == 2
+    # Without Graphviz each step says why its graph picture is missing (both select an item of a graph level).
+    note = label("handout.no_graphviz", lang)
+    assert page.count(html.escape(note)) == 2 and markdown.count(escape_markdown(note)) == 2
     if lang == "de":  # every word of the handout itself in German (tests/test_screens_german.py's check)
         assert '<html lang="de">' in page and "Schritt 2 von 2" in markdown
         assert english_left(GERMAN_TOO.sub(" ", _page_words(page))) == []

@@ -141,3 +141,21 @@ def test_tour_selectors_pick_rows_by_their_kinds(opened):
         listed = {item.name for item in program.rows(level, "en")}
         picked = program.selector_items(level)
         assert picked and all(name in listed and kinds for name, kinds in picked), level
+
+
+def test_graph_is_the_levels_rows_with_their_data_flow_or_one_line_saying_why_not(opened):
+    """XLA draws every row of the entry and its fusions' computations (`tensorweg graph`); TVM's capture
+    records no data flow between its functions, so it refuses in one line instead of drawing boxes alone."""
+    from explorer.errors import TensorwegError
+
+    bundle, program = opened
+    for level in ("hlo", "optimized-hlo"):
+        if isinstance(program, TvmTargetProgram):
+            with pytest.raises(TensorwegError, match="not drawn as a graph"):
+                program.graph(level)
+            continue
+        graph = program.graph(level)
+        drawn = {n.name for n in graph.nodes} | {n.name for c in graph.clusters for n in c.nodes}
+        assert drawn <= {item.name for item in program.rows(level, "en")} and len(drawn) == graph.node_count()
+        assert all(edge.source in drawn and edge.sink in drawn for edge in graph.edges)
+        assert {c.fusion for c in graph.clusters} == {n.name for n in graph.nodes if n.kind.startswith("fusion")}

@@ -66,6 +66,10 @@ def assert_bytes_shown_not_obeyed(data: bytes) -> None:
 
 @pytest.fixture
 def hostile_bundle(tmp_path) -> Path:
+    return make_hostile_bundle(tmp_path)
+
+
+def make_hostile_bundle(tmp_path: Path) -> Path:
     """The recorded mnist_cnn bundle with its layer `dense` renamed to HOSTILE_LAYER everywhere."""
     bundle = tmp_path / "hostile_bundle"
     shutil.copytree(FIXTURES / "bundles" / "mnist_cnn", bundle)
@@ -173,8 +177,11 @@ def test_handout_markdown_and_html_show_the_escapes(hostile_bundle):
     assert "<td>dense␛]0;pwned␇␛]52;" in page
 
 
-def test_handout_command_writes_no_control_character_into_any_file(hostile_bundle, tmp_path, capsysbinary):
-    """The folder as `tensorweg handout` writes it: Markdown, HTML and the step's screenshot (SVG)."""
+def test_handout_command_writes_no_control_character_into_any_file(hostile_bundle, tmp_path, capsysbinary,
+                                                                   monkeypatch):
+    """The folder as `tensorweg handout` writes it: Markdown, HTML and the step's screenshot (SVG).
+    Graphviz is hidden (the unit lane runs without it); tests/test_graph_e2e.py checks the graph picture."""
+    monkeypatch.setenv("PATH", str(tmp_path / "no-graphviz"))
     tour = tmp_path / "hostile.tour"
     tour.write_text(HOSTILE_TOUR, encoding="utf-8")
     out = tmp_path / "handout"

@@ -4,7 +4,10 @@ The folder holds `handout.md`, `handout.html` and one `step-NN.svg` per step. Ea
 says where it is (level, target, the selected item), gives the step's texts, the explanation
 it shows (filled with the capture's figures), the selected item's row and, on HLO levels,
 the lines of code around it, the question's hint (never the answer), the picture of its
-screen and the commands that show that screen again. What a step selects and explains comes
+screen and the commands that show that screen again. A step selecting an item of a level drawn
+as a graph (layers, graph, hlo, optimized-hlo) also gets `step-NN-graph.svg`, the item's
+neighbourhood one edge deep as `tensorweg graph` draws it, rendered by Graphviz; where Graphviz is
+not installed (or the picture is too large for it) the step says so instead. What a step selects and explains comes
 from `explorer.views`, as on screen.
 
 This module composes the words (no Textual here): the pictures are rendered by the UI side
@@ -23,12 +26,16 @@ from dataclasses import dataclass
 
 from explorer.course import lessons
 from explorer.course.tours import Tour, TourStep
+from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.levels import LIST_LEVELS
+from explorer.levels import GRAPH_LEVELS, LIST_LEVELS
 from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.texts.lookup import explain_topic
 from explorer.views import explain, items, rows
+from explorer.views.dot_graph import dot_text
+from explorer.views.graph_files import GraphTooLarge, graphviz, render
+from explorer.views.level_graph import graph_of
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}
@@ -39,7 +46,8 @@ img{max-width:100%;border:1px solid #999}
 MARKDOWN_FILE = "handout.md"
 HTML_FILE = "handout.html"
 # What a handout's folder holds (`picture_name`): `handout --force` replaces such a folder, no other.
-HANDOUT_FILES = re.compile(r"handout\.(md|html)|step-\d+\.svg")
+HANDOUT_FILES = re.compile(r"handout\.(md|html)|step-\d+(-graph)?\.svg")
+_GRAPH_DEPTH = 1  # a step's graph: the selection and what it reads and feeds
 
 
 @dataclass(frozen=True)
@@ -62,10 +70,18 @@ class HandoutStep:
     hint: str
     commands: tuple[str, ...]  # live in the terminal, then the picture
     picture: str  # the SVG's file name in the handout's folder
+    graph: str = ""  # the graph picture's file name ("" for none)
+    graph_svg: str = ""  # its SVG text, as Graphviz rendered it
+    graph_alt: str = ""  # what the graph picture shows, in words
+    graph_note: str = ""  # why a step that could have a graph has none (no Graphviz, too large)
 
 
 def picture_name(index: int) -> str:
     return f"step-{index + 1:02d}.svg"
+
+
+def graph_picture_name(index: int) -> str:
+    return f"step-{index + 1:02d}-graph.svg"
 
 
 def step_commands(tour_argument: str, model_argument: str, index: int, lang: str) -> tuple[str, str]:
@@ -103,7 +119,26 @@ def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, mo
         heading=f"{label('word.step', lang)} {index + 1} {label('word.of', lang)} {len(tour.steps)}",
         where=where, texts=_paragraphs(step.text), explanations=explanations, row=row, code=code,
         hint=step.question.hint if step.question is not None else "",
-        commands=step_commands(tour_argument, model_argument, index, lang), picture=picture_name(index))
+        commands=step_commands(tour_argument, model_argument, index, lang), picture=picture_name(index),
+        **_step_graph(bundle, step, selected, index, lang))
+
+
+def _step_graph(bundle: Bundle, step: TourStep, selected: str | None, index: int, lang: str) -> dict[str, str]:
+    """The `HandoutStep` fields of the selection's graph picture: rendered, or the reason it is not."""
+    if not selected or step.level not in GRAPH_LEVELS:
+        return {}
+    try:
+        graph = graph_of(bundle, step.level, step.target, selected, _GRAPH_DEPTH)
+    except TensorwegError:  # a level this target's compiler does not draw as a graph (TVM's Relax)
+        return {}
+    if graphviz() is None:
+        return {"graph_note": label("handout.no_graphviz", lang)}
+    try:
+        svg = render(dot_text(graph, bundle.model_name, lang), "svg", graph.node_count())
+    except GraphTooLarge as exc:
+        return {"graph_note": label("handout.graph_too_large", lang).format(reason=exc)}
+    return {"graph": graph_picture_name(index), "graph_svg": svg.decode("utf-8"),
+            "graph_alt": label("handout.graph_alt", lang).format(name=selected)}
 
 
 def _paragraphs(text: str) -> tuple[str, ...]:
@@ -152,6 +187,10 @@ def _html_section(step: HandoutStep, lang: str) -> str:
     out = [f'<section id="step-{step.number}">', f"<h2>{_text(step.heading)}</h2>",
            f'<p class="where">{_text(step.where)}</p>',
            f'<p><img src="{_text(step.picture)}" alt="{_text(step.heading)}"></p>']
+    if step.graph:
+        out.append(f'<p><img src="{_text(step.graph)}" alt="{_text(step.graph_alt)}"></p>')
+    elif step.graph_note:
+        out.append(f'<p class="where">{_text(step.graph_note)}</p>')
     out += [f"<p>{_markdown_inline(paragraph)}</p>" for paragraph in step.texts]
     for title, paragraphs in step.explanations:
         out.append(f"<h3>{_text(title)}</h3>")

@@ -64,6 +64,10 @@ def render_markdown(bundle: Bundle, tour: Tour, steps: list[HandoutStep]) -> str
 def _step(step: HandoutStep, lang: str) -> list[str]:
     out = [f"## {escape_markdown(step.heading)}", "", f"*{escape_markdown(step.where)}*", "",
            f"![{escape_markdown(step.heading)}]({step.picture})", ""]
+    if step.graph:
+        out += [f"![{escape_markdown(step.graph_alt)}]({step.graph})", ""]
+    elif step.graph_note:
+        out += [f"*{escape_markdown(step.graph_note)}*", ""]
     for paragraph in step.texts:
         out += [_inline(paragraph), ""]
     for title, paragraphs in step.explanations:

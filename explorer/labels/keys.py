@@ -38,6 +38,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "binding.graph.toggle": ("Graph", "Graph"),
     "binding.graph.wider": ("Radius+", "Radius+"),
     "binding.graph.narrower": ("Radius-", "Radius-"),
+    "binding.graph.export": ("Export graph", "Graph exportieren"),
+    "binding.compare.export": ("Export graph", "Graph exportieren"),
     "binding.kernels.view": ("Code view", "Code-Ansicht"),
     "binding.hlo.operand": ("Operand", "Operand"),
     "binding.memory.back": ("Back", "Zurück"),
@@ -105,6 +107,14 @@ LABELS: dict[str, tuple[str, str]] = {
                            "Den Pfad zurückgehen und die vorige Auswahl wiederherstellen"),
     "tooltip.graph.toggle": ("Draw the selection's neighbourhood as boxes and arrows",
                              "Die Nachbarschaft der Auswahl als Kästen und Pfeile zeichnen"),
+    "tooltip.graph.export": ("Write the selection's neighbourhood at this radius as .dot and .svg files "
+                             "(a new name in the current directory; SVG needs Graphviz)",
+                             "Die Umgebung der Auswahl in diesem Radius als .dot- und .svg-Datei schreiben "
+                             "(ein neuer Name im aktuellen Verzeichnis; SVG braucht Graphviz)"),
+    "tooltip.compare.export": ("Write the layer's optimized HLO on every target as .dot and .svg files "
+                               "(a new name in the current directory; SVG needs Graphviz)",
+                               "Das optimierte HLO der Schicht auf jedem Ziel als .dot- und .svg-Datei schreiben "
+                               "(ein neuer Name im aktuellen Verzeichnis; SVG braucht Graphviz)"),
     "tooltip.graph.wider": ("Draw one more hop around the selection", "Einen Schritt mehr um die Auswahl zeichnen"),
     "tooltip.graph.narrower": ("Draw one hop fewer around the selection",
                                "Einen Schritt weniger um die Auswahl zeichnen"),

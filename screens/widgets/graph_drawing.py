@@ -3,11 +3,13 @@
 grandalf's Sugiyama layout places the boxes (layers top to bottom); this
 module only rasterises the result onto a character grid: box outlines,
 vertical edges with a corner where they change column, and a `▼` arrowhead.
+Which nodes to draw (a selection's neighbourhood) and each box's colour (the
+legend shared with `tensorweg graph`) come from `explorer.views.graph_parts`.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from rich.text import Text
 
 BOX_HEIGHT = 3
 LAYER_GAP = 3  # grandalf spacing between box rows: leaves two rows for the edges
@@ -16,25 +18,6 @@ LAYER_GAP = 3  # grandalf spacing between box rows: leaves two rows for the edge
 class _View:
     def __init__(self, w: int, h: int) -> None:
         self.w, self.h, self.xy = w, h, (0.0, 0.0)
-
-
-def neighbourhood(center: str, edges: list[tuple[str, str]], radius: int) -> set[str]:
-    """Nodes within `radius` undirected hops of `center`."""
-    adjacent: dict[str, set[str]] = {}
-    for a, b in edges:
-        adjacent.setdefault(a, set()).add(b)
-        adjacent.setdefault(b, set()).add(a)
-    seen = {center}
-    queue = deque([(center, 0)])
-    while queue:
-        node, dist = queue.popleft()
-        if dist == radius:
-            continue
-        for nxt in adjacent.get(node, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append((nxt, dist + 1))
-    return seen
 
 
 def _label(name: str, max_width: int) -> str:
@@ -46,8 +29,34 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
 
     The centre node's box is drawn with double lines so the selection stands out.
     """
+    grid, _ = _drawn(nodes, edges, center, max_label)
+    return grid.lines() if grid is not None else []
+
+
+def draw_text(nodes: list[str], edges: list[tuple[str, str]], center: str, styles: dict[str, str],
+              max_label: int = 24) -> Text:
+    """`draw`'s picture as Rich text, each node's box in `styles[name]` (its legend role's style)."""
+    grid, boxes = _drawn(nodes, edges, center, max_label)
+    if grid is None:
+        return Text("", no_wrap=True)
+    lines = grid.lines()
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    text = Text("\n".join(lines), no_wrap=True)
+    for name, (row, col, width) in boxes.items():
+        style = styles.get(name, "")
+        if style:
+            for r in range(row, row + BOX_HEIGHT):
+                text.stylize(style, starts[r] + col, starts[r] + col + width)
+    return text
+
+
+def _drawn(nodes: list[str], edges: list[tuple[str, str]], center: str,
+           max_label: int) -> tuple[_Grid | None, dict[str, tuple[int, int, int]]]:
+    """The grid with the picture on it, and each node's box as (row, column, width)."""
     if not nodes:
-        return []
+        return None, {}
     labels = {n: _label(n, max_label) for n in nodes}
     # grandalf pulls in numpy (half a second): only pay for it when a drawing is asked for.
     from grandalf.graphs import Edge, Graph, Vertex  # noqa: PLC0415 (kept off the first frame)
@@ -74,7 +83,7 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
             grid.edge(boxes[a], boxes[b])
     for name, (r, c, w) in boxes.items():
         grid.box(r, c, w, labels[name], double=name == center)
-    return grid.lines()
+    return grid, boxes
 
 
 def _from_origin(boxes: dict[str, tuple[int, int, int]]) -> dict[str, tuple[int, int, int]]:

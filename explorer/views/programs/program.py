@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from explorer.model.records import LevelStatus
+    from explorer.views.graph_parts import LevelGraph
     from explorer.views.items import LevelItem, RowGroup
     from explorer.views.target_layer import TargetLayer
 
@@ -27,6 +28,10 @@ class TargetProgram(Protocol):
 
     def row_groups(self, level: str, lang: str) -> dict[str, RowGroup]:
         """The foldable groups over `rows` by key, in list order ({} for a flat list)."""
+
+    def graph(self, level: str) -> LevelGraph:
+        """The `hlo` or `optimized-hlo` level as a graph (what `tensorweg graph` writes); a
+        TensorwegError where the compiler's program is not drawn as one."""
 
     def selector_items(self, level: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The items a tour step's `select=` picks from, with the kinds `kind:` matches (docs/tours.md)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
@@ -227,6 +227,12 @@ class TvmTargetProgram:
 
     def row_groups(self, level: str, lang: str) -> dict[str, RowGroup]:
         return {}  # Relax and TIR functions are listed flat, in program order
+
+    def graph(self, level: str) -> NoReturn:
+        """Not drawn: the bundle records which function computes each binding, not which bindings feed
+        it, so a picture would be boxes without arrows."""
+        raise TensorwegError(f"{self.target}: TVM's {level} is not drawn as a graph (the capture records no "
+                             "data flow between its functions); draw an XLA target, or the layers or graph level")
 
     def selector_items(self, level: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return tuple((item.name, (item.kind,)) for item in self.rows(level, "en"))

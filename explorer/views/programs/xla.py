@@ -18,12 +18,14 @@ if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
     from explorer.model.bundle import Bundle
     from explorer.model.records import KernelRecord, LevelStatus
+    from explorer.views.graph_parts import LevelGraph
     from explorer.views.programs.program import TargetProgram
     from explorer.views.target_layer import TargetLayer
 
 from explorer.model.sharding import COLLECTIVES
 from explorer.views.buffers import allocation_by_index, allocation_of, step_layout, step_members
 from explorer.views.items import CREATED_BY_XLA, LevelItem, RowGroup, kernel_rows, make_item, role_text, shape_text
+from explorer.views.programs.xla_graph import hlo_graph
 from explorer.views.tables import (
     computation_table,
     cross_index,
@@ -73,6 +75,10 @@ class XlaTargetProgram:
             return ()
         return tuple((i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k))
                      for computation, i in module.all_instructions() if not computation.is_fusion)
+
+    def graph(self, level: str) -> LevelGraph:
+        """The entry computation, each fusion a cluster around its fused computation (`xla_graph`)."""
+        return hlo_graph(self.bundle, level, self.target, _HEAVY)
 
     # --- the trace -----------------------------------------------------------------------------
 
