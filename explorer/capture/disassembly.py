@@ -214,3 +214,48 @@ def _symbols_with_binding(elf: bytes, sections: list[_Section]) -> list[tuple[_S
             # _symbols read the same (first) symbol table, one entry per 24 bytes, as this did.
             return list(zip(symbols, bindings, strict=True))
     return []
+
+
+# One line of a listing from `disassemble_object`: `   a0:  vmovups xmm4, xmmword ptr [rax + 0xa0]  # f`.
+_LISTING_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)(?:\s+(.*?))?\s*(?:#.*)?$")
+_MEMORY_OPERAND = re.compile(r"\[[^\]]*\]")
+
+
+@dataclass(frozen=True)
+class AsmLine:
+    """One instruction of an x86 listing as the passport reads it.
+
+    access: "store" (its destination is memory), "load" (a move or broadcast from memory),
+    "compute" (vector arithmetic, a memory source or not), "" otherwise.
+    """
+
+    address: str
+    mnemonic: str
+    operands: str
+    vector_registers: tuple[str, ...]
+    memory: str
+    access: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.address}:  {self.mnemonic} {self.operands}".rstrip()
+
+
+def read_listing_line(line: str) -> AsmLine | None:
+    """`line` of a listing read into its parts; None for a line that holds no instruction."""
+    match = _LISTING_LINE.match(line)
+    if match is None:
+        return None
+    address, mnemonic, operands = match.group(1), match.group(2), match.group(3) or ""
+    registers = tuple(dict.fromkeys(f"{kind}mm{number}" for kind, number in _VECTOR_REGISTER.findall(operands)))
+    memory = _MEMORY_OPERAND.search(operands)
+    destination = operands.split(",", 1)[0]
+    if memory and "[" in destination:
+        access = "store"
+    elif memory and ("mov" in mnemonic or "broadcast" in mnemonic):
+        access = "load"
+    elif registers and mnemonic.startswith("v") and "mov" not in mnemonic:
+        access = "compute"
+    else:
+        access = ""
+    return AsmLine(address, mnemonic, operands, registers, memory.group(0) if memory else "", access)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.cli import handout_command, pack_command, texts_commands
+from explorer.cli import handout_command, pack_command, passport_command, texts_commands
 from explorer.errors import TensorwegError
 from explorer.levels import LEVELS
 from explorer.model.records import MODES, OPTIMIZERS, SHARDINGS
@@ -17,7 +17,7 @@ from explorer.targets import DEFAULT_TARGETS
 
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
-               "passes", "pack", "serve", "handout")
+               "passes", "pack", "serve", "handout", "passport")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
 
@@ -142,4 +142,5 @@ def build_parser() -> argparse.ArgumentParser:
     texts_commands.register(sub)
     pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
+    passport_command.register(sub, lambda parser: _common_capture_options(parser, None))
     return parser

@@ -6,10 +6,10 @@ The strings are kept in three tables by where they are shown; `label` looks a ke
 from __future__ import annotations
 
 from explorer.errors import TensorwegError
-from explorer.labels import compare, keys, screen
+from explorer.labels import compare, keys, passport, screen
 
 # key -> (English, German)
-LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS}
+LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS, **passport.LABELS}
 
 
 def label(key: str, lang: str) -> str:
