@@ -8,9 +8,6 @@ from pathlib import Path
 
 from explorer.cli.commands import capture_options, default_language, open_or_capture
 from explorer.course.output_folder import check_output_folder, write_output_folder
-from explorer.course.passport_handout import PASSPORT_FILES, passport_files
-from explorer.views.passport import check_layer, check_target, passport
-from explorer.views.passport_text import as_json, as_text
 
 
 def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
@@ -29,6 +26,11 @@ def register(subparsers: argparse._SubParsersAction, capture_options_for) -> Non
 
 
 def cmd_passport(args: argparse.Namespace) -> int:
+    # The views load only for this command: the parser is built by every `tensorweg` start.
+    from explorer.course.passport_handout import PASSPORT_FILES, passport_files  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.passport import check_layer, check_target, passport  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.passport_text import as_json, as_text  # noqa: PLC0415 (loads only for the command that uses it)
+
     if args.output is not None:
         check_output_folder(args.output, PASSPORT_FILES, args.force)
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))

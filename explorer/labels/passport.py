@@ -90,4 +90,27 @@ LABELS: dict[str, tuple[str, str]] = {
                           "are what it shows", "XLA:TPU erzeugt keinen einsehbaren Maschinencode: gezeigt werden "
                           "die Kacheln und der Speicherraum des Tensors"),
     "passport.tensor": ("tensor", "Tensor"),
+    # The `P` screen's keys, status line and help.
+    "binding.app.passport": ("Passport", "Pass"),
+    "tooltip.app.passport": ("The selected item's tensor from its Python line down to registers and buffer",
+                             "Der Tensor des gewählten Elements von seiner Python-Zeile bis zu Registern und Puffer"),
+    "binding.passport.close": ("Back", "Zurück"),
+    "tooltip.passport.close": ("Close the passport", "Den Pass schließen"),
+    "binding.passport.target": ("Target", "Ziel"),
+    "tooltip.passport.target": ("The same passport on the bundle's next target",
+                                "Derselbe Pass auf dem nächsten Ziel des Bundles"),
+    "notify.passport_nowhere": ("This hop could not be recovered: there is nothing to go to.",
+                                "Dieser Schritt ließ sich nicht rekonstruieren: Es gibt nichts, wohin es geht."),
+    "help.passport": (
+        "The passport follows one tensor down every hop: the Python lines that made it, the Keras layer, the "
+        "TensorFlow ops, the HLO instructions, the fusion that computes it, the kernel, the machine-code lines "
+        "that load, store and compute it with their registers (on a TPU its tiles and memory space), and the "
+        "buffer it lives in. Each hop names its evidence and says where it is a heuristic. Enter goes to the "
+        "hop's level with its item selected, t shows the same passport on the next target, Esc or P closes.",
+        "Der Pass folgt einem Tensor über jeden Schritt: die Python-Zeilen, die ihn erzeugten, die Keras-Schicht, "
+        "die TensorFlow-Ops, die HLO-Instruktionen, die Fusion, die ihn berechnet, den Kernel, die Zeilen "
+        "Maschinencode, die ihn laden, speichern und berechnen, mit ihren Registern (auf der TPU seine Kacheln "
+        "und sein Speicherraum), und den Puffer, in dem er liegt. Jeder Schritt nennt seinen Beleg und sagt, wo "
+        "er eine Heuristik ist. Enter geht zur Ebene des Schritts mit seinem Element gewählt, t zeigt denselben "
+        "Pass auf dem nächsten Ziel, Esc oder P schließt."),
 }
