@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views.passport import Passport
-from explorer.views.passport_place import hop_place, retarget
+from explorer.views.passport_place import hop_explanation, hop_place, retarget
 from explorer.views.passport_text import hop_heading, hop_lines, title
 
 from screens.bindings import keyed
@@ -50,6 +50,7 @@ class PassportScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="passport-title")
         yield OptionList(id="passport-hops")
+        yield Static("", id="passport-explanation")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -71,6 +72,13 @@ class PassportScreen(Screen):
         hops.clear_options()
         hops.add_options([hop_option(number, hop, lang) for number, hop in enumerate(found.hops, 1)])
         hops.highlighted = 0
+
+    @on(OptionList.OptionHighlighted, "#passport-hops")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """The course text for the highlighted hop, below the hops."""
+        text = hop_explanation(self.passport.hops[event.option_index], self.app.lang)
+        self.query_one("#passport-explanation", Static).update(
+            Content.assemble((visible(text.title), "bold"), "  ", Content(visible(text.body))))
 
     @on(OptionList.OptionSelected, "#passport-hops")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

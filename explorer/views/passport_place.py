@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explorer.levels import LIST_LEVELS
+from explorer.texts.lookup import Explanation, explain_topic
 from explorer.views.passport import Passport, passport
 from explorer.views.passport_hops import Hop
 from explorer.views.trace import counterpart
@@ -52,3 +53,12 @@ def retarget(bundle: Bundle, found: Passport, lang: str) -> Passport:
     level, item = found.item
     item = counterpart(bundle, level, item, found.target, other) or item
     return passport(bundle, other, level=level, item=item, lang=lang)
+
+
+# The course text beside each hop in the `P` screen: the two hops with texts of their own, else the overview.
+_HOP_TEXTS = {"python": "passport:python", "machine-code": "passport:machine-code"}
+
+
+def hop_explanation(hop: Hop, lang: str) -> Explanation:
+    """The course text for `hop` (explorer/texts/content/<lang>/passport/)."""
+    return explain_topic(_HOP_TEXTS.get(hop.level, "passport:hops"), lang)
