@@ -146,3 +146,40 @@ def test_command_bad_input_is_one_error_line_and_writes_nothing(recorded_bundle,
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_tvm_conv2d_reaches_the_fused_multiply_adds_in_llvm_s_att_assembly(recorded_bundle):
+    tvm = Bundle.open(recorded_bundle.parent / "mnist_cnn_tvm")
+    found = hops(passport(tvm, "tvm:cpu", "conv2d"))
+    assert found["optimized-hlo"].name == found["kernels"].name == "fused_conv2d_relu"
+    machine = dict(found["machine-code"].details)
+    assert any(line["text"].startswith("vfmadd") for line in machine["code_lines"])
+    assert any(r.startswith("ymm") for r in machine["registers"])
+
+
+@pytest.mark.parametrize(("line", "access", "registers", "memory"), [
+    ("      a0:  vmovups xmm4, xmmword ptr [rax + rdx + 0xa0]", "load", ("xmm4",), "[rax + rdx + 0xa0]"),
+    ("      4b:  vmovaps ymmword ptr [rsp + 0x100], ymm1", "store", ("ymm1",), "[rsp + 0x100]"),
+    ("     5c6:  vmaxss xmm0, xmm9, xmm0", "compute", ("xmm0", "xmm9"), ""),
+    ("\tvmovups\t%zmm0, 64(%rax,%rcx,4)", "store", ("zmm0",), "64(%rax,%rcx,4)"),
+    ("\tvfmadd231ps\t(%rdx), %zmm1, %zmm2", "compute", ("zmm1", "zmm2"), "(%rdx)"),
+    ("\tvmovups\t-64(%rsi), %zmm3", "load", ("zmm3",), "-64(%rsi)"),
+])
+def test_the_assembly_reader_tells_loads_stores_and_computes_in_both_syntaxes(line, access, registers, memory):
+    from explorer.capture.disassembly import read_listing_line
+
+    read = read_listing_line(line)
+    assert (read.access, read.vector_registers, read.memory) == (access, registers, memory)
+
+
+@pytest.mark.parametrize(("line", "access", "registers"), [
+    ("/*01f0*/  LDG.E.CONSTANT R3, desc[UR4][R2.64] ;", "load", ("R3", "UR4", "R2")),
+    ("/*0210*/  @!P0 STG.E desc[UR4][R4.64], R3 ;", "store", ("UR4", "R4", "R3")),
+    ("/*0250*/  FFMA.SAT R2, R10, R12.reuse, 0.5 ;", "compute", ("R2", "R10", "R12")),
+    ("/*0010*/  S2R R0, SR_TID.X ;", "", ("R0",)),
+])
+def test_the_sass_reader_tells_loads_stores_and_computes(line, access, registers):
+    from explorer.capture.sass import read_sass_line
+
+    read = read_sass_line(line)
+    assert (read.access, read.registers) == (access, registers)

@@ -90,7 +90,9 @@ def output_tensor(bundle: Bundle, target: str, layer: str) -> str:
     positions = _positions(bundle, target)
     candidates = owned or work
     candidates = [n for n in candidates if _holds_output(bundle, target, layer, n)] or candidates
-    return max(candidates, key=lambda n: positions.get(n, -1)) if candidates else ""
+    # Without an HLO schedule (TVM's functions) the program's own order of the layer's items counts.
+    order = {n: positions.get(n, number) for number, n in enumerate(candidates)}
+    return max(candidates, key=order.__getitem__) if candidates else ""
 
 
 def _holds_output(bundle: Bundle, target: str, layer: str, name: str) -> bool:
@@ -162,7 +164,9 @@ def _hlo_work(bundle: Bundle, target: str, layer: str, level: str, item: str) ->
 
 
 def _kernel_of(bundle: Bundle, target: str, tensor: str):
-    return next((k for k in bundle.kernels(target) if tensor in k.hlo), None)
+    """The kernel implementing `tensor` (XLA: it names the instruction; TVM: a TIR function is its kernel)."""
+    kernels = bundle.kernels(target)
+    return next((k for k in kernels if tensor in k.hlo), None) or next((k for k in kernels if k.name == tensor), None)
 
 
 def _entry_parameter(bundle: Bundle, target: str, layer: str) -> str:
