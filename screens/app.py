@@ -83,7 +83,7 @@ def _sheets(modes) -> list[Path]:
 
 # Every level's sheet, and those of the screens pushed over a level (x, f, D, ?, G, T).
 OTHER_SHEETS = (*_sheets(SCREENS), *(CSS_DIR / f"{name}.tcss" for name in ("compare", "passes", "mesh", "help",
-                                                                             "glossary", "tour")))
+                                                                             "glossary", "tour", "passport")))
 
 
 def _screen_class(mode: str) -> type:
@@ -136,6 +136,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         keyed("x", "compare_targets", "app.compare"),
         keyed("D", "mesh_view", "app.mesh"),
         keyed("f", "filmstrip", "app.passes"),
+        keyed("P", "passport", "app.passport", show=False),  # the help lists it; the footer is full
     ]
 
     lang = reactive("en", init=False)
@@ -154,6 +155,27 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             # From the TensorFlow graph level: Grappler's film; from the others: the target's XLA passes.
             film = GRAPPLER if self.current_mode == "graph" else self.target
             self.push_screen(PassesScreen(film, self.selections.get(self.current_mode, "")))
+
+    def action_passport(self) -> None:
+        """`P`: the passport of the selection on the current target (`explorer.views.passport_place`)."""
+        from explorer.views.passport_place import passport_for_selection  # noqa: PLC0415 (kept off the first frame)
+
+        from screens.passport import PassportScreen  # noqa: PLC0415 (kept off the first frame)
+
+        if isinstance(self.screen, PassportScreen) or self.bundle is None:
+            return
+        try:
+            found = passport_for_selection(self.bundle, self.current_mode, self.selections, self.target, self.lang)
+        except TensorwegError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.push_screen(PassportScreen(found))
+
+    def open_passport_hop(self, target: str, level: str, item: str) -> None:
+        """Enter on a passport's hop: its level on the passport's target, its item selected."""
+        if target != self.target:
+            self.target = target
+        self.goto_level(level, item)
 
     def action_mesh_view(self) -> None:
         from screens.compare import layer_for_selection  # noqa: PLC0415 (kept off the first frame)

@@ -214,3 +214,69 @@ def _symbols_with_binding(elf: bytes, sections: list[_Section]) -> list[tuple[_S
             # _symbols read the same (first) symbol table, one entry per 24 bytes, as this did.
             return list(zip(symbols, bindings, strict=True))
     return []
+
+
+# One line of a listing from `disassemble_object`: `   a0:  vmovups xmm4, xmmword ptr [rax + 0xa0]  # f`.
+_LISTING_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)(?:\s+(.*?))?\s*(?:#.*)?$")
+_MEMORY_OPERAND = re.compile(r"\[[^\]]*\]")
+# LLVM's own assembly (TVM's kernels) is AT&T syntax: `\tvmovups\t%zmm0, 64(%rax,%rcx,4)`, destination last.
+_ATT_LINE = re.compile(r"^\s+([a-z][a-z0-9]*)\s+(%.*?|[-\w$]*\(.*?)\s*(?:#.*)?$")
+_ATT_MEMORY = re.compile(r"-?[\w$]*\(%[^)]*\)")
+
+
+@dataclass(frozen=True)
+class AsmLine:
+    """One instruction of an x86 listing as the passport reads it.
+
+    access: "store" (its destination is memory), "load" (a move or broadcast from memory),
+    "compute" (vector arithmetic, a memory source or not), "" otherwise.
+    """
+
+    address: str
+    mnemonic: str
+    operands: str
+    vector_registers: tuple[str, ...]
+    memory: str
+    access: str
+
+    @property
+    def text(self) -> str:
+        return (f"{self.address}:  " if self.address else "") + f"{self.mnemonic} {self.operands}".rstrip()
+
+
+def _top_level_operands(operands: str) -> list[str]:
+    """Operands split at the commas outside parentheses (`64(%rax,%rcx,4)` is one)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(operands):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(operands[start:index].strip())
+            start = index + 1
+    return [*parts, operands[start:].strip()]
+
+
+def read_listing_line(line: str) -> AsmLine | None:
+    """`line` of a listing read into its parts (Intel syntax from `disassemble_object`, or LLVM's
+    AT&T text); None for a line that holds no instruction (a label, a directive)."""
+    match = _LISTING_LINE.match(line)
+    if match is not None:
+        address, mnemonic, operands = match.group(1), match.group(2), match.group(3) or ""
+        memory = _MEMORY_OPERAND.search(operands)
+        destination = operands.split(",", 1)[0]
+    elif (att := _ATT_LINE.match(line)) is not None:
+        address, mnemonic, operands = "", att.group(1), att.group(2)
+        memory = _ATT_MEMORY.search(operands)
+        parts = _top_level_operands(operands)
+        destination = parts[-1] if len(parts) > 1 else ""
+    else:
+        return None
+    registers = tuple(dict.fromkeys(f"{kind}mm{number}" for kind, number in _VECTOR_REGISTER.findall(operands)))
+    if memory and memory.group(0) in destination:
+        access = "store"
+    elif memory and ("mov" in mnemonic or "broadcast" in mnemonic):
+        access = "load"
+    elif registers and mnemonic.startswith("v") and "mov" not in mnemonic:
+        access = "compute"
+    else:
+        access = ""
+    return AsmLine(address, mnemonic, operands, registers, memory.group(0) if memory else "", access)

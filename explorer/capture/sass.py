@@ -225,3 +225,40 @@ def with_sass(kernels: list[KernelRecord], work: Path, tools: Tools | None = Non
 def _same_code(kernel: KernelRecord, compiled: KernelRecord) -> KernelRecord:
     """`kernel` (one launch) with what was compiled from its PTX."""
     return replace(kernel, sass=compiled.sass, ptxas=compiled.ptxas, sass_note=compiled.sass_note)
+
+
+# A SASS line as `split_sass` keeps it, and the registers in it (as screens/widgets/sass_lexer.py colours them).
+_SASS_LINE = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?\S+\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_]+)*)\s*(.*?)\s*;?\s*$")
+_SASS_REGISTER = re.compile(r"\b(?:U?R\d+|U?P\d+)\b")
+_LOADS = frozenset({"LDG", "LD", "LDS", "LDL", "LDSM", "LDGSTS"})
+_STORES = frozenset({"STG", "ST", "STS", "STL"})
+# Arithmetic on values (floating point, tensor cores, min/max, integer multiply-add).
+_COMPUTES = frozenset({"FFMA", "FMUL", "FADD", "FMNMX", "HFMA2", "HMMA", "HADD2", "HMUL2", "HMNMX2",
+                       "FSEL", "MUFU", "DFMA", "IMMA", "HGMMA", "FCHK", "FSETP"})
+
+
+@dataclass(frozen=True)
+class SassLine:
+    """One SASS instruction: address, opcode (with its modifiers), operands, registers, access
+    ("load" and "store" for global/shared/local memory, "compute" for arithmetic, else "")."""
+
+    address: str
+    opcode: str
+    operands: str
+    registers: tuple[str, ...]
+    access: str
+
+    @property
+    def text(self) -> str:
+        return f"/*{self.address}*/  {self.opcode} {self.operands}".rstrip()
+
+
+def read_sass_line(line: str) -> SassLine | None:
+    """A line of `KernelRecord.sass` read into its parts; None for a line without an instruction."""
+    match = _SASS_LINE.match(line)
+    if match is None:
+        return None
+    address, guard, base, modifiers, operands = match.groups()
+    access = "load" if base in _LOADS else "store" if base in _STORES else "compute" if base in _COMPUTES else ""
+    registers = tuple(dict.fromkeys(_SASS_REGISTER.findall(operands)))
+    return SassLine(address, (guard or "") + base + modifiers, operands.rstrip(" ;"), registers, access)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.cli import graph_command, handout_command, pack_command, texts_commands
+from explorer.cli import graph_command, handout_command, pack_command, passport_command, texts_commands
 from explorer.errors import TensorwegError
 from explorer.levels import LEVELS
 from explorer.model.records import MODES, OPTIMIZERS, SHARDINGS
@@ -17,7 +17,7 @@ from explorer.targets import DEFAULT_TARGETS
 
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
-               "passes", "pack", "serve", "handout", "graph")
+               "passes", "pack", "serve", "handout", "graph", "passport")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
 
@@ -143,4 +143,5 @@ def build_parser() -> argparse.ArgumentParser:
     pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     graph_command.register(sub, lambda parser: _common_capture_options(parser, None))
+    passport_command.register(sub, lambda parser: _common_capture_options(parser, None))
     return parser

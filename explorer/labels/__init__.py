@@ -1,15 +1,16 @@
 """Interface strings in English and German, so screens never hard-code a language.
 
-The strings are kept in four tables by where they are shown; `label` looks a key up in all of them.
+The strings are kept in tables by where they are shown; `label` looks a key up in all of them.
 """
 
 from __future__ import annotations
 
 from explorer.errors import TensorwegError
-from explorer.labels import compare, graph, keys, screen
+from explorer.labels import compare, graph, keys, passport, screen
 
 # key -> (English, German)
-LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS, **graph.LABELS}
+LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS, **graph.LABELS,
+                                   **passport.LABELS}
 
 
 def label(key: str, lang: str) -> str:

@@ -1,0 +1,116 @@
+"""The passport's words (`tensorweg passport`, the `P` screen, its Markdown and HTML): hop titles,
+evidence, the notes that say where a hop is a heuristic or cannot be recovered."""
+
+# key -> (English, German)
+LABELS: dict[str, tuple[str, str]] = {
+    "passport.title": ("Passport of {layer} on {target}", "Pass von {layer} auf {target}"),
+    "passport.title_item": ("Passport of {item} ({level}) on {target}", "Pass von {item} ({level}) auf {target}"),
+    "passport.keys": ("Enter go to the hop's level, t other target, Esc back",
+                      "Enter zur Ebene des Schritts, t anderes Ziel, Esc zurück"),
+    "passport.evidence": ("evidence", "Beleg"),
+    "passport.heuristic": ("heuristic", "Heuristik"),
+    "passport.hop.python": ("Python", "Python"),
+    "passport.hop.layers": ("Keras layer", "Keras-Schicht"),
+    "passport.hop.graph": ("TensorFlow ops", "TensorFlow-Ops"),
+    "passport.hop.hlo": ("HLO instructions", "HLO-Instruktionen"),
+    "passport.hop.optimized-hlo": ("fusion that computes it", "Fusion, die ihn berechnet"),
+    "passport.hop.kernels": ("kernel", "Kernel"),
+    "passport.hop.machine-code": ("machine code", "Maschinencode"),
+    "passport.hop.memory": ("buffer", "Puffer"),
+    "passport.ev.stack_frames": ("op metadata: stack_frame_id and the module's stack-frame tables",
+                                 "Op-Metadaten: stack_frame_id und die Stack-Frame-Tabellen des Moduls"),
+    "passport.ev.layers": ("layers.json (Keras's own summary)", "layers.json (Keras' eigene Übersicht)"),
+    "passport.ev.index": ("cross-level index (name scopes, op_name metadata)",
+                          "ebenenübergreifender Index (Namensräume, op_name-Metadaten)"),
+    "passport.ev.fusion": ("cross-level index, the optimized module's fusion body",
+                           "ebenenübergreifender Index, Rumpf der Fusion im optimierten Modul"),
+    "passport.ev.kernel": ("kernel record (the HLO instruction it implements)",
+                           "Kernel-Eintrag (die HLO-Instruktion, die er umsetzt)"),
+    "passport.ev.asm": ("registers read off the assembly", "Register aus dem Assembler gelesen"),
+    "passport.ev.sass": ("registers read off the SASS (ptxas, cuobjdump)",
+                         "Register aus dem SASS gelesen (ptxas, cuobjdump)"),
+    "passport.ev.layout": ("the layout XLA wrote on the instruction's shape",
+                           "das Layout, das XLA an die Form der Instruktion schrieb"),
+    "passport.ev.buffers": ("buffer assignment (XLA's dump)", "Pufferzuweisung (XLA-Dump)"),
+    "passport.h.python_other_target": (
+        "TensorFlow's op metadata names only where TensorFlow creates every op ({where}); these Keras lines "
+        "are read from {target}'s module (Keras on JAX runs the same layer code; the backend lines differ)",
+        "Die Op-Metadaten von TensorFlow nennen nur die Stelle, an der TensorFlow jede Op erzeugt ({where}); "
+        "diese Keras-Zeilen stammen aus dem Modul von {target} (Keras auf JAX führt denselben Schichtcode aus; "
+        "die Backend-Zeilen unterscheiden sich)"),
+    "passport.h.output": ("the layer's output is taken as its last instruction in program order that does work",
+                          "als Ausgabe der Schicht gilt ihre letzte arbeitende Instruktion in Programmreihenfolge"),
+    "passport.h.lines": ("which lines touch this tensor is read off the mnemonics and operands; "
+                         "the machine code names no tensors",
+                         "welche Zeilen diesen Tensor berühren, ist aus Mnemonics und Operanden gelesen; "
+                         "der Maschinencode nennt keine Tensoren"),
+    "passport.h.went": ("the tensor is followed to the nearest earlier layer that computes one",
+                        "der Tensor wird bis zur nächsten früheren Schicht verfolgt, die einen berechnet"),
+    "passport.no.python": ("not recoverable: this module carries no Python locations ({why})",
+                           "nicht rekonstruierbar: Dieses Modul trägt keine Python-Orte ({why})"),
+    "passport.no.python_tf": ("TensorFlow's metadata names only {where}",
+                              "die Metadaten von TensorFlow nennen nur {where}"),
+    "passport.no.python_none": ("no source locations recorded", "keine Quellorte aufgezeichnet"),
+    "passport.no.graph": ("no TensorFlow graph for this layer (an input, or the graph was not captured)",
+                          "kein TensorFlow-Graph für diese Schicht (eine Eingabe, oder der Graph wurde "
+                          "nicht erfasst)"),
+    "passport.no.hlo": ("no HLO instruction", "keine HLO-Instruktion"),
+    "passport.no.fusion": ("no instruction of its own after optimisation",
+                           "nach der Optimierung keine eigene Instruktion"),
+    "passport.no.kernel": ("no kernel: {why}", "kein Kernel: {why}"),
+    "passport.no.kernel_inline": ("the instruction needs none (a parameter, a bitcast, a tuple element)",
+                                  "die Instruktion braucht keinen (ein Parameter, ein Bitcast, ein Tupel-Element)"),
+    "passport.no.machine_library": ("a library call ({kernel}): its machine code is the library's, not recorded",
+                                    "ein Bibliotheksaufruf ({kernel}): sein Maschinencode gehört der Bibliothek "
+                                    "und ist nicht aufgezeichnet"),
+    "passport.no.machine": ("no machine code recorded for {kernel}", "kein Maschinencode für {kernel} aufgezeichnet"),
+    "passport.no.buffer": ("no buffer assignment recorded", "keine Pufferzuweisung aufgezeichnet"),
+    "passport.no.computation": ("{layer} produced no computation of its own: {where}",
+                                "{layer} erzeugte keine eigene Berechnung: {where}"),
+    "passport.went.parameter": ("it arrives as entry parameter {number} ({name})",
+                                "er kommt als Eingangsparameter {number} ({name}) an"),
+    "passport.went.bitcast": ("its HLO ({hlo}) became a bitcast: the same bytes as {source}'s output ({tensor})",
+                              "sein HLO ({hlo}) wurde zum Bitcast: dieselben Bytes wie die Ausgabe von "
+                              "{source} ({tensor})"),
+    "passport.went.nowhere": ("nothing in the optimized module carries it", "nichts im optimierten Modul trägt ihn"),
+    "passport.python_version": ("the installed {package} is {installed}; the bundle was captured with {captured}: "
+                                "lines may have moved",
+                                "installiert ist {package} {installed}; das Bundle wurde mit {captured} erfasst: "
+                                "Zeilen können sich verschoben haben"),
+    "passport.python_unreadable": ("(source not installed here)", "(Quelle hier nicht installiert)"),
+    "passport.emitted": ("emitted", "erzeugte"),
+    "passport.fused": ("fused", "fusioniert"),
+    "passport.loads": ("loads", "Laden"),
+    "passport.stores": ("stores", "Speichern"),
+    "passport.computes": ("computes", "Rechnen"),
+    "passport.registers": ("registers", "Register"),
+    "passport.addressing": ("addressing", "Adressierung"),
+    "passport.per_thread": ("{count} registers per thread (ptxas -v)", "{count} Register je Thread (ptxas -v)"),
+    "passport.tpu_code": ("XLA:TPU emits no inspectable machine code: the tensor's tiles and memory space "
+                          "are what it shows", "XLA:TPU erzeugt keinen einsehbaren Maschinencode: gezeigt werden "
+                          "die Kacheln und der Speicherraum des Tensors"),
+    "passport.tensor": ("tensor", "Tensor"),
+    # The `P` screen's keys, status line and help.
+    "binding.app.passport": ("Passport", "Pass"),
+    "tooltip.app.passport": ("The selected item's tensor from its Python line down to registers and buffer",
+                             "Der Tensor des gewählten Elements von seiner Python-Zeile bis zu Registern und Puffer"),
+    "binding.passport.close": ("Back", "Zurück"),
+    "tooltip.passport.close": ("Close the passport", "Den Pass schließen"),
+    "binding.passport.target": ("Target", "Ziel"),
+    "tooltip.passport.target": ("The same passport on the bundle's next target",
+                                "Derselbe Pass auf dem nächsten Ziel des Bundles"),
+    "notify.passport_nowhere": ("This hop could not be recovered: there is nothing to go to.",
+                                "Dieser Schritt ließ sich nicht rekonstruieren: Es gibt nichts, wohin es geht."),
+    "help.passport": (
+        "The passport follows one tensor down every hop: the Python lines that made it, the Keras layer, the "
+        "TensorFlow ops, the HLO instructions, the fusion that computes it, the kernel, the machine-code lines "
+        "that load, store and compute it with their registers (on a TPU its tiles and memory space), and the "
+        "buffer it lives in. Each hop names its evidence and says where it is a heuristic. Enter goes to the "
+        "hop's level with its item selected, t shows the same passport on the next target, Esc or P closes.",
+        "Der Pass folgt einem Tensor über jeden Schritt: die Python-Zeilen, die ihn erzeugten, die Keras-Schicht, "
+        "die TensorFlow-Ops, die HLO-Instruktionen, die Fusion, die ihn berechnet, den Kernel, die Zeilen "
+        "Maschinencode, die ihn laden, speichern und berechnen, mit ihren Registern (auf der TPU seine Kacheln "
+        "und sein Speicherraum), und den Puffer, in dem er liegt. Jeder Schritt nennt seinen Beleg und sagt, wo "
+        "er eine Heuristik ist. Enter geht zur Ebene des Schritts mit seinem Element gewählt, t zeigt denselben "
+        "Pass auf dem nächsten Ziel, Esc oder P schließt."),
+}

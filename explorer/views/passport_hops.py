@@ -1,0 +1,201 @@
+"""The passport's hops, one builder each: what the hop shows, its evidence, where it guesses.
+
+`Hop.lines` are worded in the passport's language; `Hop.details` keep the facts for `--json`
+(English keys, exact names); `Hop.jump` is where the `P` screen's Enter goes (level, item).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from explorer.labels import label
+from explorer.model.records import KernelRecord
+from explorer.targets import TARGETS
+from explorer.views import trace
+from explorer.views.buffers import allocation_of
+from explorer.views.items import shape_text
+from explorer.views.panes import buffer_lines
+from explorer.views.passport_machine import machine_code
+from explorer.views.passport_python import python_end
+from explorer.views.tables import computation_table, instruction, layer_record, op_table
+
+if TYPE_CHECKING:
+    from explorer.model.bundle import Bundle
+
+# Instructions that move or name bytes without computing them.
+NO_WORK = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-start", "copy-done",
+                     "iota"})
+# TensorFlow ops that read variables or name shapes: the layer's plumbing, not its work.
+_GRAPH_PLUMBING = frozenset({"Placeholder", "ReadVariableOp", "Const", "Shape", "Identity", "VarHandleOp", "NoOp"})
+_MOST_ROWS = 8  # rows per hop; the rest are counted
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One hop. `level`: python, layers, graph, hlo, optimized-hlo, kernels, machine-code, memory.
+    `evidence`: a key worded by `passport.ev.<key>`; `heuristic`/`missing`: worded notes ("" when none)."""
+
+    level: str
+    name: str
+    evidence: str
+    lines: tuple[str, ...] = ()
+    heuristic: str = ""
+    missing: str = ""
+    details: tuple[tuple[str, Any], ...] = ()
+    jump: tuple[str, str] = ("", "")
+
+
+def _capped(lines: list[str]) -> tuple[str, ...]:
+    return tuple(lines[:_MOST_ROWS]) + ((f"... +{len(lines) - _MOST_ROWS}",) if len(lines) > _MOST_ROWS else ())
+
+
+def python_hop(bundle: Bundle, target: str, layer: str, hlo_names: tuple[str, ...], hlo_names_on, lang: str) -> Hop:
+    end = python_end(bundle, target, layer, hlo_names, hlo_names_on)
+    if not end.lines:
+        why = label("passport.no.python_tf", lang).format(where=end.missing) if end.missing != "-" \
+            else label("passport.no.python_none", lang)
+        return Hop("python", "", "stack_frames", missing=label("passport.no.python", lang).format(why=why),
+                   jump=("layers", layer))
+    unreadable = label("passport.python_unreadable", lang)
+    lines = [f"{line.file}:{line.line}  {line.function}  {line.text or unreadable}"
+             + (f"  -> {', '.join(line.instructions)}" if line.instructions else "") for line in end.lines]
+    heuristic = label("passport.h.python_other_target", lang).format(where=end.heuristic, target=end.source_target) \
+        if end.heuristic else ""
+    if end.version_note:
+        package, installed, captured = end.version_note.split(" ")
+        heuristic = "; ".join(filter(None, (heuristic, label("passport.python_version", lang).format(
+            package=package, installed=installed, captured=captured))))
+    first = end.lines[0]
+    details = (("file", first.file), ("line", first.line), ("text", first.text), ("source_target", end.source_target),
+               ("source_lines", [{"file": x.file, "line": x.line, "function": x.function, "text": x.text,
+                           "instructions": list(x.instructions)} for x in end.lines]))
+    return Hop("python", f"{first.file}:{first.line}", "stack_frames", tuple(lines), heuristic,
+               details=details, jump=("layers", layer))
+
+
+def layer_hop(bundle: Bundle, layer: str, lang: str) -> Hop:
+    record = layer_record(bundle, layer)
+    outputs = "; ".join(str(tuple(s)) for s in record.output_shapes) if record is not None else ""
+    kind = record.class_name if record is not None else ""
+    return Hop("layers", layer, "layers", (f"{layer} ({kind}) -> {outputs}",),
+               details=(("class_name", kind), ("output_shapes", [list(s) for s in record.output_shapes]
+                                                if record is not None else [])),
+               jump=("layers", layer))
+
+
+def graph_hop(bundle: Bundle, layer: str, lang: str) -> Hop:
+    if bundle.graph is None:
+        return Hop("graph", "", "index", missing=label("passport.no.graph", lang))
+    ops = op_table(bundle)
+    names = [n for n in trace.items_for_layer(bundle, layer, "graph", "cpu")
+             if n in ops and ops[n].op not in _GRAPH_PLUMBING]
+    if not names:
+        return Hop("graph", "", "index", missing=label("passport.no.graph", lang))
+    descent = trace.descend(bundle, "layers", layer, "cpu")
+    main = descent.select if descent is not None and descent.select in names else names[0]
+    return Hop("graph", main, "index", _capped([f"{ops[n].op}  {n}" for n in names]),
+               details=(("ops", [{"name": n, "op": ops[n].op} for n in names]),), jump=("graph", main))
+
+
+def hlo_hop(bundle: Bundle, target: str, names: tuple[str, ...], lang: str) -> Hop:
+    if not names:
+        return Hop("hlo", "", "index", missing=label("passport.no.hlo", lang))
+    found = [(n, instruction(bundle, "hlo", target, n)) for n in names]
+    heavy = [n for n, i in found if i is not None and i.opcode in ("convolution", "dot", "custom-call")]
+    main = heavy[0] if heavy else names[0]
+    lines = [f"{n} = {shape_text(i.shape)} {i.opcode}" if i is not None else n for n, i in found]
+    return Hop("hlo", main, "index", _capped(lines),
+               details=(("instructions", [{"name": n, "opcode": i.opcode if i is not None else ""}
+                                          for n, i in found]),), jump=("hlo", main))
+
+
+def _fused_opcodes(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
+    found = instruction(bundle, "optimized-hlo", target, name)
+    if found is None or found.opcode != "fusion" or not found.called_computations:
+        return ()
+    body = computation_table(bundle, target, True).get(found.called_computations[0])
+    if body is None:
+        return ()
+    return tuple(dict.fromkeys(i.opcode for i in body.instructions if i.opcode not in ("parameter", "constant")))
+
+
+def fusion_hop(bundle: Bundle, target: str, layer: str, tensor: str, lang: str) -> Hop:
+    if not tensor:
+        return Hop("optimized-hlo", "", "fusion", missing=label("passport.no.fusion", lang))
+    found = instruction(bundle, "optimized-hlo", target, tensor)
+    head = f"{tensor} = {shape_text(found.shape)} {found.opcode}" if found is not None else tensor
+    if found is not None and found.fusion_kind:
+        head += f" ({found.fusion_kind})"
+    if found is not None and found.custom_call_target:
+        head += f" ({found.custom_call_target})"
+    fused = _fused_opcodes(bundle, target, tensor)
+    lines = [head] + ([f"{label('passport.fused', lang)}: {', '.join(fused)}"] if fused else [])
+    others = [n for n in trace.items_for_layer(bundle, layer, "optimized-hlo", target) if n != tensor
+              and (i := instruction(bundle, "optimized-hlo", target, n)) is not None
+              and i.opcode not in ("parameter", "constant")] if layer else []
+    lines += [f"+ {n}" for n in others]
+    return Hop("optimized-hlo", tensor, "fusion", _capped(lines), label("passport.h.output", lang) if layer else "",
+               details=(("opcode", found.opcode if found is not None else ""), ("fused", list(fused)),
+                        ("shape", shape_text(found.shape) if found is not None else ""), ("also", others)),
+               jump=("optimized-hlo", tensor))
+
+
+def kernel_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord | None, lang: str) -> Hop:
+    if record is None:
+        why = label("passport.no.kernel_inline", lang)
+        return Hop("kernels", "", "kernel", missing=label("passport.no.kernel", lang).format(why=why))
+    line = f"{record.name} ({record.kind})"
+    if record.library_calls:
+        line += f": {', '.join(record.library_calls)}"
+    lines = [line] + ([record.notes] if record.notes else [])
+    return Hop("kernels", record.name, "kernel", tuple(lines),
+               details=(("kind", record.kind), ("library_calls", list(record.library_calls)),
+                        ("vector_width_bits", record.vector_width_bits)), jump=("kernels", record.name))
+
+
+def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord | None, lang: str) -> Hop:
+    spec = TARGETS.get(target)
+    is_tpu = spec is not None and target.startswith("tpu")
+    found = instruction(bundle, "optimized-hlo", target, tensor) if tensor else None
+    code = machine_code(record, found.shape if found is not None else None, is_tpu, lang)
+    jump = ("kernels", record.name) if record is not None else ("optimized-hlo", tensor) if tensor else ("", "")
+    if code is None and record is None:
+        why = label("passport.no.kernel_inline", lang)
+        return Hop("machine-code", "", "asm", missing=label("passport.no.kernel", lang).format(why=why), jump=jump)
+    if code is None:
+        library = record is not None and (record.kind == "library" or record.library_calls)
+        key = "passport.no.machine_library" if library else "passport.no.machine"
+        return Hop("machine-code", "", "asm", missing=label(key, lang).format(kernel=record.name), jump=jump)
+    if code.kind == "tpu":
+        return Hop("machine-code", tensor, "layout", (label("passport.tpu_code", lang), *code.layout),
+                   details=(("kind", "tpu"), ("layout", list(code.layout))), jump=("optimized-hlo", tensor))
+    lines = [f"{label('passport.' + {'load': 'loads', 'store': 'stores', 'compute': 'computes'}[access], lang)}:"
+             f"  {text}" for access, text in code.lines]
+    lines.append(f"{label('passport.registers', lang)}: {', '.join(code.registers)}")
+    if code.addressing:
+        lines.append(f"{label('passport.addressing', lang)}: {', '.join(code.addressing[:6])}")
+    if code.registers_per_thread:
+        lines.append(label("passport.per_thread", lang).format(count=code.registers_per_thread))
+    return Hop("machine-code", record.name, "sass" if code.kind == "sass" else "asm", tuple(lines),
+               label("passport.h.lines", lang),
+               details=(("kind", code.kind), ("code_lines", [{"access": a, "text": t} for a, t in code.lines]),
+                        ("registers", list(code.registers)), ("addressing", list(code.addressing)),
+                        ("registers_per_thread", code.registers_per_thread)), jump=jump)
+
+
+def buffer_hop(bundle: Bundle, target: str, tensor: str, lang: str, borrowed: bool = False) -> Hop:
+    if not tensor or bundle.memory(target) is None:
+        return Hop("memory", "", "buffers", missing=label("passport.no.buffer", lang))
+    allocation = allocation_of(bundle, target, tensor)
+    values = [v for v in allocation.values if v.instruction == tensor] if allocation is not None else []
+    value = next((v for v in values if v.shape_index == "{}"), values[0] if values else None)
+    live = next((r for r in bundle.memory(target).live_ranges if r.value.split("{", 1)[0] == tensor), None)
+    details = (("tensor", tensor), ("allocation", allocation.index if allocation is not None else None),
+               ("allocation_kind", allocation.kind if allocation is not None else ""),
+               ("offset", value.offset if value is not None else None),
+               ("size", value.size if value is not None else None),
+               ("live_range", [live.start, live.end] if live is not None else None))
+    return Hop("memory", tensor, "buffers", (f"{label('passport.tensor', lang)} {tensor}",
+                                             *buffer_lines(bundle, target, tensor, lang)),
+               label("passport.h.went", lang) if borrowed else "", details=details, jump=("optimized-hlo", tensor))
