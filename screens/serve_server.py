@@ -129,8 +129,9 @@ class TabProcess(AppService):
                     _signal_group(process.pid, signal.SIGKILL)
                     await process.wait()
             _signal_group(process.pid, signal.SIGKILL)  # whatever the app left in its group
-            if self._task is not None:
-                await self._task  # its stdout is closed now: the reader ends
+            if self._task is not None:  # its stdout is closed now: the reader ends (unless a stray holds it)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._task, TERM_GRACE)
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 

@@ -68,6 +68,7 @@ SCREEN_TEXT = """
   return rows.join("\\n");
 })()
 """
+TOKEN = "browser-test-token-0123"
 # The text of the dialog textual-serve's page shows when its tab's websocket closes.
 CLOSED_DIALOG = "document.querySelector('.closed-dialog .message').textContent"
 
@@ -166,15 +167,17 @@ class DevTools:
 
 @pytest.fixture
 def served_pack(tmp_path):
-    """`tensorweg serve course.twpack` on a free loopback port; its URL; stopped, with its tabs, after."""
+    """`tensorweg serve course.twpack --token ...` on a free loopback port; its URL with the token (the
+    page's script and websocket pass on the cookie it sets); stopped, with its tabs, after."""
     pack = tmp_path / "course.twpack"
     assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers", "-o", str(pack)]) == 0
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "screens.cli", "serve", str(pack), "--port", str(port), "--lang", "en"],
+        [sys.executable, "-m", "screens.cli", "serve", str(pack), "--port", str(port), "--lang", "en",
+         "--token", TOKEN],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/"
+    url = f"http://127.0.0.1:{port}/?token={TOKEN}"  # as a served class gets it
     try:
         _wait_for("serve answers", lambda: _page_answers(url), 60, server)
         yield url, server
