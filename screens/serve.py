@@ -23,7 +23,6 @@ import re
 import signal
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
 from explorer.capture.queue import CaptureQueue
@@ -34,6 +33,7 @@ from explorer.model.records import CaptureOptions
 
 from screens.serve_limits import TabLimits, TabSetup, is_loopback, new_token, public_url
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve_run_dir import run_dir as serve_run_dir
 
 DEFAULT_MAX_CAPTURES = 1  # a compile takes a core or more for seconds to minutes: one at a time
 
@@ -61,9 +61,8 @@ def serve(args: argparse.Namespace) -> int:
         print(_warning(args.host, max_captures), file=sys.stderr)
     command = tab_command([*tab_arguments, "--lang", args.lang or default_language()])
     address = public_url(args.host, args.port, socket.gethostname(), limits.token)
-    with _signals_stop_serving(), tempfile.TemporaryDirectory(prefix="tensorweg-serve-") as run_dir:
-        setup = TabSetup(tuple(command), _tab_policy(Path(run_dir), max_captures), Path(run_dir),
-                         captures=max_captures is not None)
+    with _signals_stop_serving(), serve_run_dir() as run_dir:
+        setup = TabSetup(tuple(command), _tab_policy(run_dir, max_captures), run_dir, captures=max_captures is not None)
         server = _server_class()(setup, limits, host=args.host, port=args.port,
                                  title=f"tensorweg: {Path(args.model).name}",
                                  shown=f"{Path(args.model).name} on {address}")

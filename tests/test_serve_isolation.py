@@ -144,6 +144,26 @@ def test_a_tab_ends_when_its_server_is_killed_outright(pack, tmp_path):
             os.kill(tab, signal.SIGKILL)
 
 
+def test_a_killed_servers_temp_folder_is_removed_by_the_next_server_and_a_living_ones_kept(pack, tmp_path):
+    run_dir = _run_dir(tmp_path)
+    environment = {"TMPDIR": str(run_dir)}
+    _url, _page, living = start_server([str(pack)], tmp_path, environment)
+    try:
+        (kept,) = run_dir.glob("tensorweg-serve-*")
+        _url, _page, killed = start_server([str(pack)], tmp_path, environment)
+        (abandoned,) = set(run_dir.glob("tensorweg-serve-*")) - {kept}
+        killed.kill()
+        killed.communicate(timeout=30)
+        assert abandoned.is_dir()  # SIGKILL: no stop ran
+        _url, _page, next_server = start_server([str(pack)], tmp_path, environment)
+        (started,) = set(run_dir.glob("tensorweg-serve-*")) - {kept}
+        assert started != abandoned and not abandoned.exists() and kept.is_dir()
+        stop_server(next_server)
+    finally:
+        stop_server(living)
+    assert not list(run_dir.iterdir())
+
+
 def test_past_max_tabs_the_page_and_the_websocket_say_the_server_is_full(pack, tmp_path):
     url, _page, server = start_server([str(pack), "--max-tabs", "1"], tmp_path)
 
