@@ -126,7 +126,7 @@ def test_stopping_the_server_by_a_signal_ends_its_tabs_and_removes_its_temp_fold
 
 def test_a_tab_ends_when_its_server_is_killed_outright(pack, tmp_path):
     """SIGKILL leaves the server no time to stop its tabs: the kernel ends them (Linux's parent-death signal)."""
-    url, _page, server = start_server([str(pack)], tmp_path)
+    url, _page, server = start_server([str(pack)], tmp_path, {"TMPDIR": str(_run_dir(tmp_path))})
 
     async def tab_whose_server_dies() -> int:
         async with aiohttp.ClientSession() as session, session.ws_connect(url + "/ws?width=100&height=30") as ws:
