@@ -7,47 +7,43 @@ it is captured (or taken from the cache) before the server starts, so no learner
 first compile, and the tabs open the model itself, so `c` captures the targets it lacks; those
 captures wait in one queue shared by every tab, at most `--max-captures` at once
 (`explorer.capture.queue`, in a folder that lives as long as the server). Listening beyond this
-machine is explicit and warned.
+machine is explicit, warned, and admits only requests that carry the token (`--token`, or one
+made here). How the tabs are started, limited and stopped: `screens.serve_limits` (the rules)
+and `screens.serve_server` (textual-serve's server, holding to them).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
-import ipaddress
+import math
 import os
-import shlex
+import re
+import signal
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
 from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options, default_language, open_or_capture
-from explorer.course.pack import bundle_argument, is_pack
+from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
 from explorer.model.records import CaptureOptions
 
+from screens.serve_limits import TabLimits, TabSetup, is_loopback, new_token, public_url
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve_run_dir import run_dir as serve_run_dir
 
 DEFAULT_MAX_CAPTURES = 1  # a compile takes a core or more for seconds to minutes: one at a time
-
-
-def is_loopback(host: str) -> bool:
-    """Only this machine can connect: localhost, 127.0.0.0/8 or ::1."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a host name: it may resolve to anything
-        return False
 
 
 def serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         raise TensorwegError(f"bad --port {args.port}: expected 1 to 65535")
     max_captures = _max_captures(args)
-    bundle_path = bundle_argument(args.model)
+    limits = _tab_limits(args)
+    bundle_path = bundle_argument(args.model, limits=_pack_limits(args))
     if bundle_path is None:
         if not args.allow_capture:
             raise TensorwegError(f"{args.model}: serve opens lesson packs and bundles only; "
@@ -62,18 +58,59 @@ def serve(args: argparse.Namespace) -> int:
         tab_arguments = [_shown_path(Path(args.model) if is_pack(Path(args.model)) else bundle_path)]
     _check_resolves(args.host, args.port)  # before the warning: a host that is not there is one error line
     if not is_loopback(args.host):
-        print(f"warning: serving on {args.host}: anyone who can reach this address and port can open the explorer",
-              file=sys.stderr)
-    command = shlex.join(tab_command([*tab_arguments, "--lang", args.lang or default_language()]))
-    with tempfile.TemporaryDirectory(prefix="tensorweg-serve-") as run_dir:
-        _tab_policy(Path(run_dir), max_captures)  # the tabs' processes inherit the environment
-        server = _server_class()(command, host=args.host, port=args.port, title=f"tensorweg: {Path(args.model).name}")
-        server.shown = f"{Path(args.model).name} on http://{args.host}:{args.port}"
+        print(_warning(args.host, max_captures), file=sys.stderr)
+    command = tab_command([*tab_arguments, "--lang", args.lang or default_language()])
+    address = public_url(args.host, args.port, socket.gethostname(), limits.token)
+    with _signals_stop_serving(), serve_run_dir() as run_dir:
+        setup = TabSetup(tuple(command), _tab_policy(run_dir, max_captures), run_dir, captures=max_captures is not None)
+        server = _server_class()(setup, limits, host=args.host, port=args.port,
+                                 title=f"tensorweg: {Path(args.model).name}",
+                                 shown=f"{Path(args.model).name} on {address}")
         try:
             server.serve()
         except OSError as exc:  # aiohttp binds only now: a port in use, a host that does not resolve
             raise TensorwegError(f"cannot listen on {args.host}:{args.port}: {_listen_failure(exc)}") from None
     return 0
+
+
+def _warning(host: str, max_captures: int | None) -> str:
+    warning = f"warning: serving on {host}: anyone who can reach this address and has the token can open the explorer"
+    if max_captures is not None:
+        warning += f"; with --allow-capture any tab can start captures, up to {max_captures} at once (--max-captures)"
+    return warning
+
+
+@contextlib.contextmanager
+def _signals_stop_serving():
+    """SIGTERM and SIGHUP (a closed SSH session) end `serve` as Ctrl+C does, so the temp folder is
+    removed; once the server runs, its event loop handles them (screens.serve_server)."""
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    for signum in previous:
+        signal.signal(signum, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _tab_limits(args: argparse.Namespace) -> TabLimits:
+    if args.max_tabs < 1:
+        raise TensorwegError(f"bad --max-tabs {args.max_tabs}: at least 1")
+    if args.idle_timeout < 0:
+        raise TensorwegError(f"bad --idle-timeout {args.idle_timeout}: seconds, 0 or more (0: never)")
+    if args.token is not None and not re.fullmatch(r"[A-Za-z0-9_-]{16,}", args.token):
+        raise TensorwegError("bad --token: at least 16 characters, each a letter, a digit, - or _")
+    token = args.token if args.token is not None or is_loopback(args.host) else new_token()
+    return TabLimits(max_tabs=args.max_tabs, idle_timeout=args.idle_timeout, token=token)
+
+
+def _pack_limits(args: argparse.Namespace) -> PackLimits:
+    if args.max_pack_members < 1:
+        raise TensorwegError(f"bad --max-pack-members {args.max_pack_members}: at least 1")
+    if not (math.isfinite(args.max_pack_disk) and args.max_pack_disk > 0):
+        raise TensorwegError(f"bad --max-pack-disk {args.max_pack_disk:g}: GiB, more than 0")
+    return PackLimits(max_members=args.max_pack_members, max_cache_bytes=int(args.max_pack_disk * (1 << 30)))
 
 
 def _check_resolves(host: str, port: int) -> None:
@@ -112,13 +149,11 @@ def _max_captures(args: argparse.Namespace) -> int | None:
     return args.max_captures
 
 
-def _tab_policy(run_dir: Path, max_captures: int | None) -> None:
+def _tab_policy(run_dir: Path, max_captures: int | None) -> tuple[tuple[str, str], ...]:
+    """The variables that tell each tab what it may do (screens.serve_policy)."""
     if max_captures is None:
-        os.environ[CAPTURE_VARIABLE] = "0"
-        os.environ.pop(QUEUE_VARIABLE, None)
-        return
-    os.environ[CAPTURE_VARIABLE] = "1"
-    os.environ[QUEUE_VARIABLE] = str(CaptureQueue.create(run_dir / "queue", max_captures).folder)
+        return ((CAPTURE_VARIABLE, "0"),)
+    return (CAPTURE_VARIABLE, "1"), (QUEUE_VARIABLE, str(CaptureQueue.create(run_dir / "queue", max_captures).folder))
 
 
 def capture_flags(options: CaptureOptions) -> list[str]:
@@ -147,14 +182,6 @@ def _shown_path(path: Path) -> str:
 
 
 def _server_class():
-    from textual_serve.server import Server  # noqa: PLC0415 (aiohttp loads only for `serve`)
+    from screens.serve_server import ClassServer  # noqa: PLC0415 (aiohttp loads only for `serve`)
 
-    class TensorwegServer(Server):
-        """textual-serve's server, announcing itself in one line instead of its logo and command."""
-
-        shown = ""
-
-        async def on_startup(self, app) -> None:
-            print(f"tensorweg: serving {self.shown} (Ctrl+C stops)", flush=True)
-
-    return TensorwegServer
+    return ClassServer

@@ -1,5 +1,6 @@
 """`tensorweg serve` in a real browser: headless Chromium loads the page, the lesson appears, a key
-press turns the page, and a screenshot is taken; the server and the browser leave no process behind.
+press turns the page, and a screenshot is taken; when the server stops the page says so, and the server
+(its tab too) and the browser leave no process behind.
 
 Chromium is driven over its DevTools protocol (a websocket; aiohttp comes with textual-serve), so
 the test needs nothing but Debian's `chromium` package, which `.ci/run` installs. textual-serve draws
@@ -16,7 +17,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -30,6 +30,7 @@ import pytest
 from screens.cli import main
 
 from tests.conftest import FIXTURES, ROOT
+from tests.serve_support import children, free_port, is_running
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -67,12 +68,9 @@ SCREEN_TEXT = """
   return rows.join("\\n");
 })()
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+TOKEN = "browser-test-token-0123"
+# The text of the dialog textual-serve's page shows when its tab's websocket closes.
+CLOSED_DIALOG = "document.querySelector('.closed-dialog .message').textContent"
 
 
 def _session_members(session: int) -> list[int]:
@@ -149,6 +147,15 @@ class DevTools:
             await asyncio.sleep(0.2)
         raise AssertionError(f"{text!r} not on the page within {seconds} s; it shows:\n{shown}")
 
+    async def wait_for_expression(self, expression: str, value: str, seconds: float = 60) -> bool:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+            if result["result"].get("value") == value:
+                return True
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"{expression} never gave {value!r}")
+
     async def press(self, key: str) -> None:
         """One printable key, as Chromium delivers a real key press to xterm's focused textarea."""
         code = f"Key{key.upper()}" if key.isalpha() else f"Digit{key}"
@@ -160,15 +167,17 @@ class DevTools:
 
 @pytest.fixture
 def served_pack(tmp_path):
-    """`tensorweg serve course.twpack` on a free loopback port; its URL; stopped, with its tabs, after."""
+    """`tensorweg serve course.twpack --token ...` on a free loopback port; its URL with the token (the
+    page's script and websocket pass on the cookie it sets); stopped, with its tabs, after."""
     pack = tmp_path / "course.twpack"
     assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers", "-o", str(pack)]) == 0
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "screens.cli", "serve", str(pack), "--port", str(port), "--lang", "en"],
+        [sys.executable, "-m", "screens.cli", "serve", str(pack), "--port", str(port), "--lang", "en",
+         "--token", TOKEN],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/"
+    url = f"http://127.0.0.1:{port}/?token={TOKEN}"  # as a served class gets it
     try:
         _wait_for("serve answers", lambda: _page_answers(url), 60, server)
         yield url, server
@@ -213,9 +222,13 @@ def test_a_lesson_pack_served_to_headless_chromium_shows_the_lesson_and_answers_
             await page.press("n")  # the tour's next step
             second = await page.wait_for_text("Step 2 of")
             shot = await page.call("Page.captureScreenshot", format="png")
-            return first, second, base64.b64decode(shot["data"])
+            tabs = children(server.pid)  # the tab's app, in its own session
+            # The server stops: the page's "Session ended" dialog says why (serve_server.CLOSE_REASON_SCRIPT).
+            await asyncio.get_running_loop().run_in_executor(None, _stop, server)
+            ended = await page.wait_for_expression(CLOSED_DIALOG, "Session ended: The server stopped.")
+            return first, second, base64.b64decode(shot["data"]), tabs, ended
 
-    first, second, png = asyncio.run(drive())
+    first, second, png, tabs, ended = asyncio.run(drive())
     assert "conv2d" in first and "Step 1 of" in first
     assert "Step 1 of" not in second and "TensorFlow graph" in second  # step 2 moved the tab to the graph level
     (tmp_path / "browser.png").write_bytes(png)
@@ -223,8 +236,9 @@ def test_a_lesson_pack_served_to_headless_chromium_shows_the_lesson_and_answers_
     width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk: the page's viewport
     assert (width, height) == WINDOW and len(png) > 10_000, (width, height, len(png))
 
-    # Stopping the server ends every tab's app with it; stopping Chromium ends its helpers: nothing is left.
-    _stop(server)
+    # Stopping the server ended every tab's app with it; stopping Chromium ends its helpers: nothing is left.
+    assert len(tabs) == 1 and ended
     _stop(browser)
     assert server.returncode == 0, server.stderr.read()[-2000:]
+    assert not any(is_running(tab) for tab in tabs)
     assert _session_members(server.pid) == [] and _session_members(browser.pid) == []

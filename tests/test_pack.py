@@ -325,3 +325,53 @@ def test_a_packed_lesson_opens_on_the_bundle_with_its_capture(tmp_path, capsys):
     assert bundle_argument(str(out), builtin_tour("four_chips")) == pack.bundle_path(pack.bundles[1])
     assert bundle_argument(str(out), builtin_tour("tensor_to_registers")) == bundle_argument(str(out)) \
         == pack.bundle_path(pack.bundles[0])
+
+
+# --- limits: files in a pack, bytes of the unpacked packs in the cache ---------------------------
+
+
+def test_a_pack_with_more_files_than_allowed_is_refused_before_unpacking(pack, monkeypatch, capsys):
+    """`serve --max-pack-members` (default MAX_MEMBERS): a zip of a million empty files fills inodes."""
+    from screens import serve as serve_module
+
+    monkeypatch.setattr(serve_module, "_server_class", lambda: pytest.fail("must not listen"))
+    cache = Path(os.environ["TENSORWEG_CACHE_DIR"])
+    with zipfile.ZipFile(pack) as archive:
+        files = len(archive.namelist()) - 1  # and the manifest
+    error = _error(capsys, ["serve", str(pack), "--max-pack-members", str(files - 1)])
+    assert error == f"error: course.twpack: refused: {files} files in the pack (at most {files - 1})\n"
+    assert _unpacked(cache) == []
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _NoServer)
+    assert main(["serve", str(pack), "--max-pack-members", str(files)]) == 0  # as many is fine
+    assert len(_unpacked(cache)) == 1
+
+
+class _NoServer:
+    """Stands in for serve's server: nothing listens."""
+
+    def __init__(self, *_args, **_kwargs) -> None:
+        pass
+
+    def serve(self) -> None:
+        pass
+
+
+def test_a_pack_that_would_take_the_cache_past_its_disk_limit_is_refused(pack, tmp_path, monkeypatch, capsys):
+    from screens import serve as serve_module
+
+    monkeypatch.setattr(serve_module, "_server_class", lambda: pytest.fail("must not listen"))
+    cache = Path(os.environ["TENSORWEG_CACHE_DIR"])
+    other = tmp_path / "other.twpack"
+    assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers", "-o", str(other)]) == 0
+    assert main(["inspect", str(other), "--level", "layers"]) == 0  # one pack unpacked already
+    capsys.readouterr()
+    (unpacked,) = _unpacked(cache)
+    used = sum(f.stat().st_size for f in (cache / "packs" / unpacked).rglob("*") if f.is_file())
+    with zipfile.ZipFile(pack) as archive:
+        size = sum(info.file_size for info in archive.infolist())
+    limit = (used + size - 1) / (1 << 30)  # one byte short of room for both
+    error = _error(capsys, ["serve", str(pack), "--max-pack-disk", repr(limit)])
+    assert error.startswith(f"error: course.twpack: refused: it unpacks to {size:,} bytes and the packs unpacked "
+                            f"in the cache take {used:,} of at most {used + size - 1:,}; delete the ones no longer "
+                            "needed in ")
+    assert _unpacked(cache) == [unpacked]

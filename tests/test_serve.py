@@ -6,15 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
+from types import SimpleNamespace
 
 import aiohttp
 import pytest
@@ -29,77 +26,26 @@ from screens.app import create_app
 from screens.cli import main
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES
+from tests.serve_support import children, read_until, start_server, stop_server, wait_until, write_pack
 
 BUNDLE = FIXTURES / "bundles" / "mnist_cnn"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def pack(tmp_path) -> Path:
-    out = tmp_path / "course.twpack"
-    assert main(["pack", str(BUNDLE), "--tours", "tensor_to_registers", "-o", str(out)]) == 0
-    return out
-
-
-def _start_server(argv: list[str], cwd: Path, env: dict | None = None):
-    """`tensorweg serve ...` on a free loopback port, its page read: (url, page, process)."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "screens.cli", "serve", *argv, "--port", str(port), "--lang", "en"],
-        cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/", timeout=2) as response:
-                return url, response.read().decode(), process
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError(f"serve did not start: {process.communicate()[1][-2000:]}") from None
-            time.sleep(0.2)
-
-
-def _stop_server(process) -> None:
-    """SIGTERM; the server exits 0 and no process of its session (a tab) is left."""
-    process.send_signal(signal.SIGTERM)
-    try:
-        _out, err = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        raise
-    assert process.returncode == 0, err[-2000:]
-    assert _group_ends(process.pid), "a tab's app process outlived the server"
+    return write_pack(tmp_path)
 
 
 @pytest.fixture
 def server(pack, tmp_path):
-    """`tensorweg serve course.twpack` on a free loopback port; stopped (and checked gone) afterwards."""
-    url, page, process = _start_server([str(pack)], tmp_path)
+    """`tensorweg serve course.twpack` on a free loopback port; stopped (and its tabs checked gone) afterwards."""
+    url, page, process = start_server([str(pack)], tmp_path)
     try:
         yield url, page, process
     finally:
-        _stop_server(process)
-
-
-def _group_ends(group: int, seconds: float = 20) -> bool:
-    """Whether every process of the server's session ends within `seconds` (tabs close after it)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    os.killpg(group, signal.SIGKILL)
-    return False
+        if process.returncode is None:
+            stop_server(process)
 
 
 def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_lesson(server):
@@ -128,29 +74,7 @@ def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_lesson(ser
 
     frames = asyncio.run(first_frame())
     assert "conv2d" in frames and "Step 1 of" in frames  # the pack's lesson starts in the tab
-    # Closing the tab ended its app process: only the server is left in its session.
-    deadline = time.monotonic() + 20
-    while _session_members(process.pid) != [process.pid] and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _session_members(process.pid) == [process.pid]
-
-
-async def _read_until(ws, text: str, seen: str = "") -> str:
-    """The tab's output (terminal codes and text) until `text` shows; what was read, with `seen` before it."""
-    deadline = time.monotonic() + 60
-    while text not in seen:
-        assert time.monotonic() < deadline, f"the tab never showed {text!r}"
-        try:
-            message = await ws.receive(timeout=5)
-        except TimeoutError:
-            continue
-        if message.type == aiohttp.WSMsgType.BINARY:
-            seen += message.data.decode("utf-8", errors="replace")
-        elif message.type == aiohttp.WSMsgType.TEXT:
-            seen += message.data
-        else:
-            raise AssertionError(f"the tab closed before showing {text!r}")
-    return seen
+    wait_until(lambda: not children(process.pid), "closing the tab ended its app process")
 
 
 def test_a_served_tab_queues_its_capture_shows_its_place_and_gives_it_up(fake, tmp_path):
@@ -164,14 +88,14 @@ def test_a_served_tab_queues_its_capture_shows_its_place_and_gives_it_up(fake, t
     orchestrator.capture("mlp", CaptureOptions(targets=("cpu",)))
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    url, _page, process = _start_server(["mlp", "--allow-capture", "--targets", "cpu"], tmp_path,
-                                        {"TMPDIR": str(run_dir)})
+    url, _page, process = start_server(["mlp", "--allow-capture", "--targets", "cpu"], tmp_path,
+                                       {"TMPDIR": str(run_dir)})
 
     async def in_tab(queue: CaptureQueue) -> None:
         async with aiohttp.ClientSession() as session, session.ws_connect(url + "/ws?width=140&height=30") as ws:
-            await _read_until(ws, "fake | 1 Keras layers")  # the cached bundle is open (the stand-in's name)
+            await read_until(ws, "fake | 1 Keras layers")  # the cached bundle is open (the stand-in's name)
             await ws.send_json(["stdin", "c"])
-            await _read_until(ws, "capture waiting for a slot: 1 ahead (1 of 1 running); C cancels")
+            await read_until(ws, "capture waiting for a slot: 1 ahead (1 of 1 running); C cancels")
             assert len(list(queue.folder.glob("ticket-*"))) == 1
             await ws.send_json(["stdin", "C"])
             deadline = time.monotonic() + 30
@@ -187,61 +111,80 @@ def test_a_served_tab_queues_its_capture_shows_its_place_and_gives_it_up(fake, t
         with queue.slot(threading.Event()):
             asyncio.run(in_tab(queue))
     finally:
-        _stop_server(process)
+        stop_server(process)
     assert not list(run_dir.iterdir())  # the queue went with the server
-
-
-def _session_members(session: int) -> list[int]:
-    members = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.getsid(int(entry.name)) == session:
-                    members.append(int(entry.name))
-            except (ProcessLookupError, PermissionError):
-                pass
-    return sorted(members)
 
 
 def test_serve_prints_one_line_with_no_absolute_path(server):
     url, _page, process = server
-    process.send_signal(signal.SIGTERM)
-    out, _err = process.communicate(timeout=30)
+    out, _err = stop_server(process)
     assert out.splitlines()[0] == f"tensorweg: serving course.twpack on {url} (Ctrl+C stops)"
-    assert str(Path.cwd()) not in out and "/tmp/" not in out  # then textual-serve's access log
+    assert str(Path.cwd()) not in out and "/tmp/" not in out  # then the access log
 
 
 class _Recorder:
-    """Stands in for textual-serve's server: what serve would listen on and run for each tab."""
+    """Stands in for the server (screens.serve_server.ClassServer): what serve would listen on and
+    run for each tab, with which limits, and the line it would print."""
 
     calls: list = []
 
-    def __init__(self, command, host, port, title):
-        self.command, self.host, self.port = command, host, port
+    def __init__(self, setup, limits, *, host, port, title, shown):
+        self.setup, self.limits, self.host, self.port, self.shown = setup, limits, host, port, shown
 
     def serve(self):
-        _Recorder.calls.append((self.command, self.host, self.port, os.environ.get(CAPTURE_VARIABLE)))
-        queue = os.environ.get(QUEUE_VARIABLE)
-        _Recorder.queues.append(CaptureQueue(Path(queue)).slots if queue else None)
+        variables = dict(self.setup.variables)
+        queue = variables.get(QUEUE_VARIABLE)
+        _Recorder.calls.append(SimpleNamespace(
+            command=shlex.join(self.setup.command), host=self.host, port=self.port, limits=self.limits,
+            shown=self.shown, capture=variables.get(CAPTURE_VARIABLE), captures=self.setup.captures,
+            queue_slots=CaptureQueue(Path(queue)).slots if queue else None))
 
-    queues: list = []
 
-
-def test_another_host_warns_and_tabs_may_not_capture(pack, monkeypatch, capsys):
+def test_another_host_warns_needs_a_token_and_tabs_may_not_capture(pack, monkeypatch, capsys):
     monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    monkeypatch.setenv(CAPTURE_VARIABLE, "1")  # restored after the test: serve sets it to "0"
+    monkeypatch.setenv(CAPTURE_VARIABLE, "1")  # a stale policy in the server's environment is not the tabs'
     _Recorder.calls.clear()
     assert main(["serve", str(pack), "--host", "0.0.0.0", "--port", "8123"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("warning: serving on 0.0.0.0") and err.count("\n") == 1
-    command, host, port, capture = _Recorder.calls[0]
-    assert (host, port, capture) == ("0.0.0.0", 8123, "0")
-    assert _Recorder.queues[0] is None  # no queue: the tabs never capture
+    assert err == ("warning: serving on 0.0.0.0: anyone who can reach this address and has the token "
+                   "can open the explorer\n")
+    call = _Recorder.calls[0]
+    assert (call.host, call.port, call.capture, call.captures) == ("0.0.0.0", 8123, "0", False)
+    assert call.queue_slots is None  # no queue: the tabs never capture
+    token = call.limits.token  # made here: a random one for each server
+    assert token and len(token) >= 16
+    assert main(["serve", str(pack), "--host", "0.0.0.0"]) == 0
+    assert _Recorder.calls[-1].limits.token != token  # a new one for each server
+    assert call.shown == f"course.twpack on http://{socket.gethostname()}:8123/?token={token}"
     # Tabs open the pack itself (its first lesson starts), named relative to here.
-    assert command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(pack)
+    assert call.command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(pack)
+    assert main(["serve", str(pack), "--host", "10.1.2.3", "--token", "a-token-of-my-own-choosing"]) == 0
+    assert _Recorder.calls[-1].shown == "course.twpack on http://10.1.2.3:8000/?token=a-token-of-my-own-choosing"
+    capsys.readouterr()
     for loopback in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
         assert main(["serve", str(pack), "--host", loopback]) == 0
-        assert capsys.readouterr().err == ""
+        assert capsys.readouterr().err == "" and _Recorder.calls[-1].limits.token is None
+
+
+def test_allow_capture_on_another_host_warns_that_any_tab_can_capture(fake, monkeypatch, capsys):
+    fake("ok")
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    _Recorder.calls.clear()
+    assert main(["serve", "mlp", "--allow-capture", "--max-captures", "2", "--targets", "cpu",
+                 "--host", "192.0.2.7"]) == 0
+    warning = capsys.readouterr().err.splitlines()[-1]  # after the capture's progress lines
+    assert warning == ("warning: serving on 192.0.2.7: anyone who can reach this address and has the token can "
+                       "open the explorer; with --allow-capture any tab can start captures, up to 2 at once "
+                       "(--max-captures)")
+    assert _Recorder.calls[0].captures and _Recorder.calls[0].limits.token
+
+
+def test_serve_passes_its_limits_to_the_server(pack, monkeypatch):
+    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    _Recorder.calls.clear()
+    assert main(["serve", str(pack), "--max-tabs", "5", "--idle-timeout", "0"]) == 0
+    assert main(["serve", str(pack)]) == 0
+    assert [(c.limits.max_tabs, c.limits.idle_timeout) for c in _Recorder.calls] == [(5, 0), (30, 1800)]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -255,9 +198,19 @@ def test_another_host_warns_and_tabs_may_not_capture(pack, monkeypatch, capsys):
     (["serve", str(BUNDLE), "--max-captures", "2"], "--max-captures needs --allow-capture"),
     (["serve", "mlp", "--max-captures", "2"], "--max-captures needs --allow-capture"),
     (["serve", str(BUNDLE), "--allow-capture"], "captured already"),
+    (["serve", str(BUNDLE), "--max-tabs", "0"], "bad --max-tabs 0: at least 1"),
+    (["serve", str(BUNDLE), "--idle-timeout", "-1"], "bad --idle-timeout -1: seconds, 0 or more"),
+    (["serve", str(BUNDLE), "--token", "short"], "bad --token: at least 16 characters"),
+    (["serve", str(BUNDLE), "--token", "sixteen-chars-but a space"], "bad --token"),
+    (["serve", str(BUNDLE), "--max-pack-members", "0"], "bad --max-pack-members 0: at least 1"),
+    (["serve", str(BUNDLE), "--max-pack-disk", "0"], "bad --max-pack-disk 0: GiB, more than 0"),
+    (["serve", str(BUNDLE), "--max-pack-disk", "nan"], "bad --max-pack-disk nan"),
+    (["serve", str(BUNDLE), "--max-pack-disk", "inf"], "bad --max-pack-disk inf"),
 ], ids=["model without --allow-capture", "port 0", "port too large", "missing pack", "max-captures 0",
         "max-captures negative", "max-captures not a number", "max-captures without --allow-capture",
-        "max-captures for a model without --allow-capture", "allow-capture for a bundle"])
+        "max-captures for a model without --allow-capture", "allow-capture for a bundle", "max-tabs 0",
+        "idle-timeout negative", "token too short", "token with a space", "max-pack-members 0", "max-pack-disk 0",
+        "max-pack-disk nan", "max-pack-disk inf"])
 def test_serve_refuses_before_listening(argv, message, monkeypatch, capsys):
     monkeypatch.setattr(serve_module, "_server_class", lambda: pytest.fail("must not listen"))
     assert main(argv) == 2
@@ -282,17 +235,15 @@ def test_allow_capture_captures_first_then_tabs_capture_through_one_queue(fake, 
     the tabs open the model with the same options, so `c` grows the same cached bundle, queued."""
     pids = fake("ok")
     monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    monkeypatch.setenv(CAPTURE_VARIABLE, "0")  # restored after the test: serve sets it to "1"
     _Recorder.calls.clear()
-    _Recorder.queues.clear()
     argv = ["serve", "mlp", "--allow-capture", "--max-captures", "2", "--targets", "cpu", "--batch", "3",
             "--input-shape", "x=3x4", "--passes"]
     assert main(argv) == 0
     started = len(list(pids.iterdir()))
     assert started == 1  # the TensorFlow stand-in, before the server
-    command, _host, _port, capture = _Recorder.calls[0]
-    assert (capture, _Recorder.queues[0]) == ("1", 2)
-    tab = build_parser().parse_args(_tab_arguments(command))
+    call = _Recorder.calls[0]
+    assert (call.capture, call.captures, call.queue_slots) == ("1", True, 2)
+    tab = build_parser().parse_args(_tab_arguments(call.command))
     assert tab.model == "mlp"
     served = capture_options(build_parser().parse_args(argv))
     assert capture_options(tab) == served  # the tab asks for the very bundle serve captured
@@ -371,13 +322,11 @@ def test_allow_capture_compiles_before_serving_and_a_tab_finds_it_cached(monkeyp
     """`serve mlp --allow-capture` compiles (TensorFlow) before it listens; the tab's own capture of
     the options serve passes it is a cache hit, so no learner waits for the first compile."""
     monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    monkeypatch.setenv(CAPTURE_VARIABLE, "0")
     _Recorder.calls.clear()
-    _Recorder.queues.clear()
     assert main(["serve", "mlp", "--allow-capture", "--targets", "cpu"]) == 0
-    command, host, _port, capture = _Recorder.calls[0]
-    assert (host, capture, _Recorder.queues[0]) == ("127.0.0.1", "1", 1)
-    tab = build_parser().parse_args(_tab_arguments(command))
+    call = _Recorder.calls[0]
+    assert (call.host, call.capture, call.queue_slots) == ("127.0.0.1", "1", 1)
+    tab = build_parser().parse_args(_tab_arguments(call.command))
     from explorer.capture import orchestrator
     from explorer.model.bundle import Bundle
 

@@ -129,6 +129,7 @@ def test_serve_on_a_port_in_use_is_one_line(workplace):
         port = taken.getsockname()[1]
         result = run_cli("serve", str(BUNDLE), "--host", "127.0.0.1", "--port", str(port), cwd=workplace[0])
     assert_refused_in_subprocess(result, f"cannot listen on 127.0.0.1:{port}", "the port is in use")
+    assert "serving" not in result.stdout  # the line that says it serves comes only once the port is bound
 
 
 def test_serve_on_a_host_that_does_not_resolve_is_one_line(workplace):

@@ -10,6 +10,8 @@ import argparse
 from pathlib import Path
 
 from explorer.cli import graph_command, handout_command, pack_command, passport_command, texts_commands
+from explorer.cli.commands import MAX_SIZE
+from explorer.course.pack import MAX_CACHE_BYTES, MAX_MEMBERS
 from explorer.errors import TensorwegError
 from explorer.levels import LEVELS
 from explorer.model.records import MODES, OPTIMIZERS, SHARDINGS
@@ -20,6 +22,9 @@ SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain",
                "passes", "pack", "serve", "handout", "graph", "passport")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
+# `serve`'s limits (README "Serving a class"): each tab is a process of about 100 MB.
+DEFAULT_MAX_TABS = 30
+DEFAULT_IDLE_TIMEOUT = 30 * 60  # seconds: a forgotten tab gives its memory back after half an hour
 
 
 def _common_capture_options(parser: argparse.ArgumentParser, default_targets: str | None) -> None:
@@ -55,6 +60,22 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise TensorwegError(message)
+
+
+def _serve_limits(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument("--token", default=None,
+                       help="what every request must carry (at least 16 letters, digits, - or _); on a host "
+                            "other than this machine's loopback, serve makes one when not given")
+    serve.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
+                       help=f"browser tabs open at once, each its own process (default {DEFAULT_MAX_TABS})")
+    serve.add_argument("--idle-timeout", type=int, default=DEFAULT_IDLE_TIMEOUT, metavar="SECONDS",
+                       help=f"a tab with no key or click for this long is closed "
+                            f"(default {DEFAULT_IDLE_TIMEOUT}: {DEFAULT_IDLE_TIMEOUT // 60} minutes; 0: never)")
+    serve.add_argument("--max-pack-members", type=int, default=MAX_MEMBERS, metavar="N",
+                       help=f"a pack with more files is refused (default {MAX_MEMBERS:,})")
+    serve.add_argument("--max-pack-disk", type=float, default=MAX_CACHE_BYTES / (1 << 30), metavar="GIB",
+                       help=f"the packs unpacked in the cache together, in GiB: a pack that would take them past "
+                            f"this is refused (default {MAX_CACHE_BYTES / (1 << 30):g})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,7 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--lang", choices=("de", "en"), default=None)
     tour.add_argument("--step", type=int, default=1, metavar="N", help="start at step N (default 1)")
 
-    serve = sub.add_parser("serve", help="serve the explorer to web browsers (textual-serve)")
+    serve = sub.add_parser("serve", help="serve the explorer to web browsers (textual-serve)",
+                           description="Each browser tab runs the explorer in its own process, with a terminal "
+                                       f"of at most {MAX_SIZE[0]}x{MAX_SIZE[1]} (as `screenshot --size`).")
     serve.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="PACK, BUNDLE or MODEL")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
@@ -137,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --allow-capture: tabs capture more targets, at most N at once, "
                             "the others queued (default 1)")
     serve.add_argument("--lang", choices=("de", "en"), default=None)
+    _serve_limits(serve)
     _common_capture_options(serve, defaults)
 
     texts_commands.register(sub)

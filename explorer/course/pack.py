@@ -9,10 +9,16 @@ Opening a pack never imports a compiler: it is checked (format, version, member 
 each bundle's manifest) and extracted once into the per-user cache under the SHA-256 of its
 bytes (`<cache>/packs/<hash>/`), so the pack itself may sit in a read-only folder and the
 same pack opens from the cache the next time. Bad packs raise `PackError` (one line).
+
+Limits (`PackLimits`; `serve --max-pack-members/--max-pack-disk` set them): a pack of more than
+MAX_MEMBERS files is refused before anything is unpacked (a zip of a million empty files fills a disk's
+inodes, not its bytes), and so is one that would take the cache's unpacked packs together past
+MAX_CACHE_BYTES. Nothing already unpacked is removed to make room: a served class may be using it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -33,11 +39,21 @@ PACK_VERSION = 1
 PACK_MANIFEST = "twpack.json"
 # A pack larger than this when unpacked is refused (a zip bomb would fill the learner's disk).
 MAX_UNPACKED_BYTES = 4 << 30
+MAX_MEMBERS = 20_000  # a bundle captured with --passes for three targets holds a few thousand files
+MAX_CACHE_BYTES = 10 << 30  # every unpacked pack in the cache together
 _AREAS = ("bundles", "tours")
 
 
 class PackError(TensorwegError):
     """A file that is not a usable lesson pack (wrong, damaged, truncated, newer, unsafe)."""
+
+
+@dataclass(frozen=True)
+class PackLimits:
+    """How much a pack may unpack: files in one pack, bytes of all unpacked packs in the cache."""
+
+    max_members: int = MAX_MEMBERS
+    max_cache_bytes: int = MAX_CACHE_BYTES
 
 
 @dataclass(frozen=True)
@@ -81,12 +97,12 @@ def is_pack(path: Path) -> bool:
     return path.suffix.lower() == PACK_SUFFIX and not path.is_dir()
 
 
-def bundle_argument(text: str, tour=None) -> Path | None:
+def bundle_argument(text: str, tour=None, limits: PackLimits = PackLimits()) -> Path | None:
     """The bundle directory a MODEL argument names (a bundle, or a pack's first bundle: with a
     `tour`, the first that has the lesson's capture), else None."""
     path = Path(text)
     if is_pack(path):
-        pack = open_pack(path)
+        pack = open_pack(path, limits)
         return pack.bundle_for(tour) if tour is not None else pack.bundle_path()
     if path.is_dir() and is_bundle(path):
         return path
@@ -143,7 +159,7 @@ def _bundle_names(bundles: list[Bundle]) -> list[str]:
 # --- opening -----------------------------------------------------------------------------------
 
 
-def open_pack(path: Path) -> Pack:
+def open_pack(path: Path, limits: PackLimits = PackLimits()) -> Pack:
     """Check the pack at `path` and extract it into the cache (once per content); PackError if unusable."""
     path = Path(path)
     label = path.name
@@ -164,7 +180,8 @@ def open_pack(path: Path) -> Pack:
     except OSError as exc:
         raise PackError(f"{label}: cannot read ({exc.strerror or exc})") from None
     with archive:
-        manifest = _check_archive(archive, label)
+        manifest, unpacked = _check_archive(archive, label, limits.max_members)
+        _check_cache_room(root.parent, unpacked, limits.max_cache_bytes, label)
         _extract(archive, root, label)
     return Pack(path, root, tuple(manifest["bundles"]), tuple(manifest["tours"]))
 
@@ -217,14 +234,17 @@ def _safe_member(name: str) -> bool:
             and all(part not in ("", ".", "..") for part in parts))
 
 
-def _check_archive(archive: zipfile.ZipFile, label: str) -> dict:
-    """The pack's manifest, once every member is safe to extract and matches it (PackError if not)."""
+def _check_archive(archive: zipfile.ZipFile, label: str, max_members: int) -> tuple[dict, int]:
+    """The pack's manifest and its size unpacked, once every member is safe to extract and matches
+    the manifest (PackError if not)."""
     infos = archive.infolist()
+    if len(infos) > max_members + 1:  # and the manifest
+        raise PackError(f"{label}: refused: {len(infos) - 1:,} files in the pack (at most {max_members:,})")
     names = [info.filename for info in infos]
     manifest = _archive_manifest(archive, names, label)
     _check_members(infos, label)
     _check_listed(names, manifest, label)
-    return manifest
+    return manifest, sum(info.file_size for info in infos)  # extracting never writes more than the headers say
 
 
 def _archive_manifest(archive: zipfile.ZipFile, names: list[str], label: str) -> dict:
@@ -250,6 +270,25 @@ def _check_members(infos: list[zipfile.ZipInfo], label: str) -> None:
         total += info.file_size
     if total > MAX_UNPACKED_BYTES:
         raise PackError(f"{label}: refused: unpacks to {total:,} bytes (at most {MAX_UNPACKED_BYTES:,})")
+
+
+def _check_cache_room(packs: Path, unpacked: int, max_cache_bytes: int, label: str) -> None:
+    """Refuse a pack that would take the cache's unpacked packs together past `max_cache_bytes`."""
+    used = _tree_bytes(packs)
+    if used + unpacked > max_cache_bytes:
+        raise PackError(f"{label}: refused: it unpacks to {unpacked:,} bytes and the packs unpacked in the cache "
+                        f"take {used:,} of at most {max_cache_bytes:,}; delete the ones no longer needed "
+                        f"in {packs}")
+
+
+def _tree_bytes(folder: Path) -> int:
+    """The bytes of the files under `folder` (another process may be unpacking or removing some now)."""
+    total = 0
+    for parent, _dirs, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(parent, name)).st_size
+    return total
 
 
 def _check_listed(names: list[str], manifest: dict, label: str) -> None:
