@@ -48,6 +48,8 @@ CUSTOM_CALL_TARGETS: tuple[str, ...] = (
     # seen in the samples' captures (tests/fixtures/custom_calls_seen.json): a sliced prefetch on the TPU,
     # and the QR decomposition of Keras's orthogonal initializer (TPU: XLA's own; GPU: cuSOLVER via jaxlib)
     "ConcatBitcast", "Qr", "ProductOfElementaryHouseholderReflectors", "cusolver_geqrf", "cusolver_orgqr",
+    # a TPU collective split into a start and a done (a model-parallel training step on a mesh)
+    "AsyncCollectiveStart", "AsyncCollectiveDone",
 )
 
 # Targets that come in families (`__cudnn$fmhaSoftmax`, `__onednn$matmul`, ...): one text each.
