@@ -45,6 +45,11 @@ CUSTOM_CALL_TARGETS: tuple[str, ...] = (
     "tpu_custom_call", "MoveToHost", "MoveToDevice", "Sharding", "__onednn$",
     # a GPU training step of a convolution, and the edges of per-device code (shard_map)
     "__cudnn$convBackwardInput", "__cudnn$convBackwardFilter", "SPMDFullToShardShape", "SPMDShardToFullShape",
+    # seen in the samples' captures (tests/fixtures/custom_calls_seen.json): a sliced prefetch on the TPU,
+    # and the QR decomposition of Keras's orthogonal initializer (TPU: XLA's own; GPU: cuSOLVER via jaxlib)
+    "ConcatBitcast", "Qr", "ProductOfElementaryHouseholderReflectors", "cusolver_geqrf", "cusolver_orgqr",
+    # a TPU collective split into a start and a done (a model-parallel training step on a mesh)
+    "AsyncCollectiveStart", "AsyncCollectiveDone",
 )
 
 # Targets that come in families (`__cudnn$fmhaSoftmax`, `__onednn$matmul`, ...): one text each.
@@ -53,7 +58,11 @@ CUSTOM_CALL_FAMILIES: tuple[str, ...] = ("__cudnn$fmha", "__onednn$")
 # Versioned names of a target that has a text: current jaxlib registers its GPU kernels through
 # XLA's FFI under an `_ffi` suffix. Listed name by name, not as a suffix rule, so that a new
 # `_ffi` target without a text of its own fails the coverage test instead of borrowing one.
-CUSTOM_CALL_VERSIONS: dict[str, str] = {"cu_threefry2x32_ffi": "cu_threefry2x32"}
+CUSTOM_CALL_VERSIONS: dict[str, str] = {
+    "cu_threefry2x32_ffi": "cu_threefry2x32",
+    "cusolver_geqrf_ffi": "cusolver_geqrf",
+    "cusolver_orgqr_ffi": "cusolver_orgqr",
+}
 
 FUSION_KINDS: tuple[str, ...] = ("kLoop", "kInput", "kOutput", "kCustom")
 
