@@ -231,8 +231,8 @@ async def test_language_key_rewords_the_filmstrip_and_keeps_its_frame():
 
 
 def test_each_label_key_is_in_one_table_only():
-    """The three label tables are merged into one: a key in two would silently hide one text."""
-    from explorer.labels import compare, keys, screen
+    """The label tables are merged into one: a key in two would silently hide one text."""
+    from explorer.labels import compare, keys, screen, whatif
 
-    tables = (screen.LABELS, keys.LABELS, compare.LABELS)
+    tables = (screen.LABELS, keys.LABELS, compare.LABELS, whatif.LABELS)
     assert len(LABELS) == sum(len(table) for table in tables)

@@ -12,6 +12,8 @@ from explorer.cli.main import main
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.texts.lookup import explain_topic
+from explorer.views.memory_skyline import draw, skyline
+from explorer.views.variant_choice import cached_variants
 from explorer.views.variant_diff import DELTA_KINDS, variant_diff
 from explorer.views.variant_diff_text import as_json, as_text, narration_key
 
@@ -132,3 +134,28 @@ def test_diff_of_two_bundles_on_the_command_line(capsys):
     data = json.loads(capsys.readouterr().out)
     assert [variant["label"] for variant in data["variants"]] == ["batch1", "bfloat16"]
     assert data["target"] == "cpu"
+
+
+def test_the_skyline_draws_both_variants_on_one_scale_and_names_the_buffers_at_the_peak():
+    small, large = skyline(bundle("batch1"), "cpu"), skyline(bundle("batch64"), "cpu")
+    assert large.peak_bytes > small.peak_bytes
+    scale = large.peak_bytes
+    assert "█" in draw(large.live, 40, scale) and "█" not in draw(small.live, 40, scale)
+    assert len(draw(large.live, 5, scale)) == 5  # a narrow screen gets the most live of each stretch
+    roles = {buffer.role for buffer in small.at_peak}
+    assert {"weights", "inputs", "activations"} <= roles
+    assert {buffer.layer for buffer in large.at_peak[:2]} == {"conv2d"}  # the batch's activations
+    assert sum(buffer.bytes for buffer in large.at_peak) == large.peak_bytes
+
+
+def test_the_cache_offers_the_other_variants_of_the_same_model(tmp_path):
+    bundles = tmp_path / "bundles"
+    bundles.mkdir()
+    for name in ("batch1", "batch64", "no_fusion"):
+        (bundles / name).symlink_to(VARIANTS / name, target_is_directory=True)
+    (bundles / "nested").symlink_to(FIXTURES / "bundles" / "nested_block", target_is_directory=True)
+    choices = cached_variants(bundle("batch1"), "cpu", root=tmp_path)
+    assert [choice.label for choice in choices] == ["batch 64", "xla_disable_hlo_passes=fusion"]
+    assert cached_variants(bundle("batch1"), "tpu:v5e", root=tmp_path) == ()
+    assert [c.label for c in cached_variants(bundle("no_fusion"), "cpu", root=tmp_path)] == [
+        "batch 64, no xla flags", "no xla flags"]

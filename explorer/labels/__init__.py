@@ -1,15 +1,15 @@
 """Interface strings in English and German, so screens never hard-code a language.
 
-The strings are kept in three tables by where they are shown; `label` looks a key up in all of them.
+The strings are kept in four tables by where they are shown; `label` looks a key up in all of them.
 """
 
 from __future__ import annotations
 
 from explorer.errors import TensorwegError
-from explorer.labels import compare, keys, screen
+from explorer.labels import compare, keys, screen, whatif
 
 # key -> (English, German)
-LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS}
+LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS, **whatif.LABELS}
 
 
 def label(key: str, lang: str) -> str:
