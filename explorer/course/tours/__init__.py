@@ -43,6 +43,7 @@ TWINS: dict[str, str] = {
     "while_loop": "while_schleife",
     "training_memory": "training_speicher",
     "four_chips": "vier_chips",
+    "what_if": "was_waere_wenn",
 }
 
 # The `# capture:` options that stand alone; every other one takes the next word as its value.
