@@ -70,5 +70,5 @@ def _variant_bundles(args: argparse.Namespace) -> tuple[tuple[str, Bundle], tupl
     opened = []
     for variant in (first, second):
         print(f"variant {variant.label}:", file=sys.stderr, flush=True)
-        opened.append((variant.label, open_or_capture(args.models[0], variant.options, quiet=args.json)))
+        opened.append((variant.label, open_or_capture(args.models[0], variant.options)))
     return opened[0], opened[1]
