@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from explorer.labels import label
 from explorer.model.serial import to_jsonable
 from explorer.targets import TARGETS
 from explorer.texts.lookup import explain_topic
@@ -130,7 +131,7 @@ def _narration(diff: VariantDiff, lang: str) -> list[str]:
     lines = []
     for kind in diff.kinds:
         text = explain_topic(narration_key(kind), lang, diff.target)
-        lines += ["", f"why: {text.title}", text.body, f"({text.source})"]
+        lines += ["", f"{label('whatif.why', lang)}: {text.title}", text.body, f"({text.source})"]
     return lines
 
 
