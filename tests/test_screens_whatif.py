@@ -14,6 +14,7 @@ from rich.console import Console
 
 from screens.app import create_app
 from screens.compare import CompareScreen
+from screens.fusion_pair import FusionPairScreen
 from screens.variant_diff import WhatIfScreen
 
 from pilot_support import open_by_key, sync
@@ -67,6 +68,29 @@ async def test_v_shows_the_selected_layer_beside_each_cached_variant(cached_vari
 
 
 @sync
+async def test_enter_shows_a_changed_fusion_in_both_variants_side_by_side(cached_variants):
+    app = create_app(VARIANTS / "batch1", level="layers", target="cpu", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_by_key(app, pilot, "V", WhatIfScreen)
+        await pilot.press("v", "v")  # batch 64, dtype bfloat16, then the fusion pass off
+        await pilot.pause()
+        fusions = text_of(screen, "#whatif-fusions")
+        assert "> conv2d: broadcast_maximum_fusion (kLoop)" in fusions  # the selected layer's comes first
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert "> dense:" in text_of(screen, "#whatif-fusions")
+        await pilot.press("left_square_bracket", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, FusionPairScreen)
+        left, right = (text_of(app.screen, f"#pair-{n} .pair-code") for n in (0, 1))
+        assert left.startswith("%broadcast_maximum_fusion = ") and "fused_computation" in left
+        assert right.startswith("%wrapped_") and "%wrapped_maximum = " in right
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+@sync
 async def test_without_another_variant_the_screen_says_how_to_capture_one():
     app = create_app(VARIANTS / "batch1", level="layers", target="cpu", select="conv2d")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -98,3 +122,17 @@ def test_whatif_conv2d_snapshot(snap_compare, size, cached_variants):
         await open_by_key(app, pilot, "V", WhatIfScreen)
 
     assert snap_compare(app, run_before=press_v, terminal_size=size)
+
+
+def test_fusion_pair_snapshot(snap_compare, cached_variants):
+    """conv2d with XLA:CPU's fusion pass on (left: broadcast_maximum_fusion and its fused computation,
+    bias add and ReLU in one loop) and off (right: wrapped_broadcast, wrapped_broadcast.1, wrapped_add,
+    wrapped_maximum, one wrapped op each); each column scrolls on its own."""
+    app = create_app(VARIANTS / "batch1", level="layers", target="cpu", select="conv2d")
+
+    async def open_pair(pilot):
+        await open_by_key(app, pilot, "V", WhatIfScreen)
+        await pilot.press("v", "v", "enter")
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=open_pair, terminal_size=(120, 40))

@@ -8,8 +8,21 @@ LABELS: dict[str, tuple[str, str]] = {
     "whatif.keys": ("v other variant, n/p layer, Esc closes", "v andere Variante, n/p Schicht, Esc schließt"),
     "whatif.layer": ("Layer {layer}: {first} vs {second}", "Schicht {layer}: {first} gegen {second}"),
     "whatif.model": ("The whole model", "Das ganze Modell"),
-    "whatif.fusions": ("Fusions that changed (matched by the layers they compute)",
-                       "Geänderte Fusionen (zugeordnet über die Schichten, die sie berechnen)"),
+    "whatif.fusions": ("Fusions that changed (matched by the layers they compute; [ ] pick, Enter shows both HLO)",
+                       "Geänderte Fusionen (zugeordnet über die Schichten, die sie berechnen; [ ] wählen, "
+                       "Enter zeigt beide HLO)"),
+    "whatif.fusion_pair": ("Fusions of {layers}", "Fusionen von {layers}"),
+    "whatif.no_fusion": ("no fusion computes these layers here", "hier berechnet keine Fusion diese Schichten"),
+    "binding.whatif.next_fusion": ("Next fusion", "Nächste Fusion"),
+    "tooltip.whatif.next_fusion": ("Mark the next fusion that changed", "Die nächste geänderte Fusion markieren"),
+    "binding.whatif.previous_fusion": ("Previous fusion", "Vorige Fusion"),
+    "tooltip.whatif.previous_fusion": ("Mark the previous fusion that changed",
+                                       "Die vorige geänderte Fusion markieren"),
+    "binding.whatif.open_fusion": ("Both HLO", "Beide HLO"),
+    "tooltip.whatif.open_fusion": ("The marked fusion's optimized HLO in both variants, side by side",
+                                   "Das optimierte HLO der markierten Fusion in beiden Varianten nebeneinander"),
+    "binding.whatif.close_pair": ("Close", "Schließen"),
+    "tooltip.whatif.close_pair": ("Back to the diff", "Zurück zum Vergleich"),
     "whatif.no_fusion_change": ("none", "keine"),
     "whatif.skyline": ("Memory skyline: the bytes of every value live over program order, parameters "
                        "included (one scale for both)",
@@ -43,13 +56,15 @@ LABELS: dict[str, tuple[str, str]] = {
         "Two variants of one model on the current target: this capture and another one from the cache "
         "(another batch, dtype policy or XLA flag; tensorweg diff MODEL --vary KEY=A,B captures them). "
         "Above: the selected layer's figures in both (A -> B where they changed), then the whole model, the "
-        "fusions that changed, matched by the layers they compute, and the memory skyline of both: bytes "
+        "fusions that changed, matched by the layers they compute ([ and ] mark one, Enter shows its HLO in both "
+        "variants side by side), and the memory skyline of both: bytes "
         "live over program order on one scale, with the largest buffers live at each peak by role and layer. "
         "Below: why, for each kind of change. v shows the next variant, n/p change the layer, Esc closes.",
         "Zwei Varianten eines Modells auf dem aktuellen Ziel: diese Erfassung und eine andere aus dem Cache "
         "(anderer Batch, andere Dtype-Policy oder ein XLA-Flag; tensorweg diff MODELL --vary KEY=A,B erfasst "
         "sie). Oben: die Zahlen der gewählten Schicht in beiden (A -> B, wo sie sich ändern), dann das ganze "
-        "Modell, die geänderten Fusionen, zugeordnet über die Schichten, die sie berechnen, und die "
+        "Modell, die geänderten Fusionen, zugeordnet über die Schichten, die sie berechnen ([ und ] markieren "
+        "eine, Enter zeigt ihr HLO in beiden Varianten nebeneinander), und die "
         "Speicher-Skyline beider: lebende Bytes in Programmreihenfolge in einem Maßstab, mit den größten "
         "Puffern an jeder Spitze nach Rolle und Schicht. Darunter: warum, für jede Art von Änderung. "
         "v zeigt die nächste Variante, n/p wechseln die Schicht, Esc schließt."),

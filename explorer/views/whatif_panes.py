@@ -12,7 +12,7 @@ from explorer.model.bundle import Bundle
 from explorer.texts.lookup import explain_topic
 from explorer.views.format import text_table
 from explorer.views.memory_skyline import draw, peak_lines, skyline
-from explorer.views.variant_diff import VariantDiff, variant_diff
+from explorer.views.variant_diff import FusionChange, VariantDiff, variant_diff
 from explorer.views.variant_diff_text import layer_rows, narration_key, totals_rows
 
 SKYLINE_LABEL_WIDTH = 12
@@ -26,20 +26,23 @@ class WhatIfPanes:
     fusions: str
     skyline: str
     why: str
+    changes: tuple[FusionChange, ...] = ()  # the changed fusions in the order `fusions` lists them
 
 
 def whatif_panes(this: tuple[str, Bundle], other: tuple[str, Bundle], target: str, layer: str,
-                 lang: str, width: int) -> WhatIfPanes:
-    """The screen's blocks for `layer` (its row of the per-layer table, both variants) at `width` columns."""
+                 lang: str, width: int, picked: int = 0) -> WhatIfPanes:
+    """The screen's blocks for `layer` (its row of the per-layer table, both variants) at `width` columns;
+    `picked`: the changed fusion marked in the list (Enter opens both versions' HLO)."""
     diff = variant_diff(this, other, target)
     first, second = diff.variants
     title = (f"{label('whatif.title', lang)} | {diff.model} | {target} | {first.label} vs {second.label} | "
              f"{label('whatif.keys', lang)}")
+    changes = tuple(sorted(diff.fusion_changes, key=lambda change: layer not in change.layers))
     return WhatIfPanes(
         title=title, layer=_layer_block(diff, layer, lang), model=_model_block(diff, lang),
-        fusions=_fusion_block(diff, layer, lang),
+        fusions=_fusion_block(changes, picked, lang),
         skyline=_skyline_block((first.label, this[1]), (second.label, other[1]), target, lang, width),
-        why=_why_block(diff, layer, lang))
+        why=_why_block(diff, layer, lang), changes=changes)
 
 
 def _layer_block(diff: VariantDiff, layer: str, lang: str) -> str:
@@ -61,10 +64,10 @@ def _model_block(diff: VariantDiff, lang: str) -> str:
     return label("whatif.model", lang) + "\n" + text_table(("", first.label, second.label, ""), totals_rows(diff))
 
 
-def _fusion_block(diff: VariantDiff, layer: str, lang: str) -> str:
-    """The changed fusions computing the layer first, then the others."""
-    changes = sorted(diff.fusion_changes, key=lambda change: layer not in change.layers)
-    lines = [f"{' + '.join(c.layers)}: {', '.join(c.before) or '-'}  ->  {', '.join(c.after) or '-'}" for c in changes]
+def _fusion_block(changes: tuple[FusionChange, ...], picked: int, lang: str) -> str:
+    """The changed fusions (the layer's first), the picked one marked `>`."""
+    lines = [f"{'>' if at == picked % len(changes) else ' '} {' + '.join(c.layers)}: {', '.join(c.before) or '-'}"
+             f"  ->  {', '.join(c.after) or '-'}" for at, c in enumerate(changes)]
     return label("whatif.fusions", lang) + "\n" + ("\n".join(lines) or label("whatif.no_fusion_change", lang))
 
 
@@ -82,6 +85,35 @@ def _skyline_block(first: tuple[str, Bundle], second: tuple[str, Bundle], target
         if line is not None:
             lines += [f"{name}: " + peak_lines(line)[0], *peak_lines(line)[1:]]
     return "\n".join(lines)
+
+
+def fusion_hlo(bundle: Bundle, target: str, described: tuple[str, ...]) -> str:
+    """The optimized HLO of fusions as a `FusionChange` lists them (`name (kind)`): each fusion's
+    line in the entry computation, then the computation it calls, as the module writes them."""
+    module = bundle.hlo_module(target, optimized=True)
+    if module is None or module.entry is None:
+        return ""
+    lines = bundle.hlo_text(target, optimized=True).splitlines()
+    by_name = {instruction.name: instruction for instruction in module.entry.instructions}
+    parts = []
+    for text in described:
+        instruction = by_name.get(text.split(" ", 1)[0])
+        if instruction is None:
+            continue
+        called = module.computation(instruction.attribute("calls").lstrip("%"))
+        body = _computation_lines(lines, called.line) if called is not None and called.line else []
+        parts.append("\n".join([lines[instruction.line - 1].strip(), *body]))
+    return "\n\n".join(parts)
+
+
+def _computation_lines(lines: list[str], first: int) -> list[str]:
+    """A computation's lines from its header (1-based `first`) to its closing brace."""
+    found = []
+    for line in lines[first - 1:]:
+        found.append(line)
+        if line.startswith("}"):
+            break
+    return found
 
 
 def _why_block(diff: VariantDiff, layer: str, lang: str) -> str:
