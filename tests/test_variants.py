@@ -11,6 +11,7 @@ from explorer.capture.model_source import resolve as resolve_source
 from explorer.capture.options import build_capture_options
 from explorer.capture.variants import XLA_FLAG_CHOICES, parse_xla_flags, variant_words, worker_xla_flags
 from explorer.capture.vary import split_vary, variants
+from explorer.course.tours import capture_options, missing_capture, parse_tour
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.views.session import mode_text
@@ -155,3 +156,14 @@ def test_bad_variant_input_is_one_line_and_caches_nothing(args, fragments, empty
     cwd, cache = empty_workplace
     assert_one_line_error(run_cli(*args, cwd=cwd), *fragments)
     assert files_under(cache) == [] and files_under(cwd) == []
+
+
+def test_a_lesson_may_be_written_on_a_dtype_policy():
+    header = "# title: T\n# model: mnist_cnn\n# lang: en\n"
+    tour = parse_tour(header + "# capture: --dtype bfloat16\nstep: level=hlo\ntext: x\n", "t.tour")
+    assert capture_options(tour).dtype == "bfloat16"
+    plain = build_capture_options(targets="cpu")
+    assert missing_capture(tour, "mnist_cnn", plain) == "--dtype bfloat16"
+    bad = parse_tour(header + "# capture: --dtype float64\nstep: level=hlo\ntext: x\n", "t.tour")
+    with pytest.raises(TensorwegError, match="t.tour: # capture: bad --dtype 'float64'"):
+        capture_options(bad)

@@ -12,15 +12,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from explorer.capture.layout_map import load_layout_map
-from explorer.capture.variants import check_dtype, check_remat_layers, check_variant_targets, parse_xla_flags
+from explorer.capture.variants import check_remat_layers, check_variant_targets, parse_xla_flags
 from explorer.errors import TensorwegError
-from explorer.model.records import MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
+from explorer.model.records import DTYPES, MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
 from explorer.model.sharding import check_mesh_options
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
 # The options with a fixed set of values, by build_capture_options' keyword.
-CHOICES: dict[str, tuple[str, ...]] = {"mode": MODES, "optimizer": OPTIMIZERS, "shard": SHARDINGS}
+CHOICES: dict[str, tuple[str, ...]] = {"mode": MODES, "optimizer": OPTIMIZERS, "shard": SHARDINGS, "dtype": DTYPES}
 
 
 def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, batch: int = 1,
@@ -38,12 +38,11 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
     xla_flags: `--xla-flag NAME=VALUE` texts (explorer.capture.variants.XLA_FLAG_CHOICES).
     Anything no capture could compile raises TensorwegError (one line).
     """
-    for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard)):
+    for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard), ("dtype", dtype or None)):
         if value is not None:
             check_choice(name, value)
     if batch < 1:
         raise TensorwegError(f"bad --batch {batch}: must be at least 1")
-    check_dtype(dtype)
     check_remat_layers(remat_layers)
     names = targets.split(",") if isinstance(targets, str) else targets
     options = CaptureOptions(

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from explorer.errors import TensorwegError
-from explorer.model.records import DTYPES, CaptureOptions
+from explorer.model.records import CaptureOptions
 from explorer.targets import TARGETS
 
 
@@ -117,11 +117,6 @@ def _check_kinds(flag: str, wanted: set[str], kinds: set[str], options: CaptureO
     if options.targets and not wanted & kinds:
         raise TensorwegError(f"--xla-flag {flag}: only {' and '.join(sorted(wanted))} targets read it, "
                              f"and --targets is {','.join(options.targets)}")
-
-
-def check_dtype(dtype: str) -> None:
-    if dtype and dtype not in DTYPES:
-        raise TensorwegError(f"bad --dtype '{dtype}': expected {' or '.join(DTYPES)}")
 
 
 def check_remat_layers(pattern: str) -> None:
