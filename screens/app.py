@@ -137,6 +137,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         keyed("D", "mesh_view", "app.mesh"),
         keyed("f", "filmstrip", "app.passes"),
         keyed("P", "passport", "app.passport", show=False),  # the help lists it; the footer is full
+        keyed("V", "what_if", "app.whatif", show=False),  # the help screen lists it
     ]
 
     lang = reactive("en", init=False)
@@ -189,6 +190,13 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         else:
             self.get_screen("mesh").show_layer(layer)
         self.push_screen("mesh")
+
+    def action_what_if(self) -> None:
+        from screens.compare import layer_for_selection  # noqa: PLC0415 (kept off the first frame)
+        from screens.variant_diff import WhatIfScreen  # noqa: PLC0415 (kept off the first frame)
+
+        if not isinstance(self.screen, WhatIfScreen):
+            self.push_screen(WhatIfScreen(layer_for_selection(self)))
 
     def action_compare_targets(self) -> None:
         from screens.compare import CompareScreen, layer_for_selection  # noqa: PLC0415 (kept off the first frame)

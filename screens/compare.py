@@ -66,6 +66,7 @@ class CompareScreen(Screen):
         keyed("p", "move_layer(-1)", "compare.previous_layer"),
         keyed("M", "capture_meshes", "compare.capture_meshes", show=False),  # the mesh table names it
         keyed("e", "export_graph", "compare.export"),
+        keyed("V", "what_if", "compare.whatif", show=False),  # the help screen lists it
     ]
 
     def __init__(self, layer: str) -> None:
@@ -159,6 +160,12 @@ class CompareScreen(Screen):
 
     def action_close(self) -> None:
         self.dismiss()
+
+    def action_what_if(self) -> None:
+        """`V`: this layer in another variant of the model (the what-if screen)."""
+        from screens.variant_diff import WhatIfScreen  # noqa: PLC0415 (kept off the first frame)
+
+        self.app.push_screen(WhatIfScreen(self.layer_name))
 
     def on_unmount(self) -> None:
         self._mesh_cancel.set()  # the captures' workers are killed; the cache keeps what finished

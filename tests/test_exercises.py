@@ -10,6 +10,7 @@ from explorer.course.lessons import tour_candidates
 from explorer.course.tours import builtin_tours, parse_tour
 from explorer.errors import ParseError
 from explorer.model.bundle import Bundle
+from explorer.views.variant_diff import layer_figures
 
 from screens.app import create_app
 from screens.tour import TourScreen, verdicts
@@ -81,6 +82,7 @@ BAD = [
     ("ask: select=layer:\nhint: h\n", "7:13: empty selector part"),
     ("ask: number=kernels number=bytes\nhint: h\n", "7:21: 'number=' given twice"),
     ("ask:\nhint: h\n", "7:5: 'ask:' needs exactly one of"),
+    ('ask: bound=""\nhint: h\n', "7:12: expected bound=LAYER"),
     ("hint: h\n", "7:1: 'hint:' before the step's 'ask:'"),
     ("ask: number=kernels\nhint: h\nhint: again\n", "9:1: a question has at most one 'hint:'"),
     ("ask: number=kernels\nask: number=bytes\nhint: h\n", "8:1: a step has at most one 'ask:'"),
@@ -252,3 +254,26 @@ def test_snapshot_question_answered_wrong(snap_compare):
 
     app = create_app(BUNDLE, tour=builtin_tour("tensor_to_registers"))
     assert snap_compare(app, press=["n"] * 5 + ["a"], run_before=settle, terminal_size=(100, 32))
+
+
+BOUND_QUIZ = """step: level=optimized-hlo target=tpu:v5e select=layer:conv2d,kind:fusion
+text: Predict: is conv2d compute-bound or memory-bound on the v5e?
+ask: bound=conv2d
+hint: Compare its FLOPs with the bytes it moves.
+
+step: level=optimized-hlo target=cpu select=layer:conv2d,kind:fusion
+text: And on the CPU?
+ask: bound=conv2d
+hint: The CPU has no published peak figures.
+"""
+
+
+def test_a_bound_question_is_checked_against_the_layers_bound_as_the_diff_reads_it(bundle):
+    tpu_step, cpu_step = parse_tour(HEADER.format(lang="en") + BOUND_QUIZ, "bound.tour").steps
+    bound = layer_figures(bundle, "conv2d", "tpu:v5e").bound
+    other = next(b for b in exercises.choices(bundle, tpu_step) if b != bound)
+    assert exercises.choices(bundle, tpu_step) == ("compute", "memory")
+    assert exercises.check(bundle, tpu_step, bound).correct
+    assert not exercises.check(bundle, tpu_step, other).correct
+    assert exercises.check(bundle, tpu_step, "fast").feedback == "Choose one of: compute, memory."
+    assert exercises.check(bundle, cpu_step, "memory").feedback == "This capture cannot check this question."

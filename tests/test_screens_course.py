@@ -111,7 +111,8 @@ async def test_tour_list_starts_the_chosen_builtin_tour():
 @sync
 async def test_tour_list_offers_only_lessons_the_bundle_has_the_capture_for():
     """mnist_cnn's bundle is one inference call per target: the training and four-chip lessons
-    (and the two-compiler one, which visits tvm:cpu) say what they need instead of starting."""
+    (and the two-compiler one, which visits tvm:cpu, and the what-if one, written on batch 64) say
+    what they need instead of starting."""
     app = create_app(BUNDLE, level="hlo")
     async with app.run_test(size=(120, 40)) as pilot:
         await app.opened.wait()
@@ -123,7 +124,8 @@ async def test_tour_list_offers_only_lessons_the_bundle_has_the_capture_for():
         shown = {options.get_option_at_index(i).id: options.get_option_at_index(i)
                  for i in range(options.option_count)}
         needing = {name for name, option in shown.items() if option.disabled}
-        assert needing == {"training_memory", "four_chips", "two_compilers"}
+        assert needing == {"training_memory", "four_chips", "two_compilers", "what_if"}
+        assert "--batch 64" in str(shown["what_if"].prompt)
         four = str(shown["four_chips"].prompt)
         assert "--mode train --optimizer sgd --mesh 2x2 --shard model --batch 8" in four
         assert "tensorweg tour four_chips mlp" in four

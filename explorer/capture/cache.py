@@ -53,12 +53,26 @@ def cache_root() -> Path:
     return Path(user_cache_dir("tensorweg"))
 
 
+# Options added after bundles were first cached: at their default they stay out of the key, so a
+# plain capture keeps the key (and the cached bundle) it had before they existed.
+_LATER_OPTIONS = ("dtype", "remat_layers", "xla_flags")
+
+
+def _key_options(options: CaptureOptions) -> dict:
+    data = to_jsonable(options.without_targets())
+    plain = to_jsonable(CaptureOptions())
+    for name in _LATER_OPTIONS:
+        if data[name] == plain[name]:
+            del data[name]
+    return data
+
+
 def cache_key(source: ModelSource, options: CaptureOptions) -> str:
     payload = {
         "schema": SCHEMA_VERSION,
         "kind": source.kind,
         "model": source.content_hash,
-        "options": to_jsonable(options.without_targets()),
+        "options": _key_options(options),
         "tools": tool_versions(),
     }
     text = json.dumps(payload, sort_keys=True)

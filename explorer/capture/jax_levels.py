@@ -19,6 +19,7 @@ from pathlib import Path
 
 from explorer.capture import jax_compile
 from explorer.capture.artifacts import write_parsed
+from explorer.capture.dtype_policy import set_global_policy
 from explorer.capture.protocol import ProtocolWriter
 from explorer.errors import ParseError, TensorwegError
 from explorer.hlo.scan import INSTRUCTION, custom_call_target, entry_lines
@@ -146,6 +147,7 @@ def lower_and_compile(request: dict, out_dir: Path, protocol: ProtocolWriter, lo
     Returns (lowering, compiled), or None once the levels that cannot follow are reported failed."""
     protocol.level_started("hlo")
     try:
+        set_global_policy(request.get("dtype", ""))  # model.json names each layer's; sub-layers take this one
         model = jax_compile.load_model(request["model_file"], bool(request.get("unsafe")))
         lowering = lower(model)
         write_normalised(out_dir / "hlo.txt", jax_compile.hlo_text(lowering))

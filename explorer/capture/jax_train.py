@@ -11,6 +11,7 @@ task's loss would add.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -178,7 +179,7 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
 
     assert train_step.__name__ == TRAIN_FUNCTION
     step = jax.jit(train_step, donate_argnums=(0, 1, 2), keep_unused=True)
-    with checkpoint_each_layer(model, options.remat):
+    with checkpoint_each_layer(model, options.remat, options.remat_layers):
         traced = step.trace(args_t, args_n, [s for s, _ in state], x, [s for s, _ in labels])
     lowered = traced.lower(lowering_platforms=(placement.platform,))
     outputs = (ArgumentGroup(LOSS, 0, ("loss",)),
@@ -196,16 +197,20 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
 
 
 @contextmanager
-def checkpoint_each_layer(model: Any, active: bool) -> Iterator[None]:
+def checkpoint_each_layer(model: Any, active: bool, only: str = "") -> Iterator[None]:
     """--remat: while tracing, each layer keeps only its input for the backward pass and recomputes
     the rest (`jax.checkpoint` around every leaf layer's `call`), the usual per-layer remat. The
-    calls are restored afterwards: the same model is traced again without it for the comparison."""
+    calls are restored afterwards: the same model is traced again without it for the comparison.
+    only: `--remat-layers REGEX`, the leaf layers whose name it finds (re.search); "" = every one."""
     import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     wrapped = []
+    chosen = re.compile(only) if only else None
     for layer in model._flatten_layers(include_self=False, recursive=True) if active else ():
         if list(layer._flatten_layers(include_self=False)):
             continue  # a nested model: its own layers are wrapped
+        if chosen is not None and not chosen.search(layer.name):
+            continue
         original = layer.call
 
         def call(*args, _original=original, **kwargs):

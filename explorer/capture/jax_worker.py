@@ -40,6 +40,7 @@ from explorer.capture.jax_train import TRAIN_MODULE
 from explorer.capture.mesh_shardings import enable_sharding_dump
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
 from explorer.capture.sass import with_sass
+from explorer.capture.variants import worker_xla_flags
 from explorer.model.passes_dump import module_number, pass_dump_flags, write_pass_frames
 from explorer.model.serial import dump_json
 from explorer.targets import TARGETS, TargetSpec, availability
@@ -58,6 +59,13 @@ def prepare_environment(spec: TargetSpec, dump_dir: Path) -> None:
     os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={dump_dir} --xla_dump_hlo_as_text".strip()
 
 
+def add_variant_flags(request: dict) -> None:
+    """The request's `--xla-flag` pairs (explorer.capture.variants), before jax is imported."""
+    variant = worker_xla_flags(request.get("xla_flags", ()))
+    if variant:
+        os.environ["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {variant}"
+
+
 # --- the run ---------------------------------------------------------------------
 
 
@@ -73,6 +81,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
     dump_dir = Path(tempfile.mkdtemp(prefix="tensorweg-xla-"))
     try:
         prepare_environment(spec, dump_dir)
+        add_variant_flags(request)
         _enable_pass_dump(request)
         enable_sharding_dump(request)
         _capture(request, spec, out_dir, dump_dir, protocol)

@@ -12,32 +12,38 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from explorer.capture.layout_map import load_layout_map
+from explorer.capture.variants import check_remat_layers, check_variant_targets, parse_xla_flags
 from explorer.errors import TensorwegError
-from explorer.model.records import MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
+from explorer.model.records import DTYPES, MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
 from explorer.model.sharding import check_mesh_options
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
 # The options with a fixed set of values, by build_capture_options' keyword.
-CHOICES: dict[str, tuple[str, ...]] = {"mode": MODES, "optimizer": OPTIMIZERS, "shard": SHARDINGS}
+CHOICES: dict[str, tuple[str, ...]] = {"mode": MODES, "optimizer": OPTIMIZERS, "shard": SHARDINGS, "dtype": DTYPES}
 
 
 def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, batch: int = 1,
                           input_shapes: Iterable[str] = (), unsafe: bool = False, passes: bool = False,
                           mode: str = "inference", optimizer: str | None = None, mesh: str = "",
                           shard: str | None = None, remat: bool = False,
-                          layout_map: Path | None = None) -> CaptureOptions:
+                          layout_map: Path | None = None, dtype: str = "", remat_layers: str = "",
+                          xla_flags: Iterable[str] = ()) -> CaptureOptions:
     """The checked options; the defaults are the command line's (`tensorweg capture MODEL`).
 
     targets: "cpu,tpu:v5e" as `--targets` writes it, or the names. input_shapes: `--input-shape`
     texts (NAME=1x128). optimizer: None for "adam in train mode". layout_map: the `--layout-map`
-    file, read here. Anything no capture could compile raises TensorwegError (one line).
+    file, read here. dtype: a Keras dtype policy for every layer ("" = the model's own).
+    remat_layers: a regex; only the leaf layers it finds are rematerialised (implies remat).
+    xla_flags: `--xla-flag NAME=VALUE` texts (explorer.capture.variants.XLA_FLAG_CHOICES).
+    Anything no capture could compile raises TensorwegError (one line).
     """
-    for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard)):
+    for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard), ("dtype", dtype or None)):
         if value is not None:
             check_choice(name, value)
     if batch < 1:
         raise TensorwegError(f"bad --batch {batch}: must be at least 1")
+    check_remat_layers(remat_layers)
     names = targets.split(",") if isinstance(targets, str) else targets
     options = CaptureOptions(
         targets=tuple(t.strip() for t in names if t.strip()),
@@ -48,11 +54,15 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
         mode=mode,
         optimizer=_optimizer(mode, optimizer),
         mesh=mesh,
-        remat=remat,
+        remat=remat or bool(remat_layers),
         **_sharding(shard, mesh, layout_map),
+        dtype=dtype,
+        remat_layers=remat_layers,
+        xla_flags=parse_xla_flags(xla_flags),
     )
     if options.remat and options.mode != "train":
-        raise TensorwegError("--remat needs --mode train")
+        raise TensorwegError(f"{'--remat-layers' if remat_layers else '--remat'} needs --mode train")
+    check_variant_targets(options)
     _check_train_targets(options)
     check_mesh_options(options)  # refuses tvm:cpu with --mesh too: it is one device
     return options

@@ -328,6 +328,9 @@ class _CaptureRun:
                     # Always: a GPU/TPU target added to this bundle later compiles from it, without TensorFlow.
                     "architecture": True,
                     "passes": self.options.passes,
+                    # The what-if variants (explorer.capture.variants): model.json carries the dtype on.
+                    "dtype": self.options.dtype,
+                    "xla_flags": [list(pair) for pair in self.options.xla_flags],
                 })
             pending = list(self.growth.accelerators)
             while True:
@@ -440,6 +443,8 @@ class _CaptureRun:
             "mesh": self.options.mesh, "shard": self.options.shard, "remat": self.options.remat,
             "layout_map": [[pattern, list(axes)] for pattern, axes in self.options.layout_map],
             "layout_map_file": self.options.layout_map_file,
+            "dtype": self.options.dtype, "remat_layers": self.options.remat_layers,
+            "xla_flags": [list(pair) for pair in self.options.xla_flags],
         })
 
     def _read_events(self, worker: _Worker) -> None:

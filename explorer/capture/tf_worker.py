@@ -2,7 +2,8 @@
 
 Run as `python -m explorer.capture.tf_worker` with one JSON request on stdin:
     {"model": "mnist_cnn", "unsafe": false, "batch": 1, "input_shapes": {"tokens": [16]},
-     "staging_dir": "/.../.staging-x", "targets": ["cpu"], "architecture": true}
+     "staging_dir": "/.../.staging-x", "targets": ["cpu"], "architecture": true,
+     "dtype": "" or a Keras dtype policy, "xla_flags": [["xla_disable_hlo_passes", "fusion"]]}
 It writes identity.json, signature.json, model.json (the Keras config; not for a SavedModel),
 layers.json, graph.json, scopes.json and, for `cpu`, targets/cpu/hlo.txt and
 optimized_hlo.txt, then runs the jit function once so XLA dumps its kernels
@@ -29,6 +30,7 @@ from typing import Any
 
 from explorer.capture.artifacts import write_parsed
 from explorer.capture.cpu_dump import CPU_PASS_MODULES, read_cpu_dump, read_cpu_passes
+from explorer.capture.dtype_policy import set_global_policy, with_policy
 from explorer.capture.protocol import (
     EXIT_BAD_INPUT,
     ProtocolWriter,
@@ -39,6 +41,7 @@ from explorer.capture.protocol import (
 from explorer.capture.tf_graph import graph_level_and_film, trace_model
 from explorer.capture.tf_layers import layer_records
 from explorer.capture.tf_loading import input_signature, load_model
+from explorer.capture.variants import worker_xla_flags
 from explorer.errors import TensorwegError
 from explorer.model.normalise import normalise_text
 from explorer.model.passes_dump import pass_dump_flags
@@ -54,10 +57,12 @@ class Protocol(ProtocolWriter):
     trace_error: BaseException | str | None = None
 
 
-def prepare_environment(dump_dir: Path) -> None:
-    """Must run before TensorFlow is imported: XLA reads its flags once."""
+def prepare_environment(dump_dir: Path, xla_flags=()) -> None:
+    """Must run before TensorFlow is imported: XLA reads its flags once. `xla_flags`: the
+    request's `--xla-flag` pairs (explorer.capture.variants)."""
     flags = os.environ.get("XLA_FLAGS", "")
-    os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={dump_dir} --xla_dump_hlo_as_text".strip()
+    variant = worker_xla_flags(xla_flags)
+    os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={dump_dir} --xla_dump_hlo_as_text {variant}".strip()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
@@ -65,11 +70,13 @@ def run(request: dict, protocol: Protocol) -> int:
     staging = Path(request["staging_dir"])
     targets = list(request.get("targets", ["cpu"]))
     dump_dir = staging / DUMP_DIR_NAME
-    prepare_environment(dump_dir)
+    prepare_environment(dump_dir, request.get("xla_flags", ()))
     _enable_pass_dump(request)
 
     try:
+        set_global_policy(request.get("dtype", ""))
         model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)), request.get("cwd"))
+        model = with_policy(model, request.get("dtype", ""), identity.kind)
         shapes = {name: tuple(dims) for name, dims in (request.get("input_shapes") or {}).items()}
         signature = input_signature(model, int(request.get("batch", 1)), shapes)
     except TensorwegError as error:

@@ -32,22 +32,30 @@ from explorer.targets import TARGETS
 from explorer.texts.lookup import default_language as language_from_environment
 
 
-def capture_options(args: argparse.Namespace, targets: str | None = None) -> CaptureOptions:
-    """The command line's capture options, checked (explorer.capture.options.build_capture_options);
+def capture_keywords(args: argparse.Namespace, targets: str | None = None) -> dict:
+    """The command line's capture options as build_capture_options' keywords (unchecked);
     `targets` replaces `--targets` (inspect and passes name one `--target`: cpu unless given)."""
-    return build_capture_options(
-        targets=targets if targets is not None else getattr(args, "targets", "cpu"),
-        batch=args.batch,
-        input_shapes=args.input_shape,
-        unsafe=args.unsafe,
-        passes=getattr(args, "passes", False),
-        mode=args.mode,
-        optimizer=args.optimizer,
-        mesh=args.mesh,
-        shard=args.shard,
-        remat=args.remat,
-        layout_map=getattr(args, "layout_map", None),
-    )
+    return {
+        "targets": targets if targets is not None else getattr(args, "targets", "cpu"),
+        "batch": args.batch,
+        "input_shapes": args.input_shape,
+        "unsafe": args.unsafe,
+        "passes": getattr(args, "passes", False),
+        "mode": args.mode,
+        "optimizer": args.optimizer,
+        "mesh": args.mesh,
+        "shard": args.shard,
+        "remat": args.remat,
+        "layout_map": getattr(args, "layout_map", None),
+        "dtype": getattr(args, "dtype", ""),
+        "remat_layers": getattr(args, "remat_layers", ""),
+        "xla_flags": getattr(args, "xla_flag", ()),
+    }
+
+
+def capture_options(args: argparse.Namespace, targets: str | None = None) -> CaptureOptions:
+    """The command line's capture options, checked (explorer.capture.options.build_capture_options)."""
+    return build_capture_options(**capture_keywords(args, targets))
 
 
 def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Namespace:

@@ -9,17 +9,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.cli import graph_command, handout_command, pack_command, passport_command, texts_commands
+from explorer.capture.variants import XLA_FLAG_CHOICES
+from explorer.cli import diff_command, graph_command, handout_command, pack_command, passport_command, texts_commands
 from explorer.cli.commands import MAX_SIZE
 from explorer.course.pack import MAX_CACHE_BYTES, MAX_MEMBERS
 from explorer.errors import TensorwegError
 from explorer.levels import LEVELS
-from explorer.model.records import MODES, OPTIMIZERS, SHARDINGS
+from explorer.model.records import DTYPES, MODES, OPTIMIZERS, SHARDINGS
 from explorer.targets import DEFAULT_TARGETS
 
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
-               "passes", "pack", "serve", "handout", "graph", "passport")
+               "passes", "pack", "serve", "handout", "graph", "passport", "diff")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
 # `serve`'s limits (README "Serving a class"): each tab is a process of about 100 MB.
@@ -50,9 +51,21 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
                         help="with --mesh, instead of --shard: a TOML or JSON file mapping weight-path "
                              'regexes to a mesh axis or null per dimension, e.g. {"dense/kernel": [null, "model"]} '
                              "(a Keras LayoutMap; docs/layout-map.md)")
+    _variant_options(parser)
     if default_targets is not None:
         parser.add_argument("--targets", default=default_targets,
                             help=f"comma-separated targets (default {default_targets})")
+
+
+def _variant_options(parser: argparse.ArgumentParser) -> None:
+    """The what-if variants (explorer.capture.variants): each is a cached bundle of its own."""
+    parser.add_argument("--dtype", choices=DTYPES, default="",
+                        help="a Keras dtype policy for every layer (default: the model's own)")
+    parser.add_argument("--remat-layers", default="", metavar="REGEX",
+                        help="train mode: rematerialise only the layers whose name matches (implies --remat)")
+    parser.add_argument("--xla-flag", action="append", default=[], metavar="NAME=VALUE",
+                        help="pass one of the XLA flags the app explains (repeatable): "
+                             + ", ".join(XLA_FLAG_CHOICES))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -168,4 +181,5 @@ def build_parser() -> argparse.ArgumentParser:
     handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
     graph_command.register(sub, lambda parser: _common_capture_options(parser, None))
     passport_command.register(sub, lambda parser: _common_capture_options(parser, None))
+    diff_command.register(sub, lambda parser: _common_capture_options(parser, None))
     return parser

@@ -6,7 +6,9 @@ A step's `ask:` line (docs/tours.md) is one of
   selector (the same conditions as `select=`, checked on `explorer.course.lessons.tour_candidates`);
 - `target=most:FACT` or `target=least:FACT`: multiple choice among the bundle's targets;
 - `number=FACT` (optionally `tolerance=N` or `tolerance=N%`): a number, compared with the
-  capture's figure.
+  capture's figure;
+- `bound=LAYER`: compute or memory, the layer's roofline bound on the step's target as the what-if
+  diff reads it (`explorer.views.variant_diff.layer_figures`: the bound holding most of its time).
 
 FACTs are per target (`TARGET_FACTS`) or figures of the step's selected item (`ITEM_FIGURES`,
 the same figures that fill the explanations' placeholders, `explorer.views.explain.figures`). Every
@@ -23,14 +25,18 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
 from explorer.course.lessons import tour_candidates
-from explorer.course.questions import TARGET_FACTS, Question, Verdict, parse_number, words
+from explorer.course.questions import BOUNDS, TARGET_FACTS, Question, Verdict, parse_number, words
 from explorer.course.tours import meets
 from explorer.views.explain import figures
+from explorer.views.variant_diff import layer_figures
 
 
 def choices(bundle: Bundle, step: TourStep) -> tuple[str, ...]:
-    """The targets a `target=` question offers: the bundle's targets that have the fact."""
+    """The answers a `target=` question offers (the bundle's targets that have the fact), or a
+    `bound=` question's (compute, memory)."""
     question = step.question
+    if question is not None and question.kind == "bound":
+        return BOUNDS
     if question is None or question.kind != "target":
         return ()
     return tuple(t for t in bundle.targets if target_fact(bundle, t, question.fact) is not None)
@@ -49,13 +55,19 @@ def target_fact(bundle: Bundle, target: str, fact: str) -> int | None:
 
 
 def expected(bundle: Bundle, step: TourStep, selected: str | None = None) -> tuple[str, ...] | float | None:
-    """The right answers: targets (target=), a number (number=); None when the capture cannot say.
+    """The right answers: targets (target=), a number (number=), the bound (bound=); None when the
+    capture cannot say.
 
     `selected`: the item the step selected (number questions about an item's figure).
     """
     question = step.question
     if question is None or question.kind == "select":
         return None
+    if question.kind == "bound":
+        if step.target not in bundle.targets:
+            return None
+        bound = layer_figures(bundle, question.fact, step.target).bound
+        return (bound,) if bound else None
     if question.kind == "target":
         values = {t: target_fact(bundle, t, question.fact) for t in choices(bundle, step)}
         if not values:
@@ -84,7 +96,7 @@ def check(bundle: Bundle, step: TourStep, answer: str, lang: str = "en", selecte
     right = expected(bundle, step, selected)
     if right is None:
         return Verdict(False, said["cannot_check"], answer)
-    if question.kind == "target":
+    if question.kind in ("target", "bound"):
         offered = choices(bundle, step)
         if answer not in offered:
             return Verdict(False, said["unknown_target"].format(", ".join(offered)), answer)

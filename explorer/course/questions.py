@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 
-QUESTION_KINDS = ("select", "target", "number")
+QUESTION_KINDS = ("select", "target", "number", "bound")
 
 
 # Facts of one target, computed from its captured levels.
@@ -26,6 +26,11 @@ ITEM_FIGURES = ("bytes", "padding_bytes", "vector_width_bits")
 
 
 EXTREMES = ("most", "least")
+
+
+# `bound=LAYER`: the learner predicts the layer's roofline bound on the step's target, as the
+# what-if diff computes it (explorer.views.variant_diff.layer_figures).
+BOUNDS = ("compute", "memory")
 
 
 _WORDS = {
@@ -44,9 +49,9 @@ _WORDS = {
 
 @dataclass(frozen=True)
 class Question:
-    """What a step asks. `kind`: select, target or number.
+    """What a step asks. `kind`: select, target, number or bound.
 
-    selection: for select. fact: for target and number. extreme: most or least (target).
+    selection: for select. fact: for target and number; the layer for bound. extreme: most or least (target).
     tolerance: for number; relative (a fraction) when `relative`, else absolute.
     """
 

@@ -212,22 +212,31 @@ def value_sizes(memory: MemoryLevel) -> dict[str, int]:
     }
 
 
+def live_bytes(ranges: tuple[LiveRange, ...], sizes: dict[str, int]) -> tuple[int, ...]:
+    """The bytes live at each time of program order (ends inclusive, as XLA counts): the memory
+    skyline. Empty without live ranges."""
+    if not ranges:
+        return ()
+    last = max(r.end for r in ranges)
+    change = [0] * (last + 2)
+    for r in ranges:
+        size = sizes.get(r.value, 0)
+        change[r.start] += size
+        change[r.end + 1] -= size
+    profile, running = [], 0
+    for delta in change[:-1]:
+        running += delta
+        profile.append(running)
+    return tuple(profile)
+
+
 def peak_from_live_ranges(ranges: tuple[LiveRange, ...], sizes: dict[str, int]) -> tuple[int, int]:
     """(peak live bytes, time of the peak): the max over program order of the
     sizes of the values live at each time (ends inclusive, as XLA counts)."""
-    if not ranges:
-        return 0, 0
-    last = max(r.end for r in ranges)
-    live = [0] * (last + 2)
-    for r in ranges:
-        size = sizes.get(r.value, 0)
-        live[r.start] += size
-        live[r.end + 1] -= size
-    best, best_time, running = 0, 0, 0
-    for time, delta in enumerate(live[:-1]):
-        running += delta
-        if running > best:
-            best, best_time = running, time
+    best, best_time = 0, 0
+    for time, live in enumerate(live_bytes(ranges, sizes)):
+        if live > best:
+            best, best_time = live, time
     return best, best_time
 
 

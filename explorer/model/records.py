@@ -250,6 +250,9 @@ MAX_INPUT_ELEMENTS = 1 << 28
 MODES = ("inference", "train")
 OPTIMIZERS = ("adam", "sgd")
 SHARDINGS = ("data", "model")
+# `--dtype`: a Keras dtype policy applied to every layer of the model (keras.DTypePolicy names);
+# "" keeps each layer's own policy.
+DTYPES = ("float32", "bfloat16", "mixed_bfloat16", "float16", "mixed_float16")
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,12 @@ class CaptureOptions:
     # and its name for messages; the rules, not the path, make a different file a different bundle.
     layout_map: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
     layout_map_file: str = ""
+    # The what-if variants (explorer.capture.variants): a dtype policy for every layer ("" = the
+    # model's own), remat of the leaf layers whose name matches (train only), and curated XLA flags
+    # as (name, value) pairs, sorted by name.
+    dtype: str = ""
+    remat_layers: str = ""
+    xla_flags: tuple[tuple[str, str], ...] = ()
 
     def without_targets(self) -> CaptureOptions:
         """What decides how the model compiles, whatever the target: a bundle grows by targets

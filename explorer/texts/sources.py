@@ -107,6 +107,11 @@ def is_documented(address: str) -> bool:
     """True when `address` is a documented source or lies under a documented prefix."""
     return any(address == known or (known.endswith("/") and address.startswith(known)) for _, known in SOURCES)
 
+# The what-if lab's narration (explorer/texts/content/*/whatif/): the roofline model's paper.
+SOURCES += (
+    ("Williams, Waterman, Patterson: Roofline (CACM 52(4), 2009)", "https://doi.org/10.1145/1498765.1498785"),
+)
+
 # Compiler passes (the filmstrip's narration, explorer/texts/content/*/pass/). libtpu's
 # passes are not public: their texts cite the dump documentation and say what captures show.
 SOURCES += (

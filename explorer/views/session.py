@@ -15,6 +15,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from explorer.capture.variants import variant_words
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS, target_key
 from explorer.targets import DEFAULT_TARGETS
@@ -219,8 +220,10 @@ def mode_text(bundle: Bundle | None) -> str:
     if bundle is None:
         return ""
     options = bundle.manifest.options
+    variant = ", ".join(variant_words(options))  # "dtype bfloat16, xla_disable_hlo_passes=fusion"
     if options.mode == "inference" and not options.mesh:
-        return ""
+        return variant
     text = f"train ({options.optimizer})" if options.mode == "train" else options.mode
     text += ", rematerialised" if options.remat else ""
-    return text + (f" on {options.mesh}, {options.shard} parallel" if options.mesh else "")
+    text += f" on {options.mesh}, {options.shard} parallel" if options.mesh else ""
+    return text + (f", {variant}" if variant else "")

@@ -43,6 +43,7 @@ TWINS: dict[str, str] = {
     "while_loop": "while_schleife",
     "training_memory": "training_speicher",
     "four_chips": "vier_chips",
+    "what_if": "was_waere_wenn",
 }
 
 # The `# capture:` options that stand alone; every other one takes the next word as its value.
@@ -97,7 +98,7 @@ def capture_header(tour: Tour) -> dict[str, str | int | bool]:
 
 def _value(tour: Tour, name: str, text: str) -> str | int:
     """An option's word as argparse reads it on the command line: `type=int` for --batch, `choices`
-    for --mode, --optimizer and --shard (so `tensorweg tour` names the tour of a bad value)."""
+    for --mode, --optimizer, --shard and --dtype (so `tensorweg tour` names the tour of a bad value)."""
     try:
         if name == "batch":
             return int(text)
@@ -118,7 +119,7 @@ def _tour_name(tour: Tour) -> str:
 _FIELDS = {"input_shape": "input_shapes"}
 # What decides the compiled function: a lesson with a `# capture:` header is written for its values
 # of these (named or left at their defaults); batch and input shapes only matter where it names them.
-_STEP_FIELDS = ("mode", "optimizer", "mesh", "shard", "remat", "layout_map")
+_STEP_FIELDS = ("mode", "optimizer", "mesh", "shard", "remat", "layout_map", "dtype")
 
 
 def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:

@@ -16,7 +16,7 @@ from explorer.texts.lookup import LEVELS, has_topic
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
 # `# capture:` names the capture options a lesson was written for (a training step, a mesh);
 # only these, so a tour file can never point the capture at a file or at unsafe code.
-CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch")
+CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch", "--dtype")
 REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
 ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
@@ -337,7 +337,7 @@ def _last_kind(lines: list[str], number: int) -> str:
 
 
 def _parse_question(text: str, line: int, column: int, source: str) -> Question:
-    """`select=SELECTOR`, `target=most:FACT`, `number=FACT [tolerance=N|N%]`."""
+    """`select=SELECTOR`, `target=most:FACT`, `number=FACT [tolerance=N|N%]`, `bound=LAYER`."""
     options = _question_options(text, line, column, source)
     kinds = [k for k in QUESTION_KINDS if k in options]
     if len(kinds) != 1:
@@ -351,6 +351,10 @@ def _parse_question(text: str, line: int, column: int, source: str) -> Question:
         return Question("select", selection=parse_selection(value, line, value_column, source))
     if kind == "target":
         return _target_question(value, line, value_column, source)
+    if kind == "bound":
+        if not value:
+            raise ParseError("expected bound=LAYER, e.g. bound=conv2d", line, value_column, source)
+        return Question("bound", fact=value)
     if value not in TARGET_FACTS + ITEM_FIGURES:
         raise ParseError(f"unknown fact '{value}' (known: {', '.join(TARGET_FACTS + ITEM_FIGURES)})",
                          line, value_column, source)

@@ -1,0 +1,74 @@
+"""`tensorweg diff MODEL --vary KEY=A,B` and `tensorweg diff BUNDLE_A BUNDLE_B`: the parser and the command.
+
+Both variants are checked before anything is captured (explorer.capture.vary), then each is
+opened from the cache or captured with its progress shown; what is printed comes from
+`explorer.views.variant_diff` (the figures) and `explorer.views.variant_diff_text` (the words).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from explorer.capture.vary import VARY_KEYS, variants
+from explorer.cli.commands import capture_keywords, default_language, open_or_capture
+from explorer.course.pack import bundle_argument
+from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
+from explorer.targets import TARGETS
+
+
+def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
+    """Add `diff`; `capture_options_for(parser)` adds the capture options (explorer.cli.parser's)."""
+    diff = subparsers.add_parser(
+        "diff", help="two variants of a model side by side: what the compiler did differently, and why")
+    diff.add_argument("models", nargs="+", metavar="MODEL", help="MODEL with --vary, or BUNDLE_A BUNDLE_B")
+    diff.add_argument("--vary", default=None, metavar="KEY=A,B",
+                      help=f"the option that differs ({', '.join(VARY_KEYS)}), e.g. batch=1,64")
+    diff.add_argument("--target", default="cpu", help="the target both variants are compared on (default cpu)")
+    diff.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
+    diff.add_argument("--lang", choices=("de", "en"), default=None, help="the explanations' language")
+    capture_options_for(diff)
+    diff.set_defaults(handler=run_diff)
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from explorer.views import variant_diff_text  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.variant_diff import variant_diff  # noqa: PLC0415 (loads only for the command that uses it)
+
+    if args.target not in TARGETS:
+        raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
+    before, after = _variant_bundles(args)
+    diff = variant_diff(before, after, args.target)
+    lang = args.lang or default_language()
+    print(variant_diff_text.as_json(diff) if args.json else variant_diff_text.as_text(diff, lang))
+    return 0
+
+
+def _variant_bundles(args: argparse.Namespace) -> tuple[tuple[str, Bundle], tuple[str, Bundle]]:
+    """(label, bundle) of each variant: two bundles as they are, or a model's two variants, captured
+    (or taken from the cache) one after the other once both were checked."""
+    if len(args.models) == 2:
+        if args.vary:
+            raise TensorwegError("diff BUNDLE_A BUNDLE_B compares two captures as they are; --vary is for one MODEL")
+        paths = [bundle_argument(model) for model in args.models]
+        for model, path in zip(args.models, paths, strict=True):
+            if path is None:
+                raise TensorwegError(f"{model}: not a bundle; diff MODEL --vary KEY=A,B captures a model's variants")
+        names = [Path(model).name or model for model in args.models]  # the folders' names, unless the same
+        labels = names if names[0] != names[1] else list(args.models)
+        return tuple((label, Bundle.open(path)) for label, path in zip(labels, paths, strict=True))
+    if len(args.models) != 1:
+        raise TensorwegError("diff takes one MODEL with --vary KEY=A,B, or two bundles")
+    if not args.vary:
+        raise TensorwegError("diff MODEL needs --vary KEY=A,B, e.g. --vary batch=1,64")
+    if bundle_argument(args.models[0]) is not None:
+        raise TensorwegError(f"{args.models[0]} is a captured bundle: its options are fixed; "
+                             "diff BUNDLE_A BUNDLE_B compares two of them")
+    first, second = variants(args.vary, capture_keywords(args, targets=args.target))
+    opened = []
+    for variant in (first, second):
+        print(f"variant {variant.label}:", file=sys.stderr, flush=True)
+        opened.append((variant.label, open_or_capture(args.models[0], variant.options)))
+    return opened[0], opened[1]

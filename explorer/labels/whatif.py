@@ -1,0 +1,71 @@
+"""The what-if lab's words (the diff screen, `V`): English and German."""
+
+from __future__ import annotations
+
+LABELS: dict[str, tuple[str, str]] = {
+    "whatif.title": ("What if", "Was wäre, wenn"),
+    "whatif.this": ("this capture", "diese Erfassung"),
+    "whatif.keys": ("v other variant, n/p layer, Esc closes", "v andere Variante, n/p Schicht, Esc schließt"),
+    "whatif.layer": ("Layer {layer}: {first} vs {second}", "Schicht {layer}: {first} gegen {second}"),
+    "whatif.model": ("The whole model", "Das ganze Modell"),
+    "whatif.fusions": ("Fusions that changed (matched by the layers they compute; [ ] pick, Enter shows both HLO)",
+                       "Geänderte Fusionen (zugeordnet über die Schichten, die sie berechnen; [ ] wählen, "
+                       "Enter zeigt beide HLO)"),
+    "whatif.fusion_pair": ("Fusions of {layers}", "Fusionen von {layers}"),
+    "whatif.no_fusion": ("no fusion computes these layers here", "hier berechnet keine Fusion diese Schichten"),
+    "binding.whatif.next_fusion": ("Next fusion", "Nächste Fusion"),
+    "tooltip.whatif.next_fusion": ("Mark the next fusion that changed", "Die nächste geänderte Fusion markieren"),
+    "binding.whatif.previous_fusion": ("Previous fusion", "Vorige Fusion"),
+    "tooltip.whatif.previous_fusion": ("Mark the previous fusion that changed",
+                                       "Die vorige geänderte Fusion markieren"),
+    "binding.whatif.open_fusion": ("Both HLO", "Beide HLO"),
+    "tooltip.whatif.open_fusion": ("The marked fusion's optimized HLO in both variants, side by side",
+                                   "Das optimierte HLO der markierten Fusion in beiden Varianten nebeneinander"),
+    "binding.whatif.close_pair": ("Close", "Schließen"),
+    "tooltip.whatif.close_pair": ("Back to the diff", "Zurück zum Vergleich"),
+    "whatif.no_fusion_change": ("none", "keine"),
+    "whatif.skyline": ("Memory skyline: the bytes of every value live over program order, parameters "
+                       "included (one scale for both)",
+                       "Speicher-Skyline: die Bytes aller lebenden Werte in Programmreihenfolge, Parameter "
+                       "eingeschlossen (ein Maßstab für beide)"),
+    "whatif.no_skyline": ("no live ranges captured", "keine Lebensdauern erfasst"),
+    "whatif.why": ("Why", "Warum"),
+    "whatif.nothing": (
+        "No other variant of this model is in the cache for {target}. Capture one, e.g.: "
+        "tensorweg diff {model} --vary batch=1,64 --target {target}",
+        "Im Cache liegt keine andere Variante dieses Modells für {target}. Erfassen Sie eine, z. B.: "
+        "tensorweg diff {model} --vary batch=1,64 --target {target}"),
+    "binding.app.whatif": ("What if", "Was wäre, wenn"),
+    "tooltip.app.whatif": ("Another variant of this model (batch, dtype, a disabled pass) side by side: "
+                           "what the compiler did differently, and why",
+                           "Eine andere Variante dieses Modells (Batch, Elementtyp, ein abgeschalteter Pass) "
+                           "daneben: was der Compiler anders gemacht hat, und warum"),
+    "binding.whatif.close": ("Close", "Schließen"),
+    "tooltip.whatif.close": ("Close the diff and return", "Den Vergleich schließen und zurückkehren"),
+    "binding.whatif.next_variant": ("Other variant", "Andere Variante"),
+    "tooltip.whatif.next_variant": ("The next cached variant of this model",
+                                    "Die nächste Variante dieses Modells im Cache"),
+    "binding.whatif.next_layer": ("Next layer", "Nächste Schicht"),
+    "tooltip.whatif.next_layer": ("Show the next layer", "Die nächste Schicht zeigen"),
+    "binding.whatif.previous_layer": ("Previous layer", "Vorige Schicht"),
+    "tooltip.whatif.previous_layer": ("Show the previous layer", "Die vorige Schicht zeigen"),
+    "binding.compare.whatif": ("What if", "Was wäre, wenn"),
+    "tooltip.compare.whatif": ("This layer in another variant of the model, side by side",
+                               "Diese Schicht in einer anderen Variante des Modells, daneben"),
+    "help.whatif": (
+        "Two variants of one model on the current target: this capture and another one from the cache "
+        "(another batch, dtype policy or XLA flag; tensorweg diff MODEL --vary KEY=A,B captures them). "
+        "Above: the selected layer's figures in both (A -> B where they changed), then the whole model, the "
+        "fusions that changed, matched by the layers they compute ([ and ] mark one, Enter shows its HLO in both "
+        "variants side by side), and the memory skyline of both: bytes "
+        "live over program order on one scale, with the largest buffers live at each peak by role and layer. "
+        "Below: why, for each kind of change. v shows the next variant, n/p change the layer, Esc closes.",
+        "Zwei Varianten eines Modells auf dem aktuellen Ziel: diese Erfassung und eine andere aus dem Cache "
+        "(anderer Batch, andere Dtype-Policy oder ein XLA-Flag; tensorweg diff MODELL --vary KEY=A,B erfasst "
+        "sie). Oben: die Zahlen der gewählten Schicht in beiden (A -> B, wo sie sich ändern), dann das ganze "
+        "Modell, die geänderten Fusionen, zugeordnet über die Schichten, die sie berechnen ([ und ] markieren "
+        "eine, Enter zeigt ihr HLO in beiden Varianten nebeneinander), und die "
+        "Speicher-Skyline beider: lebende Bytes in Programmreihenfolge in einem Maßstab, mit den größten "
+        "Puffern an jeder Spitze nach Rolle und Schicht. Darunter: warum, für jede Art von Änderung. "
+        "v zeigt die nächste Variante, n/p wechseln die Schicht, Esc schließt."),
+}

@@ -1,0 +1,161 @@
+"""The what-if lab's diff on recorded variant bundles: mnist_cnn on XLA:CPU at batch 1 and 64, in
+float32 and bfloat16, and with XLA's fusion pass switched off (tests/fixtures/bundles/variants/,
+recorded by record_variants.py). What `tensorweg diff` prints comes from these functions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.cli.main import main
+from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
+from explorer.texts.lookup import explain_topic
+from explorer.views.memory_skyline import draw, skyline
+from explorer.views.variant_choice import cached_variants
+from explorer.views.variant_diff import DELTA_KINDS, variant_diff
+from explorer.views.variant_diff_text import as_json, as_text, narration_key
+
+from tests.conftest import FIXTURES, committed
+
+VARIANTS = FIXTURES / "bundles" / "variants"
+
+
+def bundle(name: str) -> Bundle:
+    return Bundle.open(committed(VARIANTS / name / "manifest.json").parent)
+
+
+def diff_of(before: str, after: str, target: str = "cpu"):
+    return variant_diff((before, bundle(before)), (after, bundle(after)), target)
+
+
+def layer(diff, name: str):
+    return next(delta for delta in diff.layers if delta.layer == name)
+
+
+def test_the_fixtures_record_the_variant_in_their_manifest():
+    assert bundle("batch64").manifest.options.batch == 64
+    assert bundle("bfloat16").manifest.options.dtype == "bfloat16"
+    assert bundle("no_fusion").manifest.options.xla_flags == (("xla_disable_hlo_passes", "fusion"),)
+    assert {record.dtype_policy for record in bundle("bfloat16").layers} == {"bfloat16"}
+
+
+def test_batch_64_multiplies_the_work_of_every_layer_and_raises_the_peak():
+    diff = diff_of("batch1", "batch64")
+    conv = layer(diff, "conv2d")
+    assert conv.after.flops == pytest.approx(64 * conv.before.flops)
+    assert conv.after.bytes_accessed > conv.before.bytes_accessed
+    assert {"flops", "bytes"} <= set(conv.changed)
+    before, after = diff.variants
+    assert after.peak_bytes > before.peak_bytes
+    assert "peak" in diff.kinds
+
+
+def test_switching_off_fusion_leaves_the_flops_and_splits_the_fusions_of_each_layer():
+    diff = diff_of("batch1", "no_fusion")
+    before, after = diff.variants
+    assert after.flops == before.flops
+    assert after.fusions > before.fusions and after.kernels > before.kernels
+    assert after.bytes_accessed > before.bytes_accessed  # every unfused value goes through memory
+    conv = layer(diff, "conv2d")
+    assert conv.after.fusions > conv.before.fusions
+    assert "flops" not in conv.changed and "fusions" in conv.changed
+    assert "flops" not in diff.kinds
+
+
+def test_fusions_are_matched_by_the_layers_they_compute_not_by_name():
+    diff = diff_of("batch1", "no_fusion")
+    changed = {change.layers: change for change in diff.fusion_changes}
+    conv = changed[("conv2d",)]
+    assert len(conv.after) > len(conv.before) == 1
+    assert all(text.startswith("wrapped_") for text in conv.after)  # XLA's fusion wrapper: one op each
+    # A layer whose fusions are the same kinds in both is not listed, whatever XLA named them.
+    assert ("max_pooling2d",) not in changed
+
+
+def test_bfloat16_halves_the_bytes_the_dense_layer_moves_and_lowers_the_peak():
+    diff = diff_of("batch1", "bfloat16")
+    dense = layer(diff, "dense")
+    assert dense.after.bytes_accessed < 0.6 * dense.before.bytes_accessed
+    before, after = diff.variants
+    assert after.peak_bytes < before.peak_bytes
+
+
+def test_the_same_capture_twice_has_no_delta():
+    diff = diff_of("batch1", "batch1")
+    assert diff.kinds == ()
+    assert diff.fusion_changes == ()
+    assert all(not delta.changed for delta in diff.layers)
+
+
+def test_every_kind_of_delta_has_a_course_text_in_both_languages():
+    for kind in DELTA_KINDS:
+        for lang in ("en", "de"):
+            text = explain_topic(narration_key(kind), lang)
+            assert text.body and text.source.strip(), (kind, lang)
+
+
+def test_text_names_the_variants_marks_changed_layers_and_says_why():
+    diff = diff_of("batch1", "no_fusion")
+    text = as_text(diff, "de")
+    assert text.splitlines()[0] == "mnist_cnn on cpu: batch1 vs no_fusion"
+    conv_row = next(line for line in text.splitlines() if " conv2d " in line)
+    assert conv_row.startswith("*") and "->" in conv_row
+    assert explain_topic("whatif:fusions", "de").title in text
+    assert "fusions that changed" in text
+
+
+def test_json_has_the_variants_and_per_layer_deltas():
+    data = json.loads(as_json(diff_of("batch1", "batch64")))
+    labels = [variant["label"] for variant in data["variants"]]
+    assert labels == ["batch1", "batch64"]
+    for variant in data["variants"]:
+        assert {"label", "peak_bytes", "fusions", "kernels"} <= set(variant)
+    conv = next(entry for entry in data["layers"] if entry["layer"] == "conv2d")
+    assert conv["delta"]["flops"] == conv["after"]["flops"] - conv["before"]["flops"] > 0
+    assert "flops" in conv["changed"]
+    assert "whatif:flops" in data["explanations"]
+
+
+def test_a_target_one_capture_lacks_is_refused():
+    with pytest.raises(TensorwegError, match="no tpu:v5e in this capture"):
+        diff_of("batch1", "batch64", "tpu:v5e")
+
+
+def test_captures_of_different_models_are_refused():
+    nested = Bundle.open(committed(FIXTURES / "bundles" / "nested_block" / "manifest.json").parent)
+    with pytest.raises(TensorwegError, match="different models"):
+        variant_diff(("batch1", bundle("batch1")), ("nested", nested), "cpu")
+
+
+def test_diff_of_two_bundles_on_the_command_line(capsys):
+    assert main(["diff", str(VARIANTS / "batch1"), str(VARIANTS / "bfloat16"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [variant["label"] for variant in data["variants"]] == ["batch1", "bfloat16"]
+    assert data["target"] == "cpu"
+
+
+def test_the_skyline_draws_both_variants_on_one_scale_and_names_the_buffers_at_the_peak():
+    small, large = skyline(bundle("batch1"), "cpu"), skyline(bundle("batch64"), "cpu")
+    assert large.peak_bytes > small.peak_bytes
+    scale = large.peak_bytes
+    assert "█" in draw(large.live, 40, scale) and "█" not in draw(small.live, 40, scale)
+    assert len(draw(large.live, 5, scale)) == 5  # a narrow screen gets the most live of each stretch
+    roles = {buffer.role for buffer in small.at_peak}
+    assert {"weights", "inputs", "activations"} <= roles
+    assert {buffer.layer for buffer in large.at_peak[:2]} == {"conv2d"}  # the batch's activations
+    assert sum(buffer.bytes for buffer in large.at_peak) == large.peak_bytes
+
+
+def test_the_cache_offers_the_other_variants_of_the_same_model(tmp_path):
+    bundles = tmp_path / "bundles"
+    bundles.mkdir()
+    for name in ("batch1", "batch64", "no_fusion"):
+        (bundles / name).symlink_to(VARIANTS / name, target_is_directory=True)
+    (bundles / "nested").symlink_to(FIXTURES / "bundles" / "nested_block", target_is_directory=True)
+    choices = cached_variants(bundle("batch1"), "cpu", root=tmp_path)
+    assert [choice.label for choice in choices] == ["batch 64", "xla_disable_hlo_passes=fusion"]
+    assert cached_variants(bundle("batch1"), "tpu:v5e", root=tmp_path) == ()
+    assert [c.label for c in cached_variants(bundle("no_fusion"), "cpu", root=tmp_path)] == [
+        "batch 64, no xla flags", "no xla flags"]

@@ -1,0 +1,169 @@
+"""The what-if variants as capture options (`--dtype`, `--remat-layers`, `--xla-flag`), `--vary KEY=A,B`,
+and every bad input of them: one `error:` line, exit 2, nothing written or cached."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.capture.cache import cache_key
+from explorer.capture.dtype_policy import with_layer_dtypes
+from explorer.capture.model_source import resolve as resolve_source
+from explorer.capture.options import build_capture_options
+from explorer.capture.variants import XLA_FLAG_CHOICES, parse_xla_flags, variant_words, worker_xla_flags
+from explorer.capture.vary import split_vary, variants
+from explorer.course.tours import capture_options, missing_capture, parse_tour
+from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
+from explorer.views.session import mode_text
+
+from tests.conftest import FIXTURES, committed, files_under
+from tests.test_cli import assert_one_line_error, run_cli
+
+PLAIN = {"targets": "cpu"}
+
+
+def test_xla_flags_are_checked_and_sorted_by_name():
+    flags = parse_xla_flags(["xla_cpu_enable_fast_math=TRUE", "xla_disable_hlo_passes=fusion,algsimp"])
+    assert flags == (("xla_cpu_enable_fast_math", "true"), ("xla_disable_hlo_passes", "algsimp,fusion"))
+    assert worker_xla_flags(flags) == "--xla_cpu_enable_fast_math=true --xla_disable_hlo_passes=algsimp,fusion"
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("xla_gpu_autotune_level=0", "the app knows"),
+    ("xla_disable_hlo_passes", "the app knows"),
+    ("xla_disable_hlo_passes=layout-assignment", "takes"),
+    ("xla_disable_hlo_passes=cse,cse", "each once"),
+    ("xla_cpu_enable_fast_math=maybe", "takes true or false"),
+])
+def test_a_flag_or_value_not_on_the_list_is_refused_with_the_list(text, fragment):
+    with pytest.raises(TensorwegError, match=fragment) as raised:
+        parse_xla_flags([text])
+    if "knows" in fragment:
+        for name in XLA_FLAG_CHOICES:
+            assert name in str(raised.value)
+
+
+def test_the_worker_passes_no_flag_the_app_does_not_know():
+    with pytest.raises(ValueError):
+        worker_xla_flags([["xla_dump_to", "/etc"]])
+    with pytest.raises(ValueError):
+        worker_xla_flags([["xla_disable_hlo_passes", "fusion --xla_dump_to=/etc"]])
+
+
+@pytest.mark.parametrize("keywords, fragment", [
+    ({"targets": "tpu:v5e", "xla_flags": ["xla_cpu_enable_fast_math=true"]}, "only cpu targets read it"),
+    ({"targets": "cpu", "xla_flags": ["xla_disable_hlo_passes=priority-fusion"]}, "only gpu targets"),
+    ({"targets": "cpu", "xla_flags": ["xla_gpu_enable_triton_gemm=false"]}, "only gpu targets"),
+    ({"targets": "tvm:cpu", "dtype": "bfloat16"}, "compiles the float32 model only"),
+    ({"targets": "cpu", "dtype": "float64"}, "bad --dtype"),
+    ({"targets": "cpu", "remat_layers": "conv"}, "--remat-layers needs --mode train"),
+    ({"targets": "cpu", "mode": "train", "remat_layers": "conv("}, "not a regular expression"),
+])
+def test_variants_no_target_could_compile_are_refused(keywords, fragment):
+    with pytest.raises(TensorwegError, match=fragment):
+        build_capture_options(**keywords)
+
+
+def test_remat_layers_implies_remat():
+    options = build_capture_options(targets="tpu:v5e", mode="train", remat_layers="conv")
+    assert options.remat and options.remat_layers == "conv"
+
+
+def test_each_variant_is_a_bundle_of_its_own_in_the_cache():
+    source = resolve_source("mnist_cnn")
+    plain = build_capture_options(**PLAIN)
+    keys = {cache_key(source, build_capture_options(**PLAIN, **extra)) for extra in (
+        {}, {"batch": 64}, {"dtype": "bfloat16"}, {"dtype": "float32"},
+        {"xla_flags": ["xla_disable_hlo_passes=fusion"]}, {"xla_flags": ["xla_disable_hlo_passes=algsimp"]})}
+    assert len(keys) == 6
+    # The key covers what is compiled, not the targets: a bundle grows by targets.
+    assert cache_key(source, plain) == cache_key(source, build_capture_options(targets="cpu,tpu:v5e"))
+
+
+def test_a_dtype_policy_reaches_every_layer_but_the_inputs():
+    policy = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}}
+    config = {"class_name": "Functional", "config": {"layers": [
+        {"class_name": "InputLayer", "config": {"dtype": "float32", "name": "image"}},
+        {"class_name": "Dense", "config": {"dtype": policy, "name": "dense"}},
+        {"class_name": "Sequential", "config": {"dtype": policy, "layers": [
+            {"class_name": "Conv2D", "config": {"dtype": policy, "name": "inner"}}]}},
+    ]}}
+    changed = with_layer_dtypes(config, "mixed_bfloat16")
+    layers = changed["config"]["layers"]
+    assert layers[0]["config"]["dtype"] == "float32"
+    assert layers[1]["config"]["dtype"] == "mixed_bfloat16"
+    assert layers[2]["config"]["layers"][0]["config"]["dtype"] == "mixed_bfloat16"
+    assert config["config"]["layers"][1]["config"]["dtype"] is policy  # the input is left as it was
+
+
+def test_the_title_says_which_variant_a_bundle_is():
+    bundle = Bundle.open(committed(FIXTURES / "bundles" / "variants" / "no_fusion" / "manifest.json").parent)
+    assert variant_words(bundle.manifest.options) == ("xla_disable_hlo_passes=fusion",)
+    assert mode_text(bundle) == "xla_disable_hlo_passes=fusion"
+
+
+# --- --vary ---------------------------------------------------------------------------------------
+
+
+def test_vary_keeps_a_pass_list_whole():
+    assert split_vary("xla-flag=none,xla_disable_hlo_passes=fusion,cse") == (
+        "xla-flag", ["none", "xla_disable_hlo_passes=fusion,cse"])
+
+
+def test_vary_makes_two_checked_variants_that_differ_in_the_key_only():
+    first, second = variants("batch=1,64", {**PLAIN, "dtype": "bfloat16"})
+    assert (first.label, second.label) == ("batch=1", "batch=64")
+    assert (first.options.batch, second.options.batch) == (1, 64)
+    assert first.options.dtype == second.options.dtype == "bfloat16"
+    plain, flagged = variants("xla-flag=none,xla_disable_hlo_passes=fusion", PLAIN)
+    assert plain.options.xla_flags == () and flagged.options.xla_flags == (("xla_disable_hlo_passes", "fusion"),)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("colour=red,blue", "a key the app knows"),
+    ("batch", "a key the app knows"),
+    ("batch=64", "give two values"),
+    ("batch=1,8,64", "give two values"),
+    ("batch=1,", "an empty value"),
+    ("batch=1,1", "the same variant"),
+    ("batch=one,two", "not a whole number"),
+    ("xla-flag=none,off", "the same variant"),
+    ("dtype=float32,float64", "bad --dtype"),
+    ("remat=off,on", "--remat needs --mode train"),
+])
+def test_bad_vary_is_refused(text, fragment):
+    with pytest.raises(TensorwegError, match=fragment):
+        variants(text, PLAIN)
+
+
+# --- the command line: one line, exit 2, nothing written or cached ------------------------------------
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (("diff", "mnist_cnn", "--vary", "colour=red,blue"), ("bad --vary", "batch")),
+    (("diff", "mnist_cnn", "--vary", "batch=64"), ("give two values",)),
+    (("diff", "mnist_cnn", "--vary", "batch=1,1"), ("the same variant",)),
+    (("diff", "mnist_cnn", "--vary", "dtype=float32,bfloat16", "--target", "tvm:cpu"), ("float32 model only",)),
+    (("diff", "mnist_cnn", "--vary", "xla-flag=none,xla_bogus=1"), ("the app knows", "xla_disable_hlo_passes")),
+    (("diff", "mnist_cnn"), ("needs --vary",)),
+    (("inspect", "mnist_cnn", "--level", "layers", "--xla-flag", "xla_bogus=1"), ("the app knows",)),
+    (("compare", "mnist_cnn", "--targets", "tpu:v5e", "--xla-flag", "xla_cpu_enable_fast_math=true"),
+     ("only cpu targets",)),
+    (("capture", "mnist_cnn", "--dtype", "float64"), ("invalid choice",)),
+], ids=lambda v: " ".join(v) if isinstance(v, tuple) and v and v[0] in ("diff", "inspect", "compare", "capture")
+   else None)
+def test_bad_variant_input_is_one_line_and_caches_nothing(args, fragments, empty_workplace):
+    cwd, cache = empty_workplace
+    assert_one_line_error(run_cli(*args, cwd=cwd), *fragments)
+    assert files_under(cache) == [] and files_under(cwd) == []
+
+
+def test_a_lesson_may_be_written_on_a_dtype_policy():
+    header = "# title: T\n# model: mnist_cnn\n# lang: en\n"
+    tour = parse_tour(header + "# capture: --dtype bfloat16\nstep: level=hlo\ntext: x\n", "t.tour")
+    assert capture_options(tour).dtype == "bfloat16"
+    plain = build_capture_options(targets="cpu")
+    assert missing_capture(tour, "mnist_cnn", plain) == "--dtype bfloat16"
+    bad = parse_tour(header + "# capture: --dtype float64\nstep: level=hlo\ntext: x\n", "t.tour")
+    with pytest.raises(TensorwegError, match="t.tour: # capture: bad --dtype 'float64'"):
+        capture_options(bad)

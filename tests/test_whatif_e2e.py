@@ -1,0 +1,71 @@
+"""End to end: `tensorweg diff mnist_cnn --vary ...` with the real compilers, as a learner types it:
+the batch, the dtype policy and a disabled pass on XLA:CPU, and the same questions for the
+compile-only TPU v5e and H100."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.cli.main import main
+
+pytestmark = pytest.mark.e2e
+
+
+def diff(capsys, vary: str, target: str = "cpu") -> dict:
+    assert main(["diff", "mnist_cnn", "--vary", vary, "--target", target, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def layer(data: dict, name: str) -> dict:
+    return next(entry for entry in data["layers"] if entry["layer"] == name)
+
+
+def test_batch_64_on_cpu_multiplies_the_work_and_the_peak(capsys):
+    data = diff(capsys, "batch=1,64")
+    conv = layer(data, "conv2d")
+    assert conv["after"]["flops"] == pytest.approx(64 * conv["before"]["flops"])
+    first, second = data["variants"]
+    assert (first["label"], second["label"]) == ("batch=1", "batch=64")
+    assert second["peak_bytes"] > first["peak_bytes"]
+
+
+def test_bfloat16_on_cpu_halves_the_dense_layers_bytes(capsys):
+    data = diff(capsys, "dtype=float32,bfloat16")
+    dense = layer(data, "dense")
+    assert dense["after"]["bytes_accessed"] < 0.6 * dense["before"]["bytes_accessed"]
+    assert data["variants"][1]["peak_bytes"] < data["variants"][0]["peak_bytes"]
+
+
+def test_switching_off_xla_cpu_fusion_keeps_the_flops_and_adds_kernels(capsys):
+    data = diff(capsys, "xla-flag=none,xla_disable_hlo_passes=fusion")
+    first, second = data["variants"]
+    assert second["flops"] == first["flops"]
+    assert second["kernels"] > first["kernels"] and second["fusions"] > first["fusions"]
+    assert "whatif:fusions" in data["explanations"]
+
+
+def test_batch_64_on_the_tpu_changes_tiles_and_keeps_memory_analysis(capsys):
+    data = diff(capsys, "batch=1,64", "tpu:v5e")
+    conv = layer(data, "conv2d")
+    assert conv["before"]["tiles"] and conv["after"]["bound"] in ("compute", "memory")
+    assert "tiles" in {kind for entry in data["layers"] for kind in entry["changed"]}
+    for variant in data["variants"]:
+        assert variant["xla_peak_bytes"] > 0 and variant["xla_memory_analysis"]
+
+
+def test_bfloat16_and_a_disabled_fusion_pass_on_the_h100(capsys):
+    data = diff(capsys, "dtype=float32,bfloat16", "gpu:h100")
+    assert all(variant["max_registers"] for variant in data["variants"])
+    assert layer(data, "dense")["after"]["bytes_accessed"] < layer(data, "dense")["before"]["bytes_accessed"]
+    unfused = diff(capsys, "xla-flag=none,xla_disable_hlo_passes=priority-fusion", "gpu:h100")
+    assert unfused["variants"][1]["kernels"] > unfused["variants"][0]["kernels"]
+
+
+def test_remat_of_chosen_layers_on_the_tpu(capsys):
+    assert main(["diff", "mnist_cnn", "--vary", "remat-layers=none,conv", "--mode", "train",
+                 "--target", "tpu:v5e", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    first, second = data["variants"]
+    assert second["flops"] >= first["flops"]  # recomputation adds work (or XLA removes it again)
