@@ -22,11 +22,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from explorer.capture.options import capture_flags
 from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options, default_language, open_or_capture
 from explorer.course.pack import bundle_argument, is_pack
 from explorer.errors import TensorwegError
-from explorer.model.records import CaptureOptions
 
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
@@ -119,18 +119,6 @@ def _tab_policy(run_dir: Path, max_captures: int | None) -> None:
         return
     os.environ[CAPTURE_VARIABLE] = "1"
     os.environ[QUEUE_VARIABLE] = str(CaptureQueue.create(run_dir / "queue", max_captures).folder)
-
-
-def capture_flags(options: CaptureOptions) -> list[str]:
-    """The command-line flags that capture with `options` (the tabs capture what serve did)."""
-    flags = ["--targets", ",".join(options.targets), "--batch", str(options.batch), "--mode", options.mode]
-    for name, dims in options.input_shapes:
-        flags += ["--input-shape", f"{name}={'x'.join(str(d) for d in dims)}"]
-    flags += [flag for flag, on in (("--unsafe", options.unsafe), ("--passes", options.passes),
-                                    ("--remat", options.remat)) if on]
-    for flag, value in (("--optimizer", options.optimizer), ("--mesh", options.mesh), ("--shard", options.shard)):
-        flags += [flag, value] if value else []
-    return flags
 
 
 def _shown_model(model: str) -> str:
