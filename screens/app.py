@@ -444,6 +444,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         if self.current_mode == level:
             self._sync_screen()
         else:
+            self.note = None  # a status line belongs to the level it was made on
             self.came_from[level] = self.current_mode
             self.switch_mode(level)
 
@@ -570,6 +571,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
 
     def watch_lang(self, lang: str) -> None:
         """Every screen labels itself from explorer.labels when it syncs; bindings are swapped."""
+        self.note = None  # its words are the other language's
         for screen in self.screen_stack:  # the level screen under a tour or glossary too
             localise(screen, lang)
             if (sync := getattr(screen, "sync", None)) is not None:

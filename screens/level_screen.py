@@ -138,7 +138,8 @@ class LevelScreen(Screen):
 
     def show_status(self) -> None:
         """The app's notification, where it was made (never over the content: `Session.status_line`)."""
-        self.query_one("#status", StatusLine).show(self.tensorweg.session.status_line(self.LEVEL))
+        for line in self.query(StatusLine):  # none before the screen is composed
+            line.show(self.tensorweg.session.status_line(self.LEVEL))
 
     def _show_after_rows(self, tries: int) -> None:
         # A refresh can pass without a paint (Textual holds frames back while it starts up):

@@ -84,7 +84,8 @@ class MemoryMapScreen(Screen):
         live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=app.lang))))
 
     def show_status(self) -> None:
-        self.query_one("#status", StatusLine).show(self.app.session.status_line(self.LEVEL))
+        for line in self.query(StatusLine):  # none before the screen is composed
+            line.show(self.app.session.status_line(self.LEVEL))
 
     def action_back(self) -> None:
         if self.maximized is not None:  # Esc first restores a maximised pane

@@ -1,0 +1,109 @@
+"""The keys as a learner uses them (issue 24): the number keys carry the selection to the level
+they show, `t` round every target comes back to the item it left, and a status line stays only
+where it was made. What each key selects is decided in `explorer.views.session` (tests/test_session.py);
+these drive the app with the keys and read what its list shows."""
+
+from __future__ import annotations
+
+from explorer.views.trace import layer_of
+
+from screens.app import create_app
+from screens.tour import TourScreen
+from screens.widgets.item_table import ItemTable
+from screens.widgets.status_line import StatusLine
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+
+
+def shown(app) -> tuple[str, str]:
+    """The level on screen and the item its list has selected."""
+    return app.current_mode, app.screen.query_one("#items", ItemTable).current.name
+
+
+async def press(pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await opened(pilot)
+
+
+def status(app) -> str:
+    line = app.screen.query_one("#status", StatusLine)
+    return str(line.render()) if line.display else ""
+
+
+@sync
+async def test_number_keys_keep_the_selection_on_the_way_down_and_up():
+    """With `dense` selected on the layers, `4` shows dense's optimized HLO (not the convolution the
+    level showed before), `2` dense's TF op (not `image`), `5` its kernel; from an HLO instruction
+    `1` lands on its layer."""
+    app = create_app(BUNDLE, level="layers", target="cpu", select="dense")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        bundle = app.bundle
+        for key, level in (("4", "optimized-hlo"), ("1", "layers"), ("2", "graph"), ("1", "layers"),
+                           ("5", "kernels"), ("1", "layers"), ("3", "hlo")):
+            await press(pilot, key)
+            mode, name = shown(app)
+            assert mode == level
+            assert layer_of(bundle, level, name, "cpu") == "dense", (key, name)
+        app.goto_level("hlo", "convolution.1")
+        await opened(pilot)
+        await press(pilot, "4")
+        assert layer_of(bundle, "optimized-hlo", shown(app)[1], "cpu") == "conv2d"
+        await press(pilot, "3")  # back up: the instruction it left, not the list's first
+        assert shown(app) == ("hlo", "convolution.1")
+        await press(pilot, "1")
+        assert shown(app) == ("layers", "conv2d")
+
+
+@sync
+async def test_t_round_every_target_returns_to_the_item_it_started_on():
+    """Kernels and optimized HLO items whose layer has several items on the other targets:
+    cpu -> gpu -> tpu -> cpu lands on the item it left."""
+    app = create_app(BUNDLE, level="kernels", target="cpu", select="broadcast_maximum_fusion")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        for level, start in (("kernels", "broadcast_maximum_fusion"), ("optimized-hlo", "MaxPool2d.1")):
+            app.goto_level(level, start)
+            await opened(pilot)
+            assert shown(app) == (level, start)
+            seen = []
+            for _ in app.bundle.targets:
+                await press(pilot, "t")
+                seen.append((app.target, shown(app)[1]))
+            assert seen[-1] == ("cpu", start), seen
+
+
+@sync
+async def test_a_status_line_stays_only_where_it_was_made():
+    """Enter from conv2d says how many TF ops implement it: under the graph level and the op it
+    landed on only. Another item, another level, `L` or a lesson step clear it."""
+    app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await press(pilot, "enter")  # layer -> its TF ops: several implement it
+        assert "implement" in status(app)
+        await press(pilot, "down")  # another item
+        assert status(app) == ""
+        await press(pilot, "up")
+        assert "implement" in status(app)  # back on the op it is about
+        await press(pilot, "1", "enter")
+        assert "implement" in status(app)
+        await press(pilot, "4")  # another level
+        assert status(app) == ""
+        await press(pilot, "2")  # back on the same op: the line was about then, not now
+        assert status(app) == ""
+        await press(pilot, "1", "enter")
+        assert "implement" in status(app)
+        await press(pilot, "L")
+        assert status(app) == ""
+        await press(pilot, "L", "1", "enter")
+        assert "implement" in status(app)
+        await press(pilot, "T", "enter")  # the first lesson's first step
+        for _ in range(5):
+            await pilot.pause()
+        assert isinstance(app.screen, TourScreen)
+        below = app.screen_stack[-2]
+        assert below.query_one("#status", StatusLine).display is False
