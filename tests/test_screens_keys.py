@@ -5,6 +5,8 @@ these drive the app with the keys and read what its list shows."""
 
 from __future__ import annotations
 
+import pytest
+
 from explorer.views.trace import layer_of
 
 from screens.app import create_app
@@ -107,3 +109,18 @@ async def test_a_status_line_stays_only_where_it_was_made():
         assert isinstance(app.screen, TourScreen)
         below = app.screen_stack[-2]
         assert below.query_one("#status", StatusLine).display is False
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["terminal-colours-then-none", "NO_COLOR-in-a-test"])
+@sync
+async def test_without_colour_the_selected_row_is_drawn_in_reverse_video(monkeypatch, plain):
+    """NO_COLOR: the cursor's background is gone; bold alone hid the selection. Reverse video, as
+    terminals draw a selection, on the selected row only."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = create_app(BUNDLE, level="layers", target="cpu", select="dense", plain=plain)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        reversed_lines = ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()
+                          if any(segment.style is not None and segment.style.reverse and segment.text.strip()
+                                 for segment in strip)]
+        assert len(reversed_lines) == 1 and reversed_lines[0].split()[0] == "dense", reversed_lines
