@@ -124,3 +124,30 @@ async def test_without_colour_the_selected_row_is_drawn_in_reverse_video(monkeyp
                           if any(segment.style is not None and segment.style.reverse and segment.text.strip()
                                  for segment in strip)]
         assert len(reversed_lines) == 1 and reversed_lines[0].split()[0] == "dense", reversed_lines
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize(("level", "target"), [("optimized-hlo", "gpu:h100"), ("optimized-hlo", "cpu"),
+                                               ("graph", "cpu"), ("kernels", "tpu:v5e")])
+@sync
+async def test_the_list_fits_its_width_and_a_cut_cell_says_so(level, target, size):
+    """The columns fit the list's width (no cell cut at its edge: `loop_multiply_fus`/`ion`);
+    a cell too long for its column ends in an ellipsis, a name's in the middle."""
+    app = create_app(BUNDLE, level=level, target=target)
+    async with app.run_test(size=size) as pilot:
+        await opened(pilot)
+        table = app.screen.query_one("#items", ItemTable)
+        rows = table.table
+        assert rows.virtual_size.width <= rows.scrollable_content_region.width
+        region = rows.content_region
+        lines = ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+        listed = [item for item in table._listing[int(rows.scroll_y):][:rows.visible_rows]]
+        checked = 0
+        for y, item in enumerate(listed, start=region.y + 1):  # under the header
+            line = lines[y][region.x:region.right]
+            for cell in getattr(item, "cells", ()):  # whole, or its start and an ellipsis
+                assert cell in line or (cell[:3] in line and "…" in line), (cell, line)
+                checked += 1
+        assert checked > 3
+        if target == "gpu:h100" and level == "optimized-hlo":
+            assert "loop_multiply_fusion " in "\n".join(lines)
