@@ -4,7 +4,8 @@ Each browser tab gets its own app process (`python -I -m screens.cli open ...`, 
 closing the tab ends it). What the tabs open is decided here, once: a lesson pack or a bundle
 as it is, with captures forbidden (`screens.serve_policy`). A MODEL only with `--allow-capture`:
 it is captured (or taken from the cache) before the server starts, so no learner waits for the
-first compile, and the tabs open the model itself, so `c` captures the targets it lacks; those
+first compile, and the tabs open the model itself, so `c` captures the targets it lacks (without
+--allow-capture, a MODEL captured before is served from the cache as a bundle); those
 captures wait in one queue shared by every tab, at most `--max-captures` at once
 (`explorer.capture.queue`, in a folder that lives as long as the server). Listening beyond this
 machine is explicit and warned.
@@ -48,10 +49,9 @@ def serve(args: argparse.Namespace) -> int:
         raise TensorwegError(f"bad --port {args.port}: expected 1 to 65535")
     max_captures = _max_captures(args)
     bundle_path = bundle_argument(args.model)
+    if bundle_path is None and not args.allow_capture:
+        bundle_path = _captured_before(args)  # `tensorweg serve` alone: the sample captured before, as it is
     if bundle_path is None:
-        if not args.allow_capture:
-            raise TensorwegError(f"{args.model}: serve opens lesson packs and bundles only; "
-                                 "capture it first (`tensorweg pack`) or pass --allow-capture")
         options = capture_options(args)
         open_or_capture(args.model, options)  # the first compile happens before anyone connects
         tab_arguments = [_shown_model(args.model), *capture_flags(options)]
@@ -74,6 +74,19 @@ def serve(args: argparse.Namespace) -> int:
         except OSError as exc:  # aiohttp binds only now: a port in use, a host that does not resolve
             raise TensorwegError(f"cannot listen on {args.host}:{args.port}: {_listen_failure(exc)}") from None
     return 0
+
+
+def _captured_before(args: argparse.Namespace) -> Path:
+    """MODEL as the cache holds it from an earlier capture with these options (the explorer opens
+    it from there too), served as a bundle; one error line when it was never captured."""
+    from explorer.capture.orchestrator import cached_capture  # noqa: PLC0415 (the capture machinery: only here)
+
+    path = cached_capture(args.model, capture_options(args))
+    if path is None:
+        raise TensorwegError(f"{args.model}: not captured yet, and serve opens lesson packs and bundles only; "
+                             f"capture it first (`tensorweg capture {args.model}`, or `tensorweg pack`) "
+                             "or pass --allow-capture")
+    return path
 
 
 def _check_resolves(host: str, port: int) -> None:

@@ -23,7 +23,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from explorer.course.tours import missing_capture, parse_tour
+from explorer.course.tours import builtin_tours, missing_capture, parse_tour
 from explorer.errors import BundleError, TensorwegError
 from explorer.model.bundle import Bundle, is_bundle, read_manifest
 
@@ -94,6 +94,13 @@ def bundle_argument(text: str, tour=None) -> Path | None:
 
 
 # --- writing ---------------------------------------------------------------------------------
+
+
+def lessons_with_capture(bundles: list[Bundle]) -> list[str]:
+    """The built-in lessons (in both languages) that one of `bundles` has the capture for: what
+    `tensorweg pack` packs when no `--tours` is named (a lesson for another model selects nothing)."""
+    return [name for name, tour in builtin_tours()
+            if any(not missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles)]
 
 
 def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> None:
