@@ -485,10 +485,6 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         self.note = StatusNote(visible(message), level, item, self.lang, bold)
         self.show_status()
 
-    def clear_status(self) -> None:
-        self.note = None
-        self.show_status()
-
     def show_status(self) -> None:
         """Every screen's status line shows what the session says belongs there."""
         for screen in self.screen_stack:

@@ -193,7 +193,7 @@ class PassesScreen(Screen):
         xla_target = getattr(self.app, "target", "cpu")
         self.load_film(xla_target if self.target == GRAPPLER else GRAPPLER)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def check_action(self, action: str, _parameters: tuple[object, ...]) -> bool | None:
         """`c` only where the film has no frames and the app can capture them (shown in the footer then)."""
         if action == "capture":
             return self.missing is not None and self.missing.can_capture
