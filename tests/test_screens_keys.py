@@ -151,3 +151,18 @@ async def test_the_list_fits_its_width_and_a_cut_cell_says_so(level, target, siz
         assert checked > 3
         if target == "gpu:h100" and level == "optimized-hlo":
             assert "loop_multiply_fusion " in "\n".join(lines)
+
+
+@sync
+async def test_o_says_which_operands_there_are_under_the_operand_it_lands_on():
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu", select="broadcast_maximum_fusion")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        operands = app.bundle.hlo_module("cpu", optimized=True)
+        fusion = next(i for _, i in operands.all_instructions() if i.name == "broadcast_maximum_fusion")
+        assert len(fusion.operands) > 1
+        await press(pilot, "o")
+        assert shown(app) == ("optimized-hlo", fusion.operands[0])
+        assert fusion.operands[1] in status(app)
+        await press(pilot, "backspace")
+        assert status(app) == ""
