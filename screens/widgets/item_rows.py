@@ -194,6 +194,7 @@ class ItemRows(ScrollView, can_focus=True):
         self._pinned = -1
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        self._fit_columns()  # the bar takes its columns from the rows' width, or gives them back
         # Textual moves the scrollbar's thumb only while the bar shows: a jump made before
         # the first layout showed it would leave the thumb at the top.
         if shown:
