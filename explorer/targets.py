@@ -271,16 +271,23 @@ def parse_targets(text: str) -> tuple[str, ...]:
     """
     names: list[str] = []
     for part in text.split(","):
-        name = part.strip().lower()
-        if not name:
+        if not part.strip():
             continue
-        name = default_target(name) if name in DEVICE_KINDS else name
-        get_target(name)
+        name = parse_target(part)
         if name not in names:
             names.append(name)
     if not names:
         raise TensorwegError("no target given (known: " + ", ".join(TARGETS) + ")")
     return tuple(names)
+
+
+def parse_target(text: str) -> str:
+    """One target as a learner types it (`--target`): its name, or a bare device kind (`gpu`,
+    `tpu`) for that kind's default chip; an unknown name raises TensorwegError (one line)."""
+    name = text.strip().lower()
+    name = default_target(name) if name in DEVICE_KINDS else name
+    get_target(name)
+    return name
 
 
 def require_compilers() -> None:

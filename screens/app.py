@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from textual import on, work
 from textual.app import App
-from textual.content import Content
 from textual.filter import LineFilter, NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed, get_current_worker
@@ -40,7 +39,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
 from explorer.views.rows import rows
-from explorer.views.session import LevelProgress, Session
+from explorer.views.session import FollowedLayer, LevelProgress, Session, StatusNote
 from explorer.views.trace import build_trace
 from explorer.views.trace import descend as item_below
 from explorer.views.warm import prepare_first_screen, prepare_levels
@@ -229,7 +228,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         self.generation = 0
         self.selections: dict[str, str] = {}
         self.trail: list[tuple[str, str]] = []
-        self.followed_layers: dict[str, tuple[str, str]] = {}  # level -> (selection `t` made, its layer)
+        self.followed_layers: dict[str, FollowedLayer] = {}  # level -> what `t` follows there
         self.progress: dict[tuple[str, str], LevelProgress] = {}  # (level, target) -> what the capture reported
         self.load_error = ""
         self.opening: Path | None = self.bundle_path  # a bundle being read in the background
@@ -240,7 +239,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             self.opened.set()
         self._cancel = threading.Event()
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
-        self.status = ""  # the last notification, shown in the screens' status line
+        self.note: StatusNote | None = None  # the last notification and where it was made (`Session.status_line`)
         self.came_from: dict[str, str] = {}  # mode -> the mode it was entered from (Esc returns there)
         # `tensorweg serve --allow-capture`: captures wait here for a slot shared with the other tabs.
         self.capture_queue: CaptureQueue | None = None
@@ -449,7 +448,13 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             requested_targets=self._options.targets if self._options is not None else (self._requested_target,),
             model_spec=self.model_spec, progress=MappingProxyType(self.progress), opening=self.opening,
             load_error=self.load_error, queue_place=self.queue_place, trail=tuple(self.trail),
-            selections=MappingProxyType(self.selections), followed_layers=MappingProxyType(self.followed_layers))
+            selections=MappingProxyType(self.selections), followed_layers=MappingProxyType(self.followed_layers),
+            note=self.note)
+
+    @property
+    def status(self) -> str:
+        """The last notification's text ("" when none), wherever it is shown."""
+        return self.note.text if self.note is not None else ""
 
     # Asked by the command palette, tours, benches and tests; the session answers.
     def has_manifest(self) -> bool:
@@ -469,6 +474,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         if self.current_mode == level:
             self._sync_screen()
         else:
+            self.note = None  # a status line belongs to the level it was made on
             self.came_from[level] = self.current_mode
             self.switch_mode(level)
 
@@ -492,22 +498,33 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
 
     def notify(self, message: str, *, title: str = "", severity: str = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """Notifications go to the status line of the screen, never over its content.
+        """Notifications go to the status line of the screen, never over its content, and only
+        while the learner stays where it was made (`Session.status_line`).
 
         `message` is shown as text: it often carries a layer or op name from the model.
         """
-        del timeout, markup  # a status line keeps its message until the next; it is always text
+        del timeout, markup  # a status line keeps its message until the place changes; it is always text
         if title:
             message = f"{title}: {message}"
-        message = visible(str(message))  # a name's control characters take their stand-ins' cells
-        self.status = message
+        level = self.current_mode or self.start_level
+        self.note_at(str(message), level, self.selections.get(level, ""), bold=severity != "information")
+
+    def note_at(self, message: str, level: str, item: str, bold: bool = False) -> None:
+        """Say `message` in the status line of `level` while `item` is selected there."""
+        # A name's control characters take their stand-ins' cells.
+        self.note = StatusNote(visible(message), level, item, self.lang, bold)
+        self.show_status()
+
+    def show_status(self) -> None:
+        """Every screen's status line shows what the session says belongs there."""
         for screen in self.screen_stack:
-            for line in screen.query("#status"):
-                line.update(Content.styled(str(message), "bold" if severity != "information" else ""))
-                line.display = bool(message)
+            show = getattr(screen, "show_status", None)
+            if show is not None:
+                show()
 
     def action_goto_level(self, level: str) -> None:
-        self.goto_level(level)
+        """A number key: the level, with the item the selection leads to there (as Enter would)."""
+        self.goto_level(level, self.session.jump_selection(self.current_mode, level) or None)
 
     def descend(self, level: str, name: str) -> None:
         """Enter: from `name` to the item one level down that implements it (`explorer.views.trace.descend`)."""
@@ -519,10 +536,11 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             self.notify(label("notify.nothing_below", self.lang).format(name=name), severity="warning")
             return
         self.trail.append((level, name))
-        if len(descent.found) > 1:
-            self.notify(label("notify.several_below", self.lang).format(
-                count=len(descent.found), name=name, first=", ".join(descent.found[:4])))
         self.goto_level(descent.level, descent.select)
+        if len(descent.found) > 1:  # said where it lands: about the item selected there
+            self.note_at(label("notify.several_below", self.lang).format(
+                count=len(descent.found), name=name, first=", ".join(descent.found[:4])),
+                descent.level, descent.select)
 
     def go_back(self) -> None:
         """Backspace/Escape: back to where the last descent started, selection restored."""
@@ -557,6 +575,15 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         self.options = replace(self.options, targets=self.session.targets_to_capture())
         self.run_capture()
 
+    def capture_passes(self) -> None:
+        """`c` on a filmstrip without frames: the model again, with every compiler pass kept
+        (`--passes`), for the targets on screen; the level screens show the capture's progress."""
+        if not self.can_capture:
+            self.notify(label("notify.capture_needs_model", self.lang))
+            return
+        self.options = replace(self.options, passes=True, targets=self.session.held_targets())
+        self.run_capture()
+
     # --- course: glossary, language, tours --------------------------------------
 
     def action_toggle_language(self) -> None:
@@ -570,6 +597,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
 
     def watch_lang(self, lang: str) -> None:
         """Every screen labels itself from explorer.labels when it syncs; bindings are swapped."""
+        self.note = None  # its words are the other language's
         for screen in self.screen_stack:  # the level screen under a tour or glossary too
             localise(screen, lang)
             if (sync := getattr(screen, "sync", None)) is not None:
@@ -598,6 +626,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         while isinstance(self.screen, TourScreen):
             await self.pop_screen()
         place = tour_step_place(self.session, tour.steps[index])
+        self.note = None  # a status line from before the step describes something else
         self.show_place(place)
         await self.push_screen(TourScreen(tour, index, place.selection))
 

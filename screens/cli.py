@@ -21,6 +21,8 @@ from explorer.cli.commands import (
     load_tour_argument,
     open_or_capture,
     screenshot_size,
+    shown_target,
+    target_argument,
     with_capture_options,
     write_output_file,
 )
@@ -130,12 +132,14 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
         return _tour_screenshot(args, size)
     if args.step is not None:
         raise TensorwegError("--step: pictures a tour's step; name the tour with --tour")
-    bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
-    if args.target not in bundle.targets:
-        raise TensorwegError(f"--target {args.target}: not in this bundle (captured: {', '.join(bundle.targets)})")
+    asked = target_argument(args.target)
+    bundle = open_or_capture(args.model, capture_options(args, targets=asked or "cpu"))
+    target = shown_target(bundle, asked)
+    if target not in bundle.targets:
+        raise TensorwegError(f"--target {target}: not in this bundle (captured: {', '.join(bundle.targets)})")
     from screens.screenshot import render_screenshot  # noqa: PLC0415 (loads only for the command that uses it)
 
-    svg = render_screenshot(bundle.path, args.level, args.target, args.select, size, args.lang or "en")
+    svg = render_screenshot(bundle.path, args.level, target, args.select, size, args.lang or "en")
     write_output_file(args.out, svg)
     print(args.out)
     return 0

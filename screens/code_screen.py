@@ -50,8 +50,8 @@ class HloCodeScreen(LevelScreen):
             return
         # Walk up the data flow: the first operand; Backspace comes back here.
         operand = found.operands[0]
-        if len(found.operands) > 1:
-            self.notify(label("notify.operands", app.lang).format(name=item.name,
-                                                                  operands=", ".join(found.operands)))
         app.trail.append((self.LEVEL, item.name))
         self.items_table.select(operand)
+        if len(found.operands) > 1:  # said where it lands: under the operand now selected
+            app.note_at(label("notify.operands", app.lang).format(name=item.name, operands=", ".join(found.operands)),
+                        self.LEVEL, operand)

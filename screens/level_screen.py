@@ -30,6 +30,7 @@ from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.memory_pane import MemoryPane
+from screens.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from screens.app import TensorwegApp
@@ -82,16 +83,9 @@ class LevelScreen(Screen):
                     with Vertical(classes="pane", id=box_id) as box:
                         box.border_title = label(key, lang)
                         yield pane
-        yield self._status_line()
+        yield StatusLine(self.tensorweg.session.status_line(self.LEVEL), id="status")
         yield Static("", id="progress")
         yield Lazy(KeysFooter())
-
-    def _status_line(self) -> Static:
-        """The app's notifications (never over the content); hidden while there is none, from the
-        first frame on, so showing the rows never waits on a layout change."""
-        status = Static(Content(self.tensorweg.status), id="status")
-        status.display = bool(self.tensorweg.status)
-        return status
 
     def compose_extra(self) -> ComposeResult:
         yield from ()
@@ -118,9 +112,6 @@ class LevelScreen(Screen):
         # Names from the model (title, trail, errors) are text: Content, never markup.
         self.query_one("#title", Static).update(Content(visible(session.title_line(self.LEVEL))))
         self.query_one("#progress", Static).update(session.progress_line())
-        status = self.query_one("#status", Static)
-        status.update(Content(app.status))
-        status.display = bool(app.status)
         notice = session.level_notice(self.LEVEL)
         self.query_one("#notice", Static).update(Content(notice))
         self.query_one("#notice", Static).display = bool(notice)
@@ -143,6 +134,12 @@ class LevelScreen(Screen):
         if wanted:
             self.items_table.select(wanted)
         self.items_table.table.focus()
+        self.show_status()
+
+    def show_status(self) -> None:
+        """The app's notification, where it was made (never over the content: `Session.status_line`)."""
+        for line in self.query(StatusLine):  # none before the screen is composed
+            line.show(self.tensorweg.session.status_line(self.LEVEL))
 
     def _show_after_rows(self, tries: int) -> None:
         # A refresh can pass without a paint (Textual holds frames back while it starts up):
@@ -172,6 +169,8 @@ class LevelScreen(Screen):
         app = self.tensorweg
         if item is not None:
             app.selections[self.LEVEL] = item.name
+        if app.note is not None:  # a note about another item goes
+            self.show_status()
         self._shown_selection, self._shown_item = self.selection(item), item
         if self._rows_painted:
             self._show_panes()

@@ -17,6 +17,7 @@ from explorer.safe_text import visible
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows
+from screens.widgets.status_line import StatusLine
 
 
 class MapPane(Static):
@@ -48,9 +49,7 @@ class MemoryMapScreen(Screen):
         with VerticalScroll(id="map"):
             yield MapPane("", id="allocations", classes="pane")
             yield MapPane("", id="live-ranges", classes="pane")
-        status = Static(Content(self.app.status), id="status")  # the app's notifications (never over the map)
-        status.display = bool(self.app.status)
-        yield status
+        yield StatusLine(self.app.session.status_line(self.LEVEL), id="status")  # never over the map
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -67,9 +66,7 @@ class MemoryMapScreen(Screen):
         session = app.session  # the title and notice (explorer.views.session)
         # Names from the model (title, allocations, errors) are text: Content, never markup.
         self.query_one("#title", Static).update(Content(visible(session.title_line("memory"))))
-        status = self.query_one("#status", Static)
-        status.update(Content(app.status))
-        status.display = bool(app.status)
+        self.show_status()
         allocations = self.query_one("#allocations", Static)
         live = self.query_one("#live-ranges", Static)
         allocations.border_title = label("pane.allocations", app.lang)
@@ -85,6 +82,10 @@ class MemoryMapScreen(Screen):
                                                                count=len(memory.allocations))
         allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width, app.lang))))
         live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=app.lang))))
+
+    def show_status(self) -> None:
+        for line in self.query(StatusLine):  # none before the screen is composed
+            line.show(self.app.session.status_line(self.LEVEL))
 
     def action_back(self) -> None:
         if self.maximized is not None:  # Esc first restores a maximised pane

@@ -73,6 +73,7 @@ class PassesScreen(Screen):
         keyed("p", "step(-1)", "passes.previous"),
         keyed("w", "follow", "passes.follow"),
         keyed("g", "switch_film", "passes.film"),
+        keyed("c", "capture", "passes.capture"),
     ]
 
     def __init__(self, target: str, thing: str = "") -> None:
@@ -80,6 +81,7 @@ class PassesScreen(Screen):
         self.target = target
         self.thing = thing  # the selected instruction or layer, for `w`
         self.strip: Filmstrip | None = None
+        self.missing: pass_view.MissingFilm | None = None  # the film has no frames: how to get them
         self.frame = 0
 
     def compose(self) -> ComposeResult:
@@ -99,7 +101,7 @@ class PassesScreen(Screen):
         bundle = getattr(self.app, "bundle", None)
         title = self.query_one("#passes-title", Static)
         table = self.query_one("#passes-list", DataTable)
-        self.target, self.strip, self.frame = target, None, 0
+        self.target, self.strip, self.frame, self.missing = target, None, 0, None
         table.clear(columns=True)
         for pane in ("#passes-narration", "#passes-follow", "#passes-diff-text"):
             self.query_one(pane, Static).update("")
@@ -107,6 +109,13 @@ class PassesScreen(Screen):
         try:
             if bundle is None:
                 raise TensorwegError(label("passes.no_bundle", lang))
+            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, self.app.model_spec),
+                                                  self.app.can_capture, lang)
+            if self.missing is not None:
+                title.update(Text(visible(self.missing.title)))
+                self.query_one("#passes-diff-text", Static).update(Text(visible(self.missing.body, multiline=True)))
+                self.refresh_bindings()
+                return
             self.strip = pass_view.filmstrip(bundle, target, lang)
         except TensorwegError as error:
             title.update(Text(label("passes.title_error", lang).format(film=pass_view.shown_name(target, lang),
@@ -183,6 +192,19 @@ class PassesScreen(Screen):
         """Grappler's film (the TensorFlow graph) <-> the XLA pipeline of the app's target."""
         xla_target = getattr(self.app, "target", "cpu")
         self.load_film(xla_target if self.target == GRAPPLER else GRAPPLER)
+
+    def check_action(self, action: str, _parameters: tuple[object, ...]) -> bool | None:
+        """`c` only where the film has no frames and the app can capture them (shown in the footer then)."""
+        if action == "capture":
+            return self.missing is not None and self.missing.can_capture
+        return True
+
+    def action_capture(self) -> None:
+        """`c` where the film has no frames: the app captures the model again with --passes."""
+        if self.missing is None or not self.missing.can_capture:
+            return
+        self.dismiss()
+        self.app.capture_passes()
 
     def action_close(self) -> None:
         self.dismiss()

@@ -4,7 +4,8 @@ Each browser tab gets its own app process (`python -I -m screens.cli open ...`, 
 closing the tab ends it). What the tabs open is decided here, once: a lesson pack or a bundle
 as it is, with captures forbidden (`screens.serve_policy`). A MODEL only with `--allow-capture`:
 it is captured (or taken from the cache) before the server starts, so no learner waits for the
-first compile, and the tabs open the model itself, so `c` captures the targets it lacks; those
+first compile, and the tabs open the model itself, so `c` captures the targets it lacks (without
+--allow-capture, a MODEL captured before is served from the cache as a bundle); those
 captures wait in one queue shared by every tab, at most `--max-captures` at once
 (`explorer.capture.queue`, in a folder that lives as long as the server). Listening beyond this
 machine is explicit, warned, and admits only requests that carry the token (`--token`, or one
@@ -25,11 +26,11 @@ import socket
 import sys
 from pathlib import Path
 
+from explorer.capture.options import capture_flags
 from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options, default_language, open_or_capture
 from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
-from explorer.model.records import CaptureOptions
 
 from screens.serve_limits import TabLimits, TabSetup, is_loopback, new_token, public_url
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
@@ -44,10 +45,9 @@ def serve(args: argparse.Namespace) -> int:
     max_captures = _max_captures(args)
     limits = _tab_limits(args)
     bundle_path = bundle_argument(args.model, limits=_pack_limits(args))
+    if bundle_path is None and not args.allow_capture:
+        bundle_path = _captured_before(args)  # `tensorweg serve` alone: the sample captured before, as it is
     if bundle_path is None:
-        if not args.allow_capture:
-            raise TensorwegError(f"{args.model}: serve opens lesson packs and bundles only; "
-                                 "capture it first (`tensorweg pack`) or pass --allow-capture")
         options = capture_options(args)
         open_or_capture(args.model, options)  # the first compile happens before anyone connects
         tab_arguments = [_shown_model(args.model), *capture_flags(options)]
@@ -113,6 +113,19 @@ def _pack_limits(args: argparse.Namespace) -> PackLimits:
     return PackLimits(max_members=args.max_pack_members, max_cache_bytes=int(args.max_pack_disk * (1 << 30)))
 
 
+def _captured_before(args: argparse.Namespace) -> Path:
+    """MODEL as the cache holds it from an earlier capture with these options (the explorer opens
+    it from there too), served as a bundle; one error line when it was never captured."""
+    from explorer.capture.orchestrator import cached_capture  # noqa: PLC0415 (the capture machinery: only here)
+
+    path = cached_capture(args.model, capture_options(args))
+    if path is None:
+        raise TensorwegError(f"{args.model}: not captured yet, and serve opens lesson packs and bundles only; "
+                             f"capture it first (`tensorweg capture {args.model}`, or `tensorweg pack`) "
+                             "or pass --allow-capture")
+    return path
+
+
 def _check_resolves(host: str, port: int) -> None:
     try:
         socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -154,18 +167,6 @@ def _tab_policy(run_dir: Path, max_captures: int | None) -> tuple[tuple[str, str
     if max_captures is None:
         return ((CAPTURE_VARIABLE, "0"),)
     return (CAPTURE_VARIABLE, "1"), (QUEUE_VARIABLE, str(CaptureQueue.create(run_dir / "queue", max_captures).folder))
-
-
-def capture_flags(options: CaptureOptions) -> list[str]:
-    """The command-line flags that capture with `options` (the tabs capture what serve did)."""
-    flags = ["--targets", ",".join(options.targets), "--batch", str(options.batch), "--mode", options.mode]
-    for name, dims in options.input_shapes:
-        flags += ["--input-shape", f"{name}={'x'.join(str(d) for d in dims)}"]
-    flags += [flag for flag, on in (("--unsafe", options.unsafe), ("--passes", options.passes),
-                                    ("--remat", options.remat)) if on]
-    for flag, value in (("--optimizer", options.optimizer), ("--mesh", options.mesh), ("--shard", options.shard)):
-        flags += [flag, value] if value else []
-    return flags
 
 
 def _shown_model(model: str) -> str:

@@ -73,6 +73,8 @@ async def target_key_keeps_layers(app, pilot) -> int:
                     checked += 1
                     assert trace.layer_of(bundle, level, current, app.target) == layer, (level, layer, app.target)
             assert app.target == first
+            # round all targets, back on the very item it started on
+            assert app.screen.query_one("#items", ItemTable).current.name == start[-1], (level, layer)
     return checked
 
 

@@ -70,8 +70,14 @@ async def test_w_follows_the_selected_convolution_to_its_fusion_frame():
         assert "TPU fusion" in _text(screen, "#passes-narration")
 
 
+def _lines(app) -> list[str]:
+    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
 @sync
 async def test_a_bundle_without_passes_says_how_to_get_them(tmp_path):
+    """At 80x24 the title fits its line and the pane names the whole command; opened from a bundle
+    the app cannot capture, so `c` is not offered."""
     import shutil
 
     copy = tmp_path / "bundle"
@@ -82,8 +88,42 @@ async def test_a_bundle_without_passes_says_how_to_get_them(tmp_path):
         await opened(pilot)
         await pilot.press("f")
         await pilot.pause()
-        assert "capture it with --passes" in _text(app.screen, "#passes-title")
-        await pilot.press("n", "w")  # nothing to step or follow: no crash
+        screen = app.screen
+        assert _text(screen, "#passes-title") == "Filmstrip cpu: not captured"
+        command = "tensorweg open mnist_cnn --passes"
+        assert screen.missing.command == command
+        lines = _lines(app)
+        assert any(line.strip() == command for line in lines)  # on one line, whole
+        assert any("no per-pass snapshots for cpu in this bundle" in line for line in lines)
+        assert not screen.missing.can_capture and "Press c" not in "\n".join(lines)
+        await pilot.press("n", "w", "c")  # nothing to step, follow or capture: no crash
+        await pilot.pause()
+        assert isinstance(app.screen, PassesScreen)
+
+
+@sync
+async def test_c_on_a_film_without_frames_captures_the_model_again_with_passes(tmp_path, monkeypatch):
+    """An app that knows its model offers `c`, and `c` captures every target on screen with --passes."""
+    import shutil
+
+    copy = tmp_path / "bundle"
+    shutil.copytree(BUNDLE, copy)
+    shutil.rmtree(copy / "targets" / "tpu-v5e" / "passes")
+    app = create_app(copy, level="optimized-hlo", target="tpu:v5e")
+    started = []
+    monkeypatch.setattr(app, "run_capture", lambda: started.append(app.options))  # no compiler in this test
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        app.model_spec = "mnist_cnn"  # as `tensorweg open mnist_cnn` starts it
+        await pilot.press("f")
+        await pilot.pause()
+        assert app.screen.missing.command == "tensorweg open mnist_cnn --passes"
+        assert "Press c to capture them now" in "\n".join(_lines(app))
+        await pilot.press("c")
+        await pilot.pause()
+        assert not isinstance(app.screen, PassesScreen)  # back on the level, which shows the progress
+        (options,) = started
+        assert options.passes and options.targets == ("tpu:v5e", "cpu", "gpu:h100")
 
 
 @SIZES
@@ -174,7 +214,8 @@ async def test_a_bundle_without_grappler_frames_says_how_to_get_them(tmp_path):
         await opened(pilot)
         await pilot.press("f")
         await pilot.pause()
-        assert "no Grappler frames in this bundle: capture it with --passes" in _text(app.screen, "#passes-title")
+        assert _text(app.screen, "#passes-title") == "Filmstrip Grappler (TensorFlow graph): not captured"
+        assert any("no Grappler frames in this bundle" in line for line in _lines(app))
         await pilot.press("n", "w", "g")  # nothing to step or follow; g still reaches the XLA film
         await pilot.pause()
         assert app.screen.target == "cpu" and len(app.screen.strip) == 9

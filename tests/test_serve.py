@@ -16,10 +16,12 @@ from types import SimpleNamespace
 import aiohttp
 import pytest
 
+from explorer.capture.options import capture_flags
 from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options
 from explorer.cli.parser import build_parser
 from explorer.model.records import CaptureOptions
+from explorer.targets import DEFAULT_TARGETS
 
 from screens import serve as serve_module
 from screens.app import create_app
@@ -256,8 +258,12 @@ def test_allow_capture_captures_first_then_tabs_capture_through_one_queue(fake, 
 def test_capture_flags_round_trip_every_option():
     options = CaptureOptions(targets=("tpu:v5e", "gpu:h100"), batch=8, input_shapes=(("x", (8, 4)),), unsafe=True,
                              passes=True, mode="train", optimizer="sgd", mesh="2x2", shard="data", remat=True)
-    argv = ["open", "mlp", *serve_module.capture_flags(options)]
+    argv = ["open", "mlp", *capture_flags(options)]
     assert capture_options(build_parser().parse_args(argv)) == options
+    # what a learner types names only what differs from the defaults, and means the same
+    typed = ["open", "mlp", *capture_flags(options, every=False)]
+    assert capture_options(build_parser().parse_args(typed)) == options
+    assert capture_flags(CaptureOptions(targets=DEFAULT_TARGETS, passes=True), every=False) == ["--passes"]
 
 
 async def _wait_for(pilot, predicate, what: str) -> None:

@@ -15,7 +15,9 @@ from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.course.tours import builtin_tour
 from explorer.model.bundle import Bundle
 from explorer.targets import device_kind, device_tabs, parse_targets
-from explorer.views.session import CAPTURED, STARTED, Session, TargetSwitch, failed
+from explorer.views.rows import rows
+from explorer.views.session import CAPTURED, STARTED, Session, StatusNote, TargetSwitch, failed
+from explorer.views.trace import descend, down, layer_of
 
 from pilot_support import BUNDLE, needs_bundle
 
@@ -117,7 +119,8 @@ def test_t_goes_round_the_targets_and_comes_back_to_the_same_item(bundle):
         seen.append((session.target, session.selections["optimized-hlo"]))
     assert seen == [("gpu:h100", "cudnn-conv-bias-activation.3"), ("tpu:v5e", "fusion.11"),
                     ("cpu", "convolution.1")]
-    assert session.followed_layers["optimized-hlo"] == ("convolution.1", "conv2d")
+    followed = session.followed_layers["optimized-hlo"]
+    assert (followed.made, followed.layer) == ("convolution.1", "conv2d")
 
 
 @needs_bundle
@@ -126,13 +129,71 @@ def test_t_starts_at_the_top_of_the_list_where_the_layer_has_nothing_and_follows
     switch = session.next_target()
     assert switch.target == "gpu:h100"
     assert switch.selections["kernels"] == "wrapped_transpose"  # max_pooling2d has no GPU kernel of its own
-    assert switch.followed_layers["kernels"] == ("wrapped_transpose", "max_pooling2d")
+    followed = switch.followed_layers["kernels"]
+    assert (followed.made, followed.layer) == ("wrapped_transpose", "max_pooling2d")
+
+
+@needs_bundle
+@pytest.mark.parametrize("level", ["hlo", "optimized-hlo", "kernels"])
+def test_t_round_every_target_comes_back_to_the_item_it_started_on(bundle, level):
+    """Every item of every per-target level: cpu -> gpu -> tpu -> cpu lands on the item it left
+    (the layer's nearest item on the way, the very one back home)."""
+    for item in rows(bundle, level, "cpu"):
+        session = Session(bundle=bundle, target="cpu", selections={level: item.name})
+        for _ in bundle.targets:
+            session = after(session, session.next_target())
+        assert (session.target, session.selections[level]) == ("cpu", item.name)
+
+
+@needs_bundle
+def test_t_forgets_the_way_home_once_the_learner_picks_another_item(bundle):
+    start = Session(bundle=bundle, target="cpu", selections={"optimized-hlo": "convolution.1"})
+    on_gpu = after(start, start.next_target())
+    dense = next(item.name for item in rows(bundle, "optimized-hlo", "gpu:h100")
+                 if layer_of(bundle, "optimized-hlo", item.name, "gpu:h100") == "dense")
+    moved = replace(on_gpu, selections={"optimized-hlo": dense})  # on gpu, the learner moves on
+    for _ in bundle.targets:
+        moved = after(moved, moved.next_target())
+        assert layer_of(bundle, "optimized-hlo", moved.selections["optimized-hlo"], moved.target) == "dense"
+    assert moved.target == "gpu:h100" and moved.selections["optimized-hlo"] == dense
 
 
 @needs_bundle
 def test_t_with_one_target_goes_nowhere_and_an_unknown_target_starts_at_the_first(bundle):
     assert Session(requested_targets=("cpu",)).next_target() is None
     assert Session(bundle=bundle, target="tvm:cpu").next_target().target == "cpu"
+
+
+@needs_bundle
+def test_a_number_key_carries_the_selection_down_as_enter_does_and_up_to_what_it_implements(bundle):
+    on_dense = Session(bundle=bundle, target="cpu", selections={"layers": "dense", "graph": "image",
+                                                                 "optimized-hlo": "convolution.1"})
+    graph_op = on_dense.jump_selection("layers", "graph")
+    assert layer_of(bundle, "graph", graph_op, "cpu") == "dense"  # `2`: dense's TF op, not `image`
+    assert graph_op == descend(bundle, "layers", "dense", "cpu").select  # where Enter lands
+    fusion = on_dense.jump_selection("layers", "optimized-hlo")  # `4`: dense's optimized HLO
+    assert layer_of(bundle, "optimized-hlo", fusion, "cpu") == "dense" and fusion != "convolution.1"
+    for target in bundle.targets:
+        there = replace(on_dense, target=target).jump_selection("layers", "kernels")
+        assert layer_of(bundle, "kernels", there, target) == "dense", target
+    # up: from an HLO instruction `1` lands on its layer, `2` on an op it implements
+    on_conv = Session(bundle=bundle, target="cpu", selections={"hlo": "convolution.1", "layers": "dense"})
+    assert on_conv.jump_selection("hlo", "layers") == "conv2d"
+    assert "convolution.1" in down(bundle, "graph", on_conv.jump_selection("hlo", "graph"), "cpu")
+    # and back: `4` then `3` returns to the instruction the learner had, not to the first one
+    back = replace(on_conv, selections={"hlo": "convolution.1", "optimized-hlo": "convolution.1"})
+    assert back.jump_selection("optimized-hlo", "hlo") == "convolution.1"
+    assert Session(bundle=bundle).jump_selection("layers", "hlo") == ""  # nothing selected: the level's own
+
+
+def test_a_status_line_is_shown_only_where_it_was_made():
+    note = StatusNote("2 items implement conv2d", "hlo", "convolution.1", "en")
+    here = Session(selections={"hlo": "convolution.1"}, note=note)
+    assert here.status_line("hlo") == note
+    assert here.status_line("optimized-hlo") is None  # another level
+    assert replace(here, selections={"hlo": "add.2"}).status_line("hlo") is None  # another item
+    assert replace(here, lang="de").status_line("hlo") is None  # after L: words of the other language
+    assert Session(selections={"hlo": "convolution.1"}).status_line("hlo") is None
 
 
 @needs_bundle

@@ -129,3 +129,22 @@ def _optimizer(mode: str, optimizer: str | None) -> str:
             raise TensorwegError(f"--optimizer {optimizer} needs --mode train")
         return ""
     return optimizer or "adam"
+
+
+def capture_flags(options: CaptureOptions, every: bool = True) -> list[str]:
+    """The command-line flags that capture with `options`.
+
+    every: each flag, defaults included (a `tensorweg serve` tab must capture exactly what serve
+    did); else only those a learner has to type, the ones that differ from the defaults.
+    """
+    valued = [("--targets", ",".join(options.targets), options.targets != DEFAULT_TARGETS),
+              ("--batch", str(options.batch), options.batch != 1),
+              ("--mode", options.mode, options.mode != "inference")]
+    flags = [word for flag, value, differs in valued if every or differs for word in (flag, value)]
+    for name, dims in options.input_shapes:
+        flags += ["--input-shape", f"{name}={'x'.join(str(d) for d in dims)}"]
+    flags += [flag for flag, on in (("--unsafe", options.unsafe), ("--passes", options.passes),
+                                    ("--remat", options.remat)) if on]
+    for flag, value in (("--optimizer", options.optimizer), ("--mesh", options.mesh), ("--shard", options.shard)):
+        flags += [flag, value] if value else []
+    return flags

@@ -79,7 +79,7 @@ from explorer.capture.protocol import (
 )
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError, no_space_left
 from explorer.levels import LEVELS
-from explorer.model.bundle import MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, target_dirname
+from explorer.model.bundle import MANIFEST, SCHEMA_VERSION, TARGET_LEVELS, Bundle, is_bundle, target_dirname
 from explorer.model.normalise import normalise_paths
 from explorer.model.records import CaptureOptions, LevelStatus, Manifest, ModelIdentity
 from explorer.model.serial import dump_json, load_json
@@ -123,6 +123,13 @@ def cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
     """The cached bundle for this model and options, or None (no compiler is started)."""
     path = cached_bundle_path(resolve(spec), options)
     return path if reusable(path, options) is not None else None
+
+
+def cached_capture(spec: str, options: CaptureOptions) -> Path | None:
+    """The cached bundle of this model and options, whichever of `options.targets` it holds (a
+    capture for cpu alone included), or None when the model was never captured with them."""
+    path = cached_bundle_path(resolve(spec), options)
+    return path if is_bundle(path) else None
 
 
 def worker_command(module: str) -> list[str]:

@@ -28,7 +28,7 @@ from explorer.course.tours.parser import read_tour_file
 from explorer.errors import TensorwegError, write_failed
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
-from explorer.targets import TARGETS
+from explorer.targets import parse_target
 from explorer.texts.lookup import default_language as language_from_environment
 
 
@@ -56,6 +56,20 @@ def capture_keywords(args: argparse.Namespace, targets: str | None = None) -> di
 def capture_options(args: argparse.Namespace, targets: str | None = None) -> CaptureOptions:
     """The command line's capture options, checked (explorer.capture.options.build_capture_options)."""
     return build_capture_options(**capture_keywords(args, targets))
+
+
+def target_argument(text: str | None) -> str | None:
+    """`--target` as given (`tpu` means its default chip, `tpu:v5e`), None when not given."""
+    return parse_target(text) if text is not None else None
+
+
+def shown_target(bundle: Bundle, asked: str | None) -> str:
+    """The target a command shows: the one asked for, else `cpu`, else the bundle's first (a
+    bundle captured for `tpu:v5e` alone opens on it, as the explorer does)."""
+    if asked is not None:
+        return asked
+    targets = bundle.targets
+    return "cpu" if "cpu" in targets or not targets else targets[0]
 
 
 def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Namespace:
@@ -131,9 +145,10 @@ def cmd_capture(args: argparse.Namespace) -> int:
 def cmd_inspect(args: argparse.Namespace) -> int:
     from explorer.views import inspect as inspect_view  # noqa: PLC0415 (loads only for the command that uses it)
 
-    bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
+    asked = target_argument(args.target)
+    bundle = open_or_capture(args.model, capture_options(args, targets=asked or "cpu"))
     render = inspect_view.as_json if args.json else inspect_view.as_text
-    print(render(bundle, args.level, args.target, args.select))
+    print(render(bundle, args.level, shown_target(bundle, asked), args.select))
     return 0
 
 
@@ -149,12 +164,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_passes(args: argparse.Namespace) -> int:
     from explorer.views import passes as pass_view  # noqa: PLC0415 (loads only for the command that uses it)
 
-    if args.target not in TARGETS:
-        raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
-    options = replace(capture_options(args, targets=args.target), passes=True)
+    asked = target_argument(args.target)
+    options = replace(capture_options(args, targets=asked or "cpu"), passes=True)
     bundle = open_or_capture(args.model, options)
     render = pass_view.as_json if args.json else pass_view.as_text
-    film = pass_view.GRAPPLER if args.grappler else args.target
+    film = pass_view.GRAPPLER if args.grappler else shown_target(bundle, asked)
     print(render(bundle, film, args.frame, args.follow, args.lang or default_language()))
     return 0
 

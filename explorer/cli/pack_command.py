@@ -1,4 +1,6 @@
-"""`tensorweg pack MODEL... --tours T,... -o FILE.twpack`: the parser and the command.
+"""`tensorweg pack MODEL... [--tours T,... | --no-tours] -o FILE.twpack`: the parser and the command.
+
+Without `--tours`, the built-in lessons whose capture the packed bundles have go into the pack.
 
 What a pack is, and writing and opening one, is `explorer.course.pack`; this module captures
 (or opens) the bundles, checks that each tour has a bundle with its capture, and writes the file.
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from explorer.cli.commands import capture_options, check_output_file, load_tour_argument, open_or_capture
 from explorer.course import tours
-from explorer.course.pack import PACK_SUFFIX, write_pack
+from explorer.course.pack import PACK_SUFFIX, lessons_with_capture, write_pack
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 
@@ -21,7 +23,11 @@ def register(subparsers: argparse._SubParsersAction, capture_options_for) -> Non
     """Add `pack`; `capture_options_for(parser)` adds the capture options (explorer.cli.parser's)."""
     pack = subparsers.add_parser("pack", help="write a lesson pack: captured bundles and tours in one file")
     pack.add_argument("models", nargs="+", metavar="MODEL", help="MODEL or BUNDLE (captured when needed)")
-    pack.add_argument("--tours", default="", help="comma-separated tour files or built-in tour names")
+    lessons = pack.add_mutually_exclusive_group()
+    lessons.add_argument("--tours", default=None,
+                         help="comma-separated tour files or built-in tour names "
+                              "(default: the built-in lessons whose capture the packed bundles have)")
+    lessons.add_argument("--no-tours", action="store_true", help="pack the bundles without lessons")
     pack.add_argument("-o", "--output", type=Path, required=True, help=f"the {PACK_SUFFIX} file to write")
     capture_options_for(pack)
     pack.set_defaults(handler=run_pack)
@@ -30,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction, capture_options_for) -> Non
 def run_pack(args: argparse.Namespace) -> int:
     check_output_file(args.output, PACK_SUFFIX)
     named = []
-    for text in (t.strip() for t in args.tours.split(",") if t.strip()):
+    for text in (t.strip() for t in (args.tours or "").split(",") if t.strip()):
         load_tour_argument(text)  # a bad tour fails before any capture
         path = Path(text)
         source = path.read_text(encoding="utf-8") if path.is_file() else _builtin_tour_text(text)
@@ -39,6 +45,8 @@ def run_pack(args: argparse.Namespace) -> int:
         raise TensorwegError("--tours names one tour twice")
     options = capture_options(args)
     bundles = [open_or_capture(model, options) for model in args.models]
+    if args.tours is None and not args.no_tours:
+        named = [(name, _builtin_tour_text(name)) for name in lessons_with_capture(bundles)]
     for name, text in named:
         _check_capture_packed(name, text, bundles)
     write_pack(bundles, named, args.output)

@@ -21,6 +21,8 @@ from explorer.targets import DEFAULT_TARGETS
 DEFAULT_MODEL = "mnist_cnn"
 SUBCOMMANDS = ("samples", "capture", "inspect", "screenshot", "open", "explain", "glossary", "tour", "compare",
                "passes", "pack", "serve", "handout", "graph", "passport", "diff")
+TARGET_HELP = ("the target shown (gpu and tpu mean their default chips); default cpu, "
+               "or a bundle's first target when it has no cpu")
 # The subcommands whose handlers live on the UI side (screens.cli).
 UI_COMMANDS = ("open", "tour", "screenshot", "serve", "handout")
 # `serve`'s limits (README "Serving a class"): each tab is a process of about 100 MB.
@@ -114,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = sub.add_parser("inspect", help="print one level as text or JSON")
     inspect.add_argument("model", help="MODEL or BUNDLE")
     inspect.add_argument("--level", required=True, choices=LEVELS)
-    inspect.add_argument("--target", default="cpu")
+    inspect.add_argument("--target", default=None, help=TARGET_HELP)
     inspect.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
     inspect.add_argument("--select", default=None, metavar="NAME",
                          help="also one item's trace, explanation keys and device mapping, as the side panes show them")
@@ -128,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     passes = sub.add_parser("passes", help="the compiler's passes one by one (the filmstrip), as text or JSON")
     passes.add_argument("model", help="MODEL or BUNDLE (a model is captured with --passes)")
-    passes.add_argument("--target", default="cpu")
+    passes.add_argument("--target", default=None, help=TARGET_HELP)
     passes.add_argument("--frame", type=int, default=None, metavar="N", help="also print frame N's diff")
     passes.add_argument("--follow", default=None, metavar="NAME",
                         help="an instruction or layer: where it was created, rewritten, fused or removed")
@@ -141,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
     shot.add_argument("model", help="MODEL or BUNDLE")
     shot.add_argument("--level", default="layers", choices=LEVELS)
-    shot.add_argument("--target", default="cpu")
+    shot.add_argument("--target", default=None, help=TARGET_HELP)
     shot.add_argument("--select", default=None, help="name of the item to select")
     shot.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40, at most 500x200)")
     shot.add_argument("--lang", choices=("de", "en"), default=None, help="default en (with --tour: the tour's)")

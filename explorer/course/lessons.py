@@ -75,7 +75,8 @@ def tour_step_place(session: Session, step: TourStep) -> TourPlace:
 @dataclass(frozen=True)
 class LessonChoice:
     """One line of the lesson list (`T`): `needs` is "" when the open bundle has the capture the
-    lesson's steps select in, else what it lacks and the command that captures it."""
+    lesson's steps select in, else what it lacks and the command that captures it (for a lesson
+    written for another model: that model)."""
 
     name: str
     tour: Tour
@@ -84,12 +85,21 @@ class LessonChoice:
 
 def lesson_choices(bundle: Bundle | None, lang: str) -> list[LessonChoice]:
     """The built-in lessons in `lang` (each has a twin in the other; all when none is), those the
-    bundle has the capture for first: a training lesson on an inference bundle selects nothing."""
+    bundle has the capture for first: a lesson written for another model, or a training lesson on
+    an inference bundle, selects nothing, so it names what it needs instead of starting."""
     tours = [(name, tour) for name, tour in builtin_tours() if tour.lang == lang] or builtin_tours()
     manifest = bundle.manifest if bundle is not None and is_bundle(bundle.path) else None  # None: capturing
     choices = []
     for name, tour in tours:
         missing = missing_capture(tour, manifest.model.spec, manifest.options) if manifest is not None else ""
-        needs = label("tours.needs", lang).format(options=missing, command=tour_command(name, tour)) if missing else ""
-        choices.append(LessonChoice(name, tour, needs))
+        choices.append(LessonChoice(name, tour, _needs(name, tour, missing, manifest, lang)))
     return sorted(choices, key=lambda choice: bool(choice.needs))
+
+
+def _needs(name: str, tour: Tour, missing: str, manifest, lang: str) -> str:
+    if not missing:
+        return ""
+    command = tour_command(name, tour)
+    if manifest.model.spec != tour.model:
+        return label("tours.for_model", lang).format(model=tour.model, command=command)
+    return label("tours.needs", lang).format(options=missing, command=command)

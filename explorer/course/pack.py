@@ -29,7 +29,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from explorer.course.tours import missing_capture, parse_tour
+from explorer.course.tours import builtin_tours, missing_capture, parse_tour
 from explorer.errors import BundleError, TensorwegError, no_space_left, write_failed
 from explorer.model.bundle import Bundle, is_bundle, read_manifest
 
@@ -110,6 +110,13 @@ def bundle_argument(text: str, tour=None, limits: PackLimits = PackLimits()) -> 
 
 
 # --- writing ---------------------------------------------------------------------------------
+
+
+def lessons_with_capture(bundles: list[Bundle]) -> list[str]:
+    """The built-in lessons (in both languages) that one of `bundles` has the capture for: what
+    `tensorweg pack` packs when no `--tours` is named (a lesson for another model selects nothing)."""
+    return [name for name, tour in builtin_tours()
+            if any(not missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles)]
 
 
 def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> None:

@@ -140,6 +140,11 @@ LABELS: dict[str, tuple[str, str]] = {
                          "keine Stände pro Pass für {target} in diesem Bundle: mit --passes erfassen"),
     "passes.no_grappler": ("no Grappler frames in this bundle: capture it with --passes",
                            "keine Grappler-Bilder in diesem Bundle: mit --passes erfassen"),
+    "passes.missing_title": ("Filmstrip {film}: not captured", "Film {film}: nicht erfasst"),
+    "passes.capture_with": ("Capture the frames and open them with:", "Erfassen und öffnen Sie die Bilder mit:"),
+    "passes.capture_key": ("Press c to capture them now (the model is compiled again, with --passes).",
+                           "Drücken Sie c, um sie jetzt zu erfassen (das Modell wird erneut kompiliert, "
+                           "mit --passes)."),
     "passes.before_any_pass": ("the module before any pass", "das Modul vor dem ersten Pass"),
     "passes.summary": ("+{added} -{removed} ~{changed} in {count} computations",
                        "+{added} -{removed} ~{changed} in {count} Berechnungen"),

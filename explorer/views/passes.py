@@ -6,7 +6,10 @@ Textual-free; reads only `explorer.model.passes` and the course texts.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
+from pathlib import PurePath
 
+from explorer.capture.options import capture_flags
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.passes import (
@@ -53,6 +56,47 @@ def filmstrip(bundle, target: str, lang: str = "en") -> Filmstrip:
         raise TensorwegError(label("passes.no_grappler", lang) if target == GRAPPLER
                              else label("passes.no_passes", lang).format(target=target))
     return strip
+
+
+@dataclass(frozen=True)
+class MissingFilm:
+    """What the filmstrip says when the bundle holds no frames of a film: `title` short enough for
+    an 80-column title line, `body` the reason, the exact command that captures the frames and,
+    when the app can start that capture itself (`can_capture`), the key that does."""
+
+    title: str
+    body: str
+    command: str
+    can_capture: bool
+
+
+def missing_film(bundle, film: str, model: str, can_capture: bool, lang: str = "en") -> MissingFilm | None:
+    """None when `film` has frames in the bundle (or the bundle lacks the target, which
+    `filmstrip` says); else how to get them. `model` as the learner names it (the app's model,
+    else the bundle's sample or module:function, else its file name: never an absolute path)."""
+    if film != GRAPPLER and film not in bundle.targets:
+        return None
+    strip = bundle.passes(film)
+    if strip is not None and len(strip) > 0:
+        return None
+    options = replace(bundle.manifest.options, passes=True, targets=bundle.targets)
+    command = " ".join(["tensorweg open", model, *capture_flags(options, every=False)])
+    reason = label("passes.no_grappler", lang) if film == GRAPPLER else \
+        label("passes.no_passes", lang).format(target=film)
+    lines = [reason, "", label("passes.capture_with", lang), f"  {command}"]
+    if can_capture:
+        lines += ["", label("passes.capture_key", lang)]
+    return MissingFilm(label("passes.missing_title", lang).format(film=shown_name(film, lang)),
+                       "\n".join(lines), command, can_capture)
+
+
+def model_as_typed(bundle, model_spec: str | None) -> str:
+    """The model a command for this bundle names: as the learner typed it, else the sample's or
+    module:function's name, else the model file's name (a capture stores its absolute path)."""
+    if model_spec:
+        return model_spec
+    identity = bundle.manifest.model
+    return identity.spec if identity.kind in ("sample", "function") else PurePath(identity.spec).name
 
 
 def shown_name(target: str, lang: str = "en") -> str:

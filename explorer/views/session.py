@@ -20,7 +20,7 @@ from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS, target_key
 from explorer.targets import DEFAULT_TARGETS
 from explorer.views.rows import rows
-from explorer.views.trace import counterpart, layer_of
+from explorer.views.trace import counterpart, jump, layer_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,16 +60,49 @@ def failed(error: str) -> LevelProgress:
 
 
 @dataclass(frozen=True)
+class FollowedLayer:
+    """What `t` follows at one level while the learner leaves the selection as `t` made it.
+
+    made: the selection `t` made; layer: the layer it follows (the one `t` started from);
+    origins: (target, item) for each target `t` left, the item selected there, so coming back
+    to a target (cpu -> gpu -> tpu -> cpu) lands on the very item it left, not on a neighbour.
+    """
+
+    made: str
+    layer: str
+    origins: tuple[tuple[str, str], ...] = ()
+
+    def origin(self, target: str) -> str:
+        return dict(self.origins).get(target, "")
+
+
+@dataclass(frozen=True)
 class TargetSwitch:
     """Where `t` goes: the next target, and each per-target level's selection there.
 
-    followed_layers: level -> (the selection `t` made, the layer it followed), so the next
-    `t` keeps following that layer while the learner leaves the selection as it was.
+    followed_layers: level -> what `t` follows there (`FollowedLayer`), so the next `t` keeps
+    following that layer, and returns to each target's item, while the learner leaves the
+    selection as it was.
     """
 
     target: str
     selections: Mapping[str, str]
-    followed_layers: Mapping[str, tuple[str, str]]
+    followed_layers: Mapping[str, FollowedLayer]
+
+
+@dataclass(frozen=True)
+class StatusNote:
+    """A notification and the place it was made for: the level, the item selected there, the
+    language. It is shown only there: another level, item, lesson step or language clears it."""
+
+    text: str
+    level: str
+    item: str
+    lang: str
+    bold: bool = False
+
+    def shown_at(self, level: str, item: str, lang: str) -> bool:
+        return (self.level, self.item, self.lang) == (level, item, lang)
 
 
 @dataclass(frozen=True)
@@ -82,6 +115,7 @@ class Session:
     opening: a bundle being read in the background; load_error: why the last one could not be.
     queue_place: where this tab's capture waits in `tensorweg serve`'s line.
     trail: the descents so far, (level, name) each; selections: level -> the selected item.
+    note: the last notification, with the place it was made for (`status_line`).
     """
 
     bundle: Bundle | None = None
@@ -95,7 +129,8 @@ class Session:
     queue_place: QueuePlace | None = None
     trail: tuple[tuple[str, str], ...] = ()
     selections: Mapping[str, str] = field(default_factory=lambda: _NOTHING)
-    followed_layers: Mapping[str, tuple[str, str]] = field(default_factory=lambda: _NOTHING)
+    followed_layers: Mapping[str, FollowedLayer] = field(default_factory=lambda: _NOTHING)
+    note: StatusNote | None = None
 
     # --- levels -------------------------------------------------------------------------
 
@@ -177,28 +212,43 @@ class Session:
     def next_target(self) -> TargetSwitch | None:
         """`t`: the next captured target, each per-target level's selection moved to its counterpart
         there (the same layer's nearest item: `explorer.views.trace.counterpart`), or the top of the
-        list where that layer has nothing. None when there is only one target."""
+        list where that layer has nothing. Back on a target `t` left while the learner kept the
+        selection `t` made, the item it left there. None when there is only one target."""
         targets = self.captured_targets()
         if len(targets) < 2:
             return None
         new = targets[(targets.index(self.target) + 1) % len(targets)] if self.target in targets else targets[0]
         selections: dict[str, str] = {}
-        followed: dict[str, tuple[str, str]] = {}
+        followed: dict[str, FollowedLayer] = {}
         for level in TARGET_LEVELS:
             name = self.selections.get(level)
             if not name:
                 continue
             # Keep following the layer `t` started from while the selection is the one `t` made:
             # cpu -> gpu -> tpu -> cpu comes back to the item it left, not to a neighbour's.
-            made, layer = self.followed_layers.get(level, ("", ""))
-            layer = layer if made == name else layer_of(self.bundle, level, name, self.target)
-            found = counterpart(self.bundle, level, name, self.target, new, layer)
+            before = self.followed_layers.get(level)
+            if before is None or before.made != name:
+                before = FollowedLayer(name, layer_of(self.bundle, level, name, self.target))
+            origins = {**dict(before.origins), self.target: name}
+            found = origins.get(new) or counterpart(self.bundle, level, name, self.target, new, before.layer)
             if not found:  # the layer has nothing at this level there: the list starts at its top
                 first = rows(self.bundle, level, new)[:1]
                 found = first[0].name if first else ""
             selections[level] = found
-            followed[level] = (found, layer)
+            followed[level] = FollowedLayer(found, before.layer, tuple(origins.items()))
         return TargetSwitch(new, MappingProxyType(selections), MappingProxyType(followed))
+
+    def jump_selection(self, from_level: str, level: str) -> str:
+        """A number key from `from_level` to `level`: the item there that the selection leads to (down
+        as Enter goes, up to what it implements: `explorer.views.trace.jump`); "" to keep `level`'s own."""
+        return jump(self.bundle, from_level, self.selections.get(from_level, ""), level, self.target,
+                    self.selections.get(level, ""))
+
+    def status_line(self, level: str) -> StatusNote | None:
+        """The notification to show under `level`: only where it was made (same level, selection and
+        language); a status line from another level or lesson step would describe something else."""
+        note = self.note
+        return note if note is not None and note.shown_at(level, self.selections.get(level, ""), self.lang) else None
 
     def held_targets(self) -> tuple[str, ...]:
         """The targets asked for, then those the bundle already holds, each once."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
-from explorer.levels import LIST_LEVELS, NEXT_DOWN, TARGET_LEVELS, target_key
+from explorer.levels import LIST_LEVELS, NEXT_DOWN, NEXT_UP, TARGET_LEVELS, target_key
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -190,3 +190,60 @@ def neighbour_layer(bundle: Bundle | None, name: str, step: int) -> str | None:
         return None
     at = names.index(name) if name in names else -step
     return names[(at + step) % len(names)]
+
+
+def jump(bundle: Bundle | None, level: str, name: str, other: str, target: str, kept: str = "") -> str:
+    """Where a number key from `name` at `level` lands on the list level `other`: the same item's
+    trace, as Enter (down) and the operand's layer (up) would follow it, "" when there is none.
+
+    Down, step by step as Enter descends (`dense` -> its MatMul -> its dot -> the fusion holding
+    it); up, through the items it implements to its layer. `kept`, the selection `other` had, stays
+    when it still belongs to `name` (an item it implements, or one of the same layer below), so
+    going down and back up (`4`, then `3`) returns to where the learner was. Where a step finds
+    nothing (the compiler created the item), the layer's first item at `other`.
+    """
+    if bundle is None or not name or level == other or level not in LIST_LEVELS or other not in LIST_LEVELS:
+        return ""
+    going_down = LIST_LEVELS.index(other) > LIST_LEVELS.index(level)
+    layer = layer_of(bundle, level, name, target)
+    if kept and _still_belongs(bundle, level, name, other, target, kept, layer, going_down):
+        return kept
+    walk = _walk_down if going_down else _walk_up
+    found = walk(bundle, level, name, other, target)
+    if found:
+        return found
+    below = items_for_layer(bundle, layer, other, target) if layer else ()
+    return below[0] if below else ""
+
+
+def _still_belongs(bundle: Bundle, level: str, name: str, other: str, target: str, kept: str, layer: str,
+                   going_down: bool) -> bool:
+    if going_down:
+        return bool(layer) and layer_of(bundle, other, kept, target) == layer
+    found = (name,)
+    for step in LIST_LEVELS[LIST_LEVELS.index(other) + 1:LIST_LEVELS.index(level) + 1][::-1]:
+        found = tuple(dict.fromkeys(above for item in found for above in up(bundle, step, item, target)))
+    return kept in found
+
+
+def _walk_down(bundle: Bundle, level: str, name: str, other: str, target: str) -> str:
+    if level == "layers" and bundle.graph is None:  # no TF graph: Enter goes from a layer to its HLO
+        if other == "graph":
+            return ""
+        found = items_for_layer(bundle, name, "hlo", target)
+        level, name = "hlo", found[0] if found else ""
+    while name and level != other:
+        descent = descend(bundle, level, name, target)
+        level, name = (descent.level, descent.select) if descent is not None else (other, "")
+    return name
+
+
+def _walk_up(bundle: Bundle, level: str, name: str, other: str, target: str) -> str:
+    if other == "layers":
+        return layer_of(bundle, level, name, target)
+    while level != other:
+        found = up(bundle, level, name, target)
+        if not found:
+            return ""
+        level, name = NEXT_UP[level], found[0]
+    return name

@@ -9,6 +9,8 @@ row scrolls there at once, before any refresh (no "rows not measured yet").
 
 It looks like the DataTable it replaces (same component styles, a cell
 padding of one on each side, the header fixed on top, the cursor a full row).
+Its columns fit the width it has (`explorer.views.columns`): a cell too long for its
+column ends in an ellipsis, a name's in the middle, instead of at the list's edge.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from explorer.views.columns import cut, fit_widths
 
 # Blank cells before and after a cell's text: what the DataTable drew for a column of fixed width.
 PAD_LEFT, PAD_RIGHT = 1, 1
@@ -88,7 +92,8 @@ class ItemRows(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._titles: tuple[str, ...] = ()
-        self._widths: list[int] = []
+        self._natural: list[int] = []  # each column's widest cell
+        self._widths: list[int] = []  # the columns as drawn at the present width
         self._count = 0
         self._cells: Callable[[int], tuple[Text, ...]] = lambda row: ()
         self._version = 0  # bumped when the rows change: cached strips of older rows are stale
@@ -103,16 +108,27 @@ class ItemRows(ScrollView, can_focus=True):
     def set_rows(self, titles: tuple[str, ...], widths: list[int], count: int,
                  cells: Callable[[int], tuple[Text, ...]], cursor: int = 0) -> None:
         """Show `count` rows, row `i` being `cells(i)`, asked for only when it comes on screen."""
-        self._titles, self._widths, self._count, self._cells = titles, widths, count, cells
+        self._titles, self._natural, self._count, self._cells = titles, widths, count, cells
         self._version += 1
         self._strips.clear()
         self._drawn = False
-        table_width = sum(widths) + (PAD_LEFT + PAD_RIGHT) * len(widths)
-        self.virtual_size = Size(table_width, count + 1)  # + the header
+        self._fit_columns()
         self.set_reactive(ItemRows.cursor_row, self._clamp(cursor))
         self.scroll_to(y=min(self.scroll_y, self.max_scroll_y), animate=False, immediate=True, force=True)
         self._scroll_cursor_visible()
         self.refresh()
+
+    def _fit_columns(self) -> None:
+        """The columns for the width the list has now (rows redrawn when they change)."""
+        padding = (PAD_LEFT + PAD_RIGHT) * len(self._natural)
+        available = self.scrollable_content_region.width - padding if self.is_mounted else 0
+        widths = fit_widths(self._natural, [len(title) for title in self._titles], available) \
+            if available > 0 else list(self._natural)
+        if widths != self._widths:
+            self._widths = widths
+            self._version += 1
+            self._strips.clear()
+        self.virtual_size = Size(sum(widths) + padding, self._count + 1)  # + the header
 
     @property
     def row_count(self) -> int:
@@ -167,6 +183,7 @@ class ItemRows(ScrollView, can_focus=True):
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
+        self._fit_columns()
         if 0 <= self._pinned == self.cursor_row:
             self.scroll_to_row(self._pinned, third=True)
 
@@ -177,6 +194,7 @@ class ItemRows(ScrollView, can_focus=True):
         self._pinned = -1
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        self._fit_columns()  # the bar takes its columns from the rows' width, or gives them back
         # Textual moves the scrollbar's thumb only while the bar shows: a jump made before
         # the first layout showed it would leave the thumb at the top.
         if shown:
@@ -253,6 +271,8 @@ class ItemRows(ScrollView, can_focus=True):
         # Each cell carries its place as meta (clicks read it), which also keeps cells apart
         # as the DataTable drew them.
         for column, (cell, cell_width) in enumerate(zip(cells, self._widths, strict=False)):
+            if cell.cell_len > cell_width:
+                cell = _cut(cell, cell_width, middle=column == 0)
             padded = Text(" " * PAD_LEFT)
             padded.append_text(cell)
             padded.append(" " * (cell_width - cell.cell_len + PAD_RIGHT))
@@ -265,3 +285,11 @@ class ItemRows(ScrollView, can_focus=True):
         strip = Strip(segments).crop(scroll_x, scroll_x + width)
         return strip.adjust_cell_length(width, base).simplify()
 
+
+def _cut(cell: Text, width: int, middle: bool) -> Text:
+    """`cell` in `width` cells with an ellipsis; a name (`middle`) keeps its start and its end."""
+    if cell.plain.isascii():
+        return Text(cut(cell.plain, width, middle), style=cell.style)
+    cell = cell.copy()
+    cell.truncate(width, overflow="ellipsis")  # wide characters: cut by cells, at the end
+    return cell

@@ -126,13 +126,12 @@ def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
     """What a bundle of `model` captured with `options` lacks for the lesson's steps: "" when it
     has what they select, else the lesson's model and the capture options it differs in, as the
     command line writes them (`mlp --mode train --targets tpu:v5e`; `without --mesh` for one the
-    lesson does not use). A lesson without a header runs on any bundle with the targets it visits."""
+    lesson does not use). A lesson selects in the model it was written for: another model's bundle
+    lacks it (its steps would select another network's items, or nothing), header or not."""
     needed = capture_options(tour)
-    words: list[str] = []
+    words: list[str] = [tour.model] if model != tour.model else []
     if tour.capture:
         named = dict(header_options(tour.capture))
-        if model != tour.model:
-            words.append(tour.model)
         for name in dict.fromkeys([*_STEP_FIELDS, *named]):
             field = _FIELDS.get(name, name)
             if name != "targets" and getattr(needed, field, None) != getattr(options, field, None):
