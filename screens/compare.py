@@ -42,11 +42,13 @@ from explorer.views.comparison_mesh import (
 )
 from explorer.views.comparison_text import LAYER_ROWS, figure_notes, layer_cells
 from explorer.views.level_graph import layer_graphs
+from explorer.views.session import StatusNote
 from explorer.views.trace import compare_layer, neighbour_layer
 
 from screens.bindings import keyed
 from screens.graph_export import export_picture
 from screens.widgets.keys_footer import KeysFooter
+from screens.widgets.status_line import StatusLine
 from screens.widgets.target_summary import TargetSummaryTable, target_table
 
 WIDE = 100  # columns from which the target headers also name the board
@@ -87,10 +89,20 @@ class CompareScreen(Screen):
             yield Static("", id="compare-mesh")
             yield TargetSummaryTable("", id="compare-summary")
             yield Static("", id="compare-figures")
-        status = Static(Content(visible(getattr(self.app, "status", ""))), id="status")  # the app's notifications
-        status.display = False  # until `e` says what it wrote: no line is taken from the tables before
-        yield status
+        # The app's notifications (`e` says what it wrote); hidden while there is none, so no line
+        # is taken from the tables before.
+        yield StatusLine(self._status_note(), id="status")
         yield KeysFooter()
+
+    def _status_note(self) -> StatusNote | None:
+        """The compare screen stands on the level it was opened from: that level's note is shown."""
+        session = getattr(self.app, "session", None)
+        return session.status_line(self.app.current_mode or self.app.start_level) if session is not None else None
+
+    def show_status(self) -> None:
+        """Asked by the app whenever its notification changes (`TensorwegApp.show_status`)."""
+        for line in self.query(StatusLine):  # none before the screen is composed
+            line.show(self._status_note())
 
     def on_mount(self) -> None:
         self.sync()

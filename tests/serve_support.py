@@ -5,6 +5,7 @@ for with a deadline instead of sleeps."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -13,10 +14,14 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import aiohttp
 
+from explorer.capture.queue import CaptureQueue
+
 from screens.cli import main
+from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
 from tests.conftest import FIXTURES, ROOT
 
@@ -138,3 +143,20 @@ async def wait_for_close(ws, seconds: float = 90) -> tuple[int | None, str]:
             return ws.close_code, (message.extra or "") if isinstance(message.extra, str) else ""
     raise AssertionError(f"the server did not close the tab within {seconds} s")
 
+
+class ServerRecorder:
+    """Stands in for the server (screens.serve_server.ClassServer): what serve would listen on and
+    run for each tab, with which limits, and the line it would print."""
+
+    calls: list = []
+
+    def __init__(self, setup, limits, *, host, port, title, shown):
+        self.setup, self.limits, self.host, self.port, self.shown = setup, limits, host, port, shown
+
+    def serve(self):
+        variables = dict(self.setup.variables)
+        queue = variables.get(QUEUE_VARIABLE)
+        ServerRecorder.calls.append(SimpleNamespace(
+            command=shlex.join(self.setup.command), host=self.host, port=self.port, limits=self.limits,
+            shown=self.shown, capture=variables.get(CAPTURE_VARIABLE), captures=self.setup.captures,
+            queue_slots=CaptureQueue(Path(queue)).slots if queue else None))

@@ -22,6 +22,7 @@ from screens.cli import main
 from screens.serve_policy import CAPTURE_VARIABLE
 
 from tests.conftest import FIXTURES
+from tests.serve_support import ServerRecorder
 
 BUNDLE = FIXTURES / "bundles" / "mnist_cnn"
 TPU_ONLY = FIXTURES / "bundles" / "mlp_one_chip"  # captured for tpu:v5e alone
@@ -57,32 +58,20 @@ def test_pack_refuses_a_named_lesson_written_for_another_model(tmp_path, capsys)
     assert not (tmp_path / "c.twpack").exists()
 
 
-class _Recorder:
-    """Stands in for textual-serve's server: records the command each tab would run."""
-
-    commands: list = []
-
-    def __init__(self, command, host, port, title):
-        self.command = command
-
-    def serve(self):
-        _Recorder.commands.append(self.command)
-
-
 def test_serve_alone_serves_the_sample_captured_before(tmp_path, monkeypatch, capsys):
     """`tensorweg serve` names mnist_cnn; captured before (here: for cpu only), it is served from the
     cache as a bundle; never captured, serve says how to capture it, in one line."""
-    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
     monkeypatch.setenv(CAPTURE_VARIABLE, "1")  # restored after the test: serve sets it
     assert "not captured yet" in _error(capsys, ["serve"])
     options = capture_options(build_parser().parse_args(["serve"]))
     cached = cached_bundle_path(resolve("mnist_cnn"), options)  # where `tensorweg open mnist_cnn` left it
     shutil.copytree(BUNDLE, cached)
-    _Recorder.commands.clear()
+    ServerRecorder.calls.clear()
     assert main(["serve"]) == 0
-    (command,) = _Recorder.commands
-    assert command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(cached)
-    assert os.environ[CAPTURE_VARIABLE] == "0"  # a bundle: the tabs never capture
+    (call,) = ServerRecorder.calls
+    assert call.command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(cached)
+    assert call.capture == "0"  # a bundle: the tabs never capture
 
 
 @pytest.mark.parametrize("family, chip", [("tpu", "tpu:v5e"), ("gpu", "gpu:h100"), ("TPU", "tpu:v5e")])

@@ -11,7 +11,6 @@ import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from types import SimpleNamespace
 
 import aiohttp
 import pytest
@@ -29,7 +28,15 @@ from screens.cli import main
 from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
 from tests.conftest import FIXTURES
-from tests.serve_support import children, read_until, start_server, stop_server, wait_until, write_pack
+from tests.serve_support import (
+    ServerRecorder,
+    children,
+    read_until,
+    start_server,
+    stop_server,
+    wait_until,
+    write_pack,
+)
 
 BUNDLE = FIXTURES / "bundles" / "mnist_cnn"
 
@@ -124,69 +131,51 @@ def test_serve_prints_one_line_with_no_absolute_path(server):
     assert str(Path.cwd()) not in out and "/tmp/" not in out  # then the access log
 
 
-class _Recorder:
-    """Stands in for the server (screens.serve_server.ClassServer): what serve would listen on and
-    run for each tab, with which limits, and the line it would print."""
-
-    calls: list = []
-
-    def __init__(self, setup, limits, *, host, port, title, shown):
-        self.setup, self.limits, self.host, self.port, self.shown = setup, limits, host, port, shown
-
-    def serve(self):
-        variables = dict(self.setup.variables)
-        queue = variables.get(QUEUE_VARIABLE)
-        _Recorder.calls.append(SimpleNamespace(
-            command=shlex.join(self.setup.command), host=self.host, port=self.port, limits=self.limits,
-            shown=self.shown, capture=variables.get(CAPTURE_VARIABLE), captures=self.setup.captures,
-            queue_slots=CaptureQueue(Path(queue)).slots if queue else None))
-
-
 def test_another_host_warns_needs_a_token_and_tabs_may_not_capture(pack, monkeypatch, capsys):
-    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
     monkeypatch.setenv(CAPTURE_VARIABLE, "1")  # a stale policy in the server's environment is not the tabs'
-    _Recorder.calls.clear()
+    ServerRecorder.calls.clear()
     assert main(["serve", str(pack), "--host", "0.0.0.0", "--port", "8123"]) == 0
     err = capsys.readouterr().err
     assert err == ("warning: serving on 0.0.0.0: anyone who can reach this address and has the token "
                    "can open the explorer\n")
-    call = _Recorder.calls[0]
+    call = ServerRecorder.calls[0]
     assert (call.host, call.port, call.capture, call.captures) == ("0.0.0.0", 8123, "0", False)
     assert call.queue_slots is None  # no queue: the tabs never capture
     token = call.limits.token  # made here: a random one for each server
     assert token and len(token) >= 16
     assert main(["serve", str(pack), "--host", "0.0.0.0"]) == 0
-    assert _Recorder.calls[-1].limits.token != token  # a new one for each server
+    assert ServerRecorder.calls[-1].limits.token != token  # a new one for each server
     assert call.shown == f"course.twpack on http://{socket.gethostname()}:8123/?token={token}"
     # Tabs open the pack itself (its first lesson starts), named relative to here.
     assert call.command.split(" open ")[1].split(" --lang ")[0] == os.path.relpath(pack)
     assert main(["serve", str(pack), "--host", "10.1.2.3", "--token", "a-token-of-my-own-choosing"]) == 0
-    assert _Recorder.calls[-1].shown == "course.twpack on http://10.1.2.3:8000/?token=a-token-of-my-own-choosing"
+    assert ServerRecorder.calls[-1].shown == "course.twpack on http://10.1.2.3:8000/?token=a-token-of-my-own-choosing"
     capsys.readouterr()
     for loopback in ("127.0.0.1", "localhost", "::1", "127.0.0.2"):
         assert main(["serve", str(pack), "--host", loopback]) == 0
-        assert capsys.readouterr().err == "" and _Recorder.calls[-1].limits.token is None
+        assert capsys.readouterr().err == "" and ServerRecorder.calls[-1].limits.token is None
 
 
 def test_allow_capture_on_another_host_warns_that_any_tab_can_capture(fake, monkeypatch, capsys):
     fake("ok")
-    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    _Recorder.calls.clear()
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
+    ServerRecorder.calls.clear()
     assert main(["serve", "mlp", "--allow-capture", "--max-captures", "2", "--targets", "cpu",
                  "--host", "192.0.2.7"]) == 0
     warning = capsys.readouterr().err.splitlines()[-1]  # after the capture's progress lines
     assert warning == ("warning: serving on 192.0.2.7: anyone who can reach this address and has the token can "
                        "open the explorer; with --allow-capture any tab can start captures, up to 2 at once "
                        "(--max-captures)")
-    assert _Recorder.calls[0].captures and _Recorder.calls[0].limits.token
+    assert ServerRecorder.calls[0].captures and ServerRecorder.calls[0].limits.token
 
 
 def test_serve_passes_its_limits_to_the_server(pack, monkeypatch):
-    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    _Recorder.calls.clear()
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
+    ServerRecorder.calls.clear()
     assert main(["serve", str(pack), "--max-tabs", "5", "--idle-timeout", "0"]) == 0
     assert main(["serve", str(pack)]) == 0
-    assert [(c.limits.max_tabs, c.limits.idle_timeout) for c in _Recorder.calls] == [(5, 0), (30, 1800)]
+    assert [(c.limits.max_tabs, c.limits.idle_timeout) for c in ServerRecorder.calls] == [(5, 0), (30, 1800)]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -236,14 +225,14 @@ def test_allow_capture_captures_first_then_tabs_capture_through_one_queue(fake, 
     """`serve mlp --allow-capture --max-captures 2` compiles before it listens (stand-in workers);
     the tabs open the model with the same options, so `c` grows the same cached bundle, queued."""
     pids = fake("ok")
-    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    _Recorder.calls.clear()
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
+    ServerRecorder.calls.clear()
     argv = ["serve", "mlp", "--allow-capture", "--max-captures", "2", "--targets", "cpu", "--batch", "3",
             "--input-shape", "x=3x4", "--passes"]
     assert main(argv) == 0
     started = len(list(pids.iterdir()))
     assert started == 1  # the TensorFlow stand-in, before the server
-    call = _Recorder.calls[0]
+    call = ServerRecorder.calls[0]
     assert (call.capture, call.captures, call.queue_slots) == ("1", True, 2)
     tab = build_parser().parse_args(_tab_arguments(call.command))
     assert tab.model == "mlp"
@@ -327,10 +316,10 @@ def test_C_gives_up_the_place_in_line_and_no_worker_starts(fake, tmp_path):
 def test_allow_capture_compiles_before_serving_and_a_tab_finds_it_cached(monkeypatch, capsys):
     """`serve mlp --allow-capture` compiles (TensorFlow) before it listens; the tab's own capture of
     the options serve passes it is a cache hit, so no learner waits for the first compile."""
-    monkeypatch.setattr(serve_module, "_server_class", lambda: _Recorder)
-    _Recorder.calls.clear()
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
+    ServerRecorder.calls.clear()
     assert main(["serve", "mlp", "--allow-capture", "--targets", "cpu"]) == 0
-    call = _Recorder.calls[0]
+    call = ServerRecorder.calls[0]
     assert (call.host, call.capture, call.queue_slots) == ("127.0.0.1", "1", 1)
     tab = build_parser().parse_args(_tab_arguments(call.command))
     from explorer.capture import orchestrator
