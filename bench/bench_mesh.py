@@ -1,4 +1,7 @@
-"""The mesh view (`D`) on a large sharded module against the recorded small one, in one run (issue 11).
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+The mesh view (`D`) on a large sharded module against the recorded small one, in one run (issue 11).
 
 For each bundle, in a fresh UI process (headless, 120x40, the layers level on the mesh target):
 open from cache to rows on screen; once the open's workers are done, `D` to the mesh view's first
