@@ -9,7 +9,8 @@ the pane's text until what it waits for shows (`bench/terminal.py`). Needs tmux.
 - `key`: `Down` in ResNet50's optimized-HLO list (160x50) to the first change on screen (the list
   answered) and to the last (the side panes and code view caught up): median and p95.
 - `visit`: the first visit of a level (`4`, optimized HLO, on a generated 30,000-instruction
-  module: tests/large_bundle.py; 160x50) to its first change and to its settled screen.
+  module: tests/large_bundle.py; 160x50), pressed READ_S after the first screen settled (a learner
+  reads it first), to its first change and to its settled screen.
 - `quit`: `q` to the shell's prompt: on cached mnist_cnn, settled; on ResNet50 as soon as its rows show.
 
 Which code runs: this checkout's, as `PYTHONPATH=TREE python -m screens.cli` (`--tree DIR` for
@@ -29,6 +30,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,6 +43,8 @@ from terminal import PROMPT, Pane  # noqa: E402 (bench/ is on sys.path when run 
 HELLO = ROOT / "bench" / "hello_world_app.py"
 SMALL, LARGE = (80, 24), (160, 50)
 LARGE_MODULE = 30_000
+# Before a first visit the learner reads the first screen a while: what the app warms meanwhile counts.
+READ_S = 3.0
 
 
 def hello_command() -> str:
@@ -92,6 +96,7 @@ def time_visit(command: str, marker: str, key: str) -> tuple[float, float]:
     pane, _ = opened(command, LARGE, marker)
     try:
         pane.settle(0.0)
+        time.sleep(READ_S)
         screen = pane.screen()
         pressed = pane.send(key)
         answered = pane.wait_for(lambda now: now != screen, pressed)[0]
