@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from contextlib import suppress
 from pathlib import Path
 
 from textual import on, work
@@ -101,6 +102,9 @@ class CapturingApp(App):
         except TensorwegError as exc:
             self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
             return reader
+        if reader is not None:  # each level makes a new reader: the screen's list for it, built here
+            with suppress(TensorwegError):  # a level not captured yet: its screen says so
+                level_rows(reader, self.current_mode, self.target, self.lang)
         staging = Path(event.staging_dir) if event.staging_dir else None
         self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging, reader, trace, generation))
         return reader
