@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,7 +63,9 @@ async def _measure(bundle: Path, target: str, layer: str, presses: int) -> dict:
         found["open_s"] = time.perf_counter() - start
         while not app.trace.index.entries:  # the index the layer lookup uses, built after the first rows
             await pilot.pause()
-        await app.workers.wait_for_complete()  # the open's own warming in workers is done: D alone is timed
+        await app.workers.wait_for_complete()
+        while any(thread.name == "warm-after-open" for thread in threading.enumerate()):
+            await asyncio.sleep(0.05)  # the open's own warming (a daemon thread) is done: D alone is timed
         await pilot.pause()
         _FRAMES.clear()
         t = time.perf_counter()
