@@ -1,4 +1,7 @@
-"""The longest UI pause while a real capture runs in the app (issue 8: none over 100 ms).
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+The longest UI pause while a real capture runs in the app (issue 8: none over 100 ms).
 
 The app captures the `resnet50` sample (keras.applications.ResNet50, random
 weights) for cpu from an empty cache, headless at 120x40, from its first frame

@@ -1,4 +1,7 @@
-"""First frame of tensorweg vs a hello-world Textual app, measured in the same run.
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+First frame of tensorweg vs a hello-world Textual app, measured in the same run.
 
 Each app starts in a fresh interpreter (imports count: they are what a user
 waits for) and reports the seconds from interpreter start to its first

@@ -1,4 +1,7 @@
-"""The cross-level index at scale: build time per 1,000 instructions, and opening NASNetMobile.
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+The cross-level index at scale: build time per 1,000 instructions, and opening NASNetMobile.
 
 Usage: .venv/bin/python bench/bench_index.py [--bundle PATH] [--runs 3]
 

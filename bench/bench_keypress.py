@@ -1,4 +1,7 @@
-"""Key press to updated screen: the median time for one cursor move in the
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+Key press to updated screen: the median time for one cursor move in the
 optimized-HLO list (side panes, code view and highlight all refreshed), from
 the press to the last frame it caused, against the same move in a bare
 DataTable of as many rows (same run), so the ratio shows what tensorweg adds
@@ -23,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -119,7 +123,9 @@ async def first_visit(bundle: Path, key: str, profile: bool = False) -> tuple[fl
     app = create_app(bundle, level="layers", target="cpu", select=_descending_layer(bundle))
     async with app.run_test(size=(120, 40)) as pilot:
         await app.opened.wait()
-        await app.workers.wait_for_complete()  # the open worker's warm-up is done: the learner reads
+        await app.workers.wait_for_complete()
+        while any(thread.name == "warm-after-open" for thread in threading.enumerate()):
+            await asyncio.sleep(0.05)  # the warm-up after opening (a daemon thread) is done: the learner reads
         await pilot.pause()
         if profile:
             import cProfile

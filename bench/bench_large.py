@@ -1,4 +1,7 @@
-"""A 30,000-instruction module against the recorded small bundle, in one run (issue 13).
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+A 30,000-instruction module against the recorded small bundle, in one run (issue 13).
 
 For each bundle, in a fresh UI process (headless, 120x40, optimized HLO on cpu):
 open from cache to rows on screen; key press to updated screen (median, p95);

@@ -1,4 +1,7 @@
-"""The mesh view (`D`) on a large sharded module against the recorded small one, in one run (issue 11).
+"""Profiling bench (in-process, headless Pilot: no terminal; what a learner waits for is
+bench/bench_terminal.py's to measure; this one finds where the time goes).
+
+The mesh view (`D`) on a large sharded module against the recorded small one, in one run (issue 11).
 
 For each bundle, in a fresh UI process (headless, 120x40, the layers level on the mesh target):
 open from cache to rows on screen; once the open's workers are done, `D` to the mesh view's first
@@ -26,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -59,7 +63,9 @@ async def _measure(bundle: Path, target: str, layer: str, presses: int) -> dict:
         found["open_s"] = time.perf_counter() - start
         while not app.trace.index.entries:  # the index the layer lookup uses, built after the first rows
             await pilot.pause()
-        await app.workers.wait_for_complete()  # the open's own warming in workers is done: D alone is timed
+        await app.workers.wait_for_complete()
+        while any(thread.name == "warm-after-open" for thread in threading.enumerate()):
+            await asyncio.sleep(0.05)  # the open's own warming (a daemon thread) is done: D alone is timed
         await pilot.pause()
         _FRAMES.clear()
         t = time.perf_counter()

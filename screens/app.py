@@ -30,7 +30,7 @@ from textual import on, work
 from textual.app import App
 from textual.filter import LineFilter, NoColor
 from textual.reactive import reactive
-from textual.worker import WorkerFailed, get_current_worker
+from textual.worker import WorkerFailed
 
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
@@ -38,12 +38,12 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
-from explorer.views.rows import rows
 from explorer.views.session import FollowedLayer, LevelProgress, Session, StatusNote
 from explorer.views.trace import build_trace
 from explorer.views.trace import descend as item_below
-from explorer.views.warm import prepare_first_screen, prepare_levels
+from explorer.views.warm import level_rows, prepare_first_screen, prepare_levels
 
+from screens.background import start_daemon
 from screens.bindings import keyed, localise
 from screens.capturing import CapturingApp
 from screens.commands import ItemCommands
@@ -238,6 +238,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         if self.bundle_path is None:
             self.opened.set()
         self._cancel = threading.Event()
+        self._quitting = threading.Event()  # set as the app ends: `_warm_after_open` stops (Textual owns `_closing`)
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
         self.note: StatusNote | None = None  # the last notification and where it was made (`Session.status_line`)
         self.came_from: dict[str, str] = {}  # mode -> the mode it was entered from (Esc returns there)
@@ -279,6 +280,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             self.run_capture()
 
     def on_unmount(self) -> None:
+        self._quitting.set()  # the warm-up threads stop at their next check
         self._cancel.set()
         self.selection_shown()  # an open worker waiting for the rows goes on (and ends)
 
@@ -299,17 +301,14 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
 
     @work(thread=True, exclusive=True, group="open")
     def open_bundle(self, path: Path) -> None:
-        """Read a bundle and index it off the UI thread; only posts messages."""
-        from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
-
-        from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
-
+        """Read a bundle and index it off the UI thread; only posts messages. What later screens
+        and keys need is warmed after it on a daemon thread (`_warm_after_open`)."""
         try:
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
             level = self.current_mode or self.start_level
-            rows(bundle, level, target, self.lang)  # the first screen's rows, cached
+            level_rows(bundle, level, target, self.lang)  # the first screen's list, cached: no rows worker
         except TensorwegError as exc:
             self.post_message(BundleOpenFailed(path, str(exc)))
             return
@@ -318,6 +317,15 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         gc.freeze()
         shown = threading.Event()
         self.post_message(BundleOpened(path, bundle, trace, shown))
+        start_daemon(partial(self._warm_after_open, bundle, level, target, shown), "warm-after-open")
+
+    def _warm_after_open(self, bundle: Bundle, level: str, target: str, shown: threading.Event) -> None:
+        """On a daemon thread (`q` never waits for it): the first selection's panes, then what later
+        key presses show for each layer and level. Only posts messages."""
+        from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
+
+        from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
+
         # The rows go on screen now, then the selection's panes: this thread waits for them, as its
         # turns on the interpreter would slow the UI thread down (bounded: a screen without a list
         # never says). Then the side panes' tables and renderers get ready here, then what later
@@ -330,6 +338,9 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
                 unread.remove(done)
                 self.post_message(TargetsRead(bundle, (done,)))
 
+        def cancelled() -> bool:  # the app ends, or another bundle replaced this one
+            return self._quitting.is_set() or self.bundle is not bundle
+
         try:
             prepare_first_screen(bundle, level, target, self.lang, read)
         except TensorwegError:
@@ -338,9 +349,8 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             if unread:  # not prepared (a damaged level, no rows): the pane reads them when asked
                 self.post_message(TargetsRead(bundle, tuple(unread)))
         warm_up_renderers()
-        worker = get_current_worker()
-        warm_layer_facts(bundle, self.lang, lambda: worker.is_cancelled)
-        prepare_levels(bundle, target, self.lang, lambda: worker.is_cancelled)
+        warm_layer_facts(bundle, self.lang, cancelled)
+        prepare_levels(bundle, target, self.lang, cancelled)
         gc.freeze()
 
     @on(BundleOpened)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from contextlib import suppress
 from pathlib import Path
 
 from textual import on, work
@@ -22,9 +23,16 @@ from explorer.errors import CaptureCancelled, TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.views.session import CAPTURED, STARTED, failed
 from explorer.views.trace import build_trace
-from explorer.views.warm import prepare_first_screen
+from explorer.views.warm import level_rows, prepare_first_screen
 
-from screens.messages import BundleLoaded, CaptureFailed, CaptureQueued, LevelCaptured, LevelStarted
+from screens.messages import (
+    BundleLoaded,
+    CaptureFailed,
+    CaptureQueued,
+    KeptLevelsRead,
+    LevelCaptured,
+    LevelStarted,
+)
 
 
 class CapturingApp(App):
@@ -56,21 +64,12 @@ class CapturingApp(App):
             if cancel.is_set():
                 return  # a newer capture owns the screen
             match event:
+                case capture_events.KeptLevelsStaged():
+                    reader = self._read_kept_levels(Path(event.staging_dir), generation)
                 case capture_events.LevelStarted():
                     self.post_message(LevelStarted(event.level, event.target, generation))
                 case capture_events.LevelCaptured():
-                    try:  # parse the new level here, not on the UI thread
-                        reader = orchestrator.staging_reader(event, reader)
-                        trace = build_trace(reader) if reader is not None else None
-                        if reader is not None and event.level in (self.current_mode, "memory"):
-                            prepare_first_screen(reader, self.current_mode, self.target, self.lang)
-                        gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
-                    except TensorwegError as exc:
-                        self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
-                        return
-                    staging = Path(event.staging_dir) if event.staging_dir else None
-                    self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging,
-                                                    reader, trace, generation))
+                    reader = self._read_captured_level(event, reader, generation)
                 case capture_events.LevelFailed():
                     self.post_message(CaptureFailed(event.level, event.target, event.error, generation))
 
@@ -88,6 +87,44 @@ class CapturingApp(App):
             self.post_message(CaptureFailed("", "", str(exc), generation))
             return
         self.post_message(BundleLoaded(path, generation))
+
+    def _read_captured_level(self, event: capture_events.LevelCaptured, reader: Bundle | None,
+                             generation: int) -> Bundle | None:
+        """On the capture's thread: the staging reader with the new level parsed, then posted."""
+        from explorer.capture import orchestrator  # noqa: PLC0415 (heavy: only when capturing)
+
+        try:  # parse the new level here, not on the UI thread
+            reader = orchestrator.staging_reader(event, reader)
+            trace = build_trace(reader) if reader is not None else None
+            if reader is not None and event.level in (self.current_mode, "memory"):
+                prepare_first_screen(reader, self.current_mode, self.target, self.lang)
+            gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
+        except TensorwegError as exc:
+            self.post_message(CaptureFailed(event.level, event.target, str(exc), generation))
+            return reader
+        if reader is not None:  # each level makes a new reader: the screen's list for it, built here
+            with suppress(TensorwegError):  # a level not captured yet: its screen says so
+                level_rows(reader, self.current_mode, self.target, self.lang)
+        staging = Path(event.staging_dir) if event.staging_dir else None
+        self.post_message(LevelCaptured(event.level, event.target, event.seconds, staging, reader, trace, generation))
+        return reader
+
+    def _read_kept_levels(self, staging: Path, generation: int) -> Bundle | None:
+        """On the capture's thread: the levels a growing cached bundle already has, read and indexed
+        as any opened bundle, then shown (a cpu bundle opened with the default targets showed an
+        empty list for the seconds TensorFlow took to start). Returns the reader the levels still
+        to come are added to (None when it cannot be read: they come as if captured anew)."""
+        try:
+            reader = Bundle(staging)
+            trace = build_trace(reader)
+            target = self.target if self.target in reader.targets or not reader.targets else reader.targets[0]
+            level_rows(reader, self.current_mode, target, self.lang)
+            prepare_first_screen(reader, self.current_mode, target, self.lang)
+            gc.freeze()  # the parsed levels live on screen: out of the collector's full passes
+        except TensorwegError:
+            return None
+        self.post_message(KeptLevelsRead(reader, trace, generation))
+        return reader
 
     def _from_current_capture(self, event) -> bool:
         generation = getattr(event, "generation", None)
@@ -128,6 +165,16 @@ class CapturingApp(App):
             staging = Bundle(event.staging_dir)
             self.bundle = staging
             self.trace = build_trace(staging)
+        self._sync_screen()
+
+    @on(KeptLevelsRead)
+    def _kept_levels_read(self, event: KeptLevelsRead) -> None:
+        if not self._from_current_capture(event) or self.bundle is not None:
+            return  # a newer capture, or something is shown already: the capture's levels follow it
+        self.bundle = event.bundle
+        self.trace = event.trace
+        if self.target not in event.bundle.targets and event.bundle.targets:
+            self.target = event.bundle.targets[0]
         self._sync_screen()
 
     @on(CaptureFailed)

@@ -8,9 +8,11 @@ rebuilds its rows only when the app's `generation` (bundle or target) moved.
 
 from __future__ import annotations
 
+from contextlib import suppress
+from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -18,13 +20,16 @@ from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Static
 
+from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views.items import LevelItem, column_titles
-from explorer.views.rows import created_by_compiler, row_groups, rows
 from explorer.views.tables import Selection
+from explorer.views.warm import LevelRows, built_level_rows, level_rows
 
+from screens.background import in_daemon_thread
 from screens.bindings import keyed
+from screens.messages import LevelRowsBuilt
 from screens.widgets.device_pane import DevicePane
 from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
@@ -59,6 +64,9 @@ class LevelScreen(Screen):
         self._shown_selection: Selection | None = None
         self._shown_item: LevelItem | None = None
         self._rows_painted = True  # False from new rows until they are on screen (the selection waits)
+        self._follow_asked = False  # the panes will follow the selection after the next frame
+        self._building: tuple[int, str] | None = None  # (generation, language) the rows worker builds
+        self._built: tuple[int, str] | None = None  # ... and the last it finished (or failed) building
 
     @property
     def tensorweg(self) -> TensorwegApp:
@@ -113,26 +121,21 @@ class LevelScreen(Screen):
         self.query_one("#title", Static).update(Content(visible(session.title_line(self.LEVEL))))
         self.query_one("#progress", Static).update(session.progress_line())
         notice = session.level_notice(self.LEVEL)
-        self.query_one("#notice", Static).update(Content(notice))
-        self.query_one("#notice", Static).display = bool(notice)
         # Read before the rows are refilled: the refill announces its first row as highlighted.
         wanted = app.selections.get(self.LEVEL)
         self.items_table.set_titles(column_titles(self.LEVEL, app.lang), label("state.created_by_xla", app.lang))
         # The rows word a parameter's role and the group headers in the app's language: L refills them.
-        if (self._generation, self._lang) != (app.generation, app.lang):
-            reworded = self._generation == app.generation  # only the language changed: folds stay
-            self._generation, self._lang = app.generation, app.lang
-            items = rows(app.bundle, self.LEVEL, app.target, app.lang) if session.level_ready(self.LEVEL) else ()
-            created = created_by_compiler(app.bundle, self.LEVEL, app.target) if items else frozenset()
-            groups = row_groups(app.bundle, self.LEVEL, app.target, app.lang) if items else {}
-            # Paint first: the new rows go on screen alone, their selection's panes and code the
-            # frame after (what they show takes a side pane's tables, Markdown and a lexer).
-            self._rows_painted = False
-            self.call_after_refresh(self._show_after_rows, ROWS_FIRST_TRIES)
-            self.load_extra()
-            self.items_table.set_items(items, created, groups, keep_folds=reworded)
-        if wanted:
+        key = (app.generation, app.lang)
+        if (self._generation, self._lang) != key:
+            found = self._level_rows(session.level_ready(self.LEVEL), key)
+            if found is None:  # a worker builds them: the list waits empty, the keys act meanwhile
+                notice = label("notice.building_rows", app.lang).format(level=session.level_title(self.LEVEL))
+            else:
+                self._show_rows(found, reworded=self._generation == app.generation)
+        if wanted and self._building is None:
             self.items_table.select(wanted)
+        self.query_one("#notice", Static).update(Content(notice))
+        self.query_one("#notice", Static).display = bool(notice)
         self.items_table.table.focus()
         self.show_status()
 
@@ -140,6 +143,47 @@ class LevelScreen(Screen):
         """The app's notification, where it was made (never over the content: `Session.status_line`)."""
         for line in self.query(StatusLine):  # none before the screen is composed
             line.show(self.tensorweg.session.status_line(self.LEVEL))
+
+    def _level_rows(self, ready: bool, key: tuple[int, str]) -> LevelRows | None:
+        """The rows for `key` if built (or none to build), else None, and a worker builds them."""
+        app = self.tensorweg
+        if not ready:
+            return LevelRows((), frozenset(), {})
+        if self._built == key:  # the worker is done (a damaged level raises here, as it always did)
+            return level_rows(app.bundle, self.LEVEL, app.target, app.lang)
+        found = built_level_rows(app.bundle, self.LEVEL, app.target, app.lang)
+        if found is None and self._building != key:
+            if self._building is None:  # rows of another bundle or target must not take a key press
+                self.items_table.set_items(())
+            self._building = key
+            self._build_rows(app.bundle, app.target, key)
+        return found
+
+    @work(exclusive=True, group="level-rows")
+    async def _build_rows(self, bundle, target: str, key: tuple[int, str]) -> None:
+        """Build the level's rows on a daemon thread (quitting never waits for it); then say so."""
+        # A damaged level: the screen builds it again on the UI thread and shows the error as it always did.
+        with suppress(TensorwegError):
+            await in_daemon_thread(partial(level_rows, bundle, self.LEVEL, target, key[1]), f"rows-{self.LEVEL}")
+        self.post_message(LevelRowsBuilt(key))
+
+    @on(LevelRowsBuilt)
+    def _rows_built(self, event: LevelRowsBuilt) -> None:
+        if event.key != self._building:
+            return  # an older build: a newer one runs
+        self._building, self._built = None, event.key
+        self.sync()
+
+    def _show_rows(self, found: LevelRows, reworded: bool) -> None:
+        app = self.tensorweg
+        self._generation, self._lang = app.generation, app.lang
+        self._building = None
+        # Paint first: the new rows go on screen alone, their selection's panes and code the
+        # frame after (what they show takes a side pane's tables, Markdown and a lexer).
+        self._rows_painted = False
+        self.call_after_refresh(self._show_after_rows, ROWS_FIRST_TRIES)
+        self.load_extra()
+        self.items_table.set_items(found.items, found.created, found.groups, keep_folds=reworded)
 
     def _show_after_rows(self, tries: int) -> None:
         # A refresh can pass without a paint (Textual holds frames back while it starts up):
@@ -165,16 +209,27 @@ class LevelScreen(Screen):
         return Selection(app.bundle, self.LEVEL, app.target, item.name, app.lang)
 
     def _highlighted(self, item: LevelItem | None) -> None:
-        """The list's cursor moved to `item` (called while the key is handled: one frame draws it all)."""
+        """The list's cursor moved to `item`: the moved list is drawn first, alone, and the side
+        panes and the level's extra view follow it after that frame (`_follow_selection`).
+
+        Drawn in one frame, a move repainted the whole screen: Textual redraws the box around
+        everything that changed, and the list, the code view and the panes span it. Presses that
+        come faster than frames update the panes once, for the last selection."""
         app = self.tensorweg
         if item is not None:
             app.selections[self.LEVEL] = item.name
         if app.note is not None:  # a note about another item goes
             self.show_status()
         self._shown_selection, self._shown_item = self.selection(item), item
-        if self._rows_painted:
+        if self._rows_painted and not self._follow_asked:
+            self._follow_asked = True
+            self.call_after_refresh(self._follow_selection)
+
+    def _follow_selection(self) -> None:
+        self._follow_asked = False
+        if self._rows_painted:  # else new rows came meanwhile: `_show_after_rows` shows their selection
             self._show_panes()
-            self.show_extra(item)
+            self.show_extra(self._shown_item)
 
     def _show_panes(self) -> None:
         """The side panes for the last highlighted item (again once the lazy panes are mounted)."""

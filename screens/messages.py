@@ -32,6 +32,17 @@ class LevelCaptured(Message):
         self.generation = generation
 
 
+class KeptLevelsRead(Message):
+    """A cached bundle the capture grows: `bundle` reads what it already has (the staging
+    directory, its kept levels parsed and `trace` linking them, on the capture's thread)."""
+
+    def __init__(self, bundle, trace, generation: int | None = None) -> None:
+        super().__init__()
+        self.bundle = bundle
+        self.trace = trace
+        self.generation = generation
+
+
 class CaptureQueued(Message):
     """The capture waits for a slot in `tensorweg serve`'s queue (`place`), or no longer (None)."""
 
@@ -101,3 +112,12 @@ class BundleOpenFailed(Message):
         super().__init__()
         self.path = path
         self.error = error
+
+
+class LevelRowsBuilt(Message):
+    """A level screen's worker has built its rows for `key` (generation, language): the screen
+    shows them now (`screens.level_screen.LevelScreen`)."""
+
+    def __init__(self, key: tuple[int, str]) -> None:
+        super().__init__()
+        self.key = key

@@ -32,6 +32,8 @@ async def _render(bundle_path: Path, level: str, target: str, select: str | None
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()  # reading the bundle (it may end the app)
+        await app.opened.wait()  # and what the side panes show of each target
+        await app.workers.wait_for_complete()  # a level's rows, when they were not built with it
         await pilot.pause()
         if app.failure is None:
             if app.load_error:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from test_capture_orchestrator import leftovers
 
-from explorer.capture.events import CacheHit, CaptureEvent, LevelCaptured, LevelFailed, LevelStarted
+from explorer.capture.events import CacheHit, CaptureEvent, KeptLevelsStaged, LevelCaptured, LevelFailed, LevelStarted
 from explorer.capture.orchestrator import cached_bundle, capture
 from explorer.errors import CaptureCancelled, CaptureFailed
 from explorer.model.bundle import Bundle
@@ -85,6 +85,27 @@ def test_adding_a_target_runs_only_its_worker_and_keeps_every_level_byte_identic
         (("layers", "graph") if not t else ("hlo", "optimized-hlo", "kernels", "memory"))}
     assert reader.layers == grown.layers and reader.status("memory", "cpu").status == "ok"
     assert leftovers() == []
+
+
+def test_a_grow_says_where_the_kept_levels_are_before_any_new_level_arrives(fake, accelerators):
+    """The app shows them at once (a cpu bundle opened with the default targets listed nothing
+    for the seconds TensorFlow took to start)."""
+    fake("ok")
+    capture("mlp", CPU)
+    events: list[CaptureEvent] = []
+    seen = {}
+
+    def on_event(event: CaptureEvent) -> None:
+        events.append(event)
+        if isinstance(event, KeptLevelsStaged):
+            staged = Bundle(Path(event.staging_dir))
+            seen["layers"] = [layer.name for layer in staged.layers]
+            seen["cpu"] = staged.status("optimized-hlo", "cpu").status
+
+    capture("mlp", TPU, on_event=on_event)
+    assert isinstance(events[0], KeptLevelsStaged)
+    assert [type(e) for e in events].count(KeptLevelsStaged) == 1
+    assert seen == {"layers": [layer.name for layer in Bundle.open(capture("mlp", CPU)).layers], "cpu": "ok"}
 
 
 def test_a_bundle_with_the_targets_asked_for_is_a_cache_hit_whatever_else_it_has(fake, accelerators):

@@ -113,6 +113,33 @@ async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch)
         assert ("memory", "cpu") not in app.progress
 
 
+@sync
+async def test_a_growing_cached_bundle_shows_its_levels_while_the_workers_run(tmp_path, monkeypatch):
+    """A cpu bundle opened with the default targets: its rows at once, not after TensorFlow started."""
+    staged, release = threading.Event(), threading.Event()
+
+    def growing(spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
+        folder = tmp_path / "staging"
+        shutil.copytree(BUNDLE, folder)
+        on_event(capture_events.KeptLevelsStaged(str(folder)))
+        staged.set()
+        release.wait(30)  # the workers still run for the missing targets
+        raise CaptureCancelled("capture cancelled; nothing was written")
+
+    monkeypatch.setattr(orchestrator, "capture", growing)
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu", "tpu:v5e")), level="layers")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.bundle is not None, "the kept levels")
+            await pilot.pause()
+            assert staged.is_set() and not release.is_set()
+            names = [item.name for item in app.screen.query_one("#items").items]
+            assert names[:2] == ["image", "conv2d"]
+            assert app.screen.query_one("#items").current.name == "image"
+    finally:
+        release.set()
+
+
 @pytest.mark.e2e
 @sync
 async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_screen():

@@ -49,6 +49,14 @@ class LevelFailed:
 
 
 @dataclass(frozen=True)
+class KeptLevelsStaged:
+    """A cached bundle grows: its levels are in `staging_dir` (linked, byte for byte) and can be
+    shown while the workers capture what it lacked."""
+
+    staging_dir: str
+
+
+@dataclass(frozen=True)
 class CacheHit:
     """The bundle at `bundle_dir` is reused; `note` says how many of its levels failed ("" when none)."""
 
@@ -65,4 +73,4 @@ class CaptureFinished:
     failed_targets: tuple[str, ...] = ()
 
 
-CaptureEvent = LevelStarted | LevelCaptured | LevelFailed | CacheHit | CaptureFinished
+CaptureEvent = LevelStarted | LevelCaptured | LevelFailed | KeptLevelsStaged | CacheHit | CaptureFinished

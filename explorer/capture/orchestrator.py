@@ -37,7 +37,15 @@ from pathlib import Path
 
 from explorer.capture.artifacts import normalise_log
 from explorer.capture.cache import cached_bundle_path, tool_versions
-from explorer.capture.events import CacheHit, CaptureEvent, CaptureFinished, LevelCaptured, LevelFailed, LevelStarted
+from explorer.capture.events import (
+    CacheHit,
+    CaptureEvent,
+    CaptureFinished,
+    KeptLevelsStaged,
+    LevelCaptured,
+    LevelFailed,
+    LevelStarted,
+)
 from explorer.capture.growth import (
     GrowPlan,
     folder_locked,
@@ -339,6 +347,8 @@ class _CaptureRun:
                     "dtype": self.options.dtype,
                     "xla_flags": [list(pair) for pair in self.options.xla_flags],
                 })
+            if self.growth.base is not None:  # what the cache had shows while the workers run
+                self.emit(KeptLevelsStaged(str(self.staging)))
             pending = list(self.growth.accelerators)
             while True:
                 self._check_cancel()

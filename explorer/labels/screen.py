@@ -156,6 +156,9 @@ LABELS: dict[str, tuple[str, str]] = {
     "pane.live_ranges": ("Live ranges over program order", "Lebensdauern in Programmreihenfolge"),
     "state.select_item": ("select an item", "ein Element auswählen"),
     "notice.opening": ("Opening bundle {bundle}...", "Bundle {bundle} wird geöffnet..."),
+    # A level's list built on a worker the first time it is shown (a deep model's takes seconds).
+    "notice.building_rows": ("Listing {level}... (the other keys work meanwhile)",
+                             "{level} wird aufgelistet... (die anderen Tasten gehen währenddessen)"),
     "notice.failed": ("{level} failed for {target}: {error}.", "{level} ist für {target} fehlgeschlagen: {error}."),
     "notice.running": ("Capturing {level} for {target}...", "{level} für {target} wird erfasst..."),
     "notice.unavailable": ("{level} is unavailable for {target}: {error}.",
