@@ -82,7 +82,8 @@ def _sheets(modes) -> list[Path]:
 
 # Every level's sheet, and those of the screens pushed over a level (x, f, D, ?, G, T).
 OTHER_SHEETS = (*_sheets(SCREENS), *(CSS_DIR / f"{name}.tcss" for name in ("compare", "passes", "mesh", "help",
-                                                                             "glossary", "tour", "passport")))
+                                                                             "glossary", "tour", "passport",
+                                                                             "source")))
 
 
 def _screen_class(mode: str) -> type:
@@ -137,6 +138,8 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         keyed("f", "filmstrip", "app.passes"),
         keyed("P", "passport", "app.passport", show=False),  # the help lists it; the footer is full
         keyed("V", "what_if", "app.whatif", show=False),  # the help screen lists it
+        # Level 0 above the layers: Backspace already goes back from a descent, so the source view has its own key.
+        keyed("0", "source_view", "app.source", show=False),  # the help lists it; the footer is full
     ]
 
     lang = reactive("en", init=False)
@@ -170,6 +173,21 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
             self.notify(str(exc), severity="warning")
             return
         self.push_screen(PassportScreen(found))
+
+    def action_source_view(self) -> None:
+        """`0`: the Python lines above the selection (`explorer.views.source_view`)."""
+        from explorer.views.source_view import source_for_selection  # noqa: PLC0415 (kept off the first frame)
+
+        from screens.source import SourceScreen  # noqa: PLC0415 (kept off the first frame)
+
+        if isinstance(self.screen, SourceScreen) or self.bundle is None:
+            return
+        try:
+            view = source_for_selection(self.bundle, self.current_mode, self.selections, self.target)
+        except TensorwegError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.push_screen(SourceScreen(view))
 
     def open_passport_hop(self, target: str, level: str, item: str) -> None:
         """Enter on a passport's hop: its level on the passport's target, its item selected."""

@@ -41,6 +41,8 @@ def test_mnist_cnn_conv2d_down_to_registers_on_each_target():
     bundle = captured("mnist_cnn")
     cpu = {hop.level: hop for hop in passport(bundle, "cpu", "conv2d").hops}
     assert cpu["python"].name.startswith("keras/")
+    # cpu's own lines, from the TF ops' tracebacks the worker records: nothing borrowed from a JAX target
+    assert cpu["python"].evidence == "op_traceback" and not cpu["python"].heuristic
     assert any(r.startswith(("xmm", "ymm", "zmm")) for r in dict(cpu["machine-code"].details)["registers"])
     tpu = {hop.level: hop for hop in passport(bundle, "tpu:v5e", "conv2d").hops}
     assert any("VMEM" in line for line in tpu["machine-code"].lines)

@@ -402,3 +402,30 @@ def test_worker_keeps_layers_and_graph_when_xla_cannot_compile(tmp_path):
     hlo_failure = next(e for e in events if e["event"] == "level_failed" and e["level"] == "hlo")
     assert hlo_failure["error"] and "\n" not in hlo_failure["error"]
     assert (tmp_path / "s" / "graph.json").is_file()
+
+
+def test_module_function_records_where_the_function_called_each_layer(user_module):
+    """The passport's first line (issue 27): while the user's function builds the model, each layer
+    it calls is stamped with the user's line, relative to the module's folder; the traced graph's
+    ops carry the Keras lines that made them, and no path is absolute."""
+    import keras
+
+    model, _ = load_model("user_models:build", unsafe=False)
+    assert keras.layers.Layer.__call__.__name__ == "__call__"  # Keras's own, restored
+    signature = input_signature(model, 1, {})
+    traced = trace_model(model, signature)
+    records = {r.name: r for r in layer_records(model, signature, traced.calls)}
+    (line,) = records["head"].called_at
+    source = user_module.read_text(encoding="utf-8").splitlines()
+    assert (line.file, line.function, line.text) == ("user_models.py", "build", source[line.line - 1].strip())
+    assert "Dense(2, name='head')" in line.text
+    assert records["features"].called_at == ()  # an Input is never called
+    level, _ = graph_level_and_film(traced.concrete, traced.scope_map, False, traced.source_folder)
+    matmul = next(op for op in level.ops if op.op == "MatMul")
+    assert matmul.source[0].file == "keras/src/layers/core/dense.py" and matmul.source[0].function == "call"
+    assert all(not s.file.startswith("/") for op in level.ops for s in op.source)
+
+
+def test_other_models_record_no_call_sites():
+    model, _ = load_model("mlp", unsafe=False)
+    assert not any(r.called_at for r in layer_records(model, input_signature(model, 1, {})))

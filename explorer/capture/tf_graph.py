@@ -12,10 +12,11 @@ from __future__ import annotations
 import sys
 import traceback
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from explorer.capture.source_lines import op_source, user_folder
 from explorer.capture.tf_grappler_film import GrapplerFilm, each_optimizer
 from explorer.capture.tf_layers import LayerCall, call_model, recording_layer_calls
 from explorer.model.passes_grappler import FUSED_PREFIXES  # Grappler's fused ops: one definition
@@ -39,6 +40,7 @@ class TracedModel:
     specs: tuple[Any, ...]  # the tf.TensorSpec per input, in signature order
     scope_map: dict[str, str]  # graph name scope -> layer name
     calls: dict[str, list[LayerCall]]  # layer name -> its recorded calls
+    source_folder: str = ""  # a `module:function` model's folder: its files are shown relative to it
 
 
 def trace_model(model: Any, signature: list[tuple[str, tuple[int, ...], str]]) -> TracedModel:
@@ -49,7 +51,7 @@ def trace_model(model: Any, signature: list[tuple[str, tuple[int, ...], str]]) -
     function = tf.function(lambda *x: call_model(model, x), jit_compile=True)
     with recording_layer_calls(model) as calls:
         concrete = function.get_concrete_function(*specs)
-    return TracedModel(function, concrete, specs, scope_map_from_calls(calls), calls)
+    return TracedModel(function, concrete, specs, scope_map_from_calls(calls), calls, user_folder(model))
 
 
 def scope_map_from_calls(calls: dict[str, list[LayerCall]]) -> dict[str, str]:
@@ -68,11 +70,12 @@ def layer_for_op(op_name: str, scope_map: dict[str, str]) -> str:
 
 
 def graph_level_and_film(concrete_fn: Any, scope_map: dict[str, str],
-                         per_optimizer: bool) -> tuple[GraphLevel, GrapplerFilm | None]:
+                         per_optimizer: bool, source_folder: str = "") -> tuple[GraphLevel, GrapplerFilm | None]:
     """The graph level and, with `per_optimizer` (`--passes`), Grappler's film: the frozen
     graph's text and one (iteration, optimizer, graph text) per optimizer run
-    (`explorer.model.passes_grappler.write_grappler_frames` keeps the runs that changed it)."""
-    ops = tuple(_graph_op(op, scope_map) for op in concrete_fn.graph.get_operations())
+    (`explorer.model.passes_grappler.write_grappler_frames` keeps the runs that changed it).
+    The traced ops carry the Python lines that created them (`GraphOp.source`)."""
+    ops = tuple(_traced_op(op, scope_map, source_folder) for op in concrete_fn.graph.get_operations())
     try:
         frozen_ops, optimized_ops, film = _grappler_graphs(concrete_fn, scope_map, per_optimizer)
     except Exception as error:  # Grappler is a view on the side: the traced graph still stands
@@ -81,6 +84,18 @@ def graph_level_and_film(concrete_fn: Any, scope_map: dict[str, str],
         return GraphLevel(ops=ops, optimized_ops=(), grappler=summary), None
     level = GraphLevel(ops=ops, optimized_ops=optimized_ops, grappler=grappler_summary(frozen_ops, optimized_ops))
     return level, film
+
+
+# Ops that only feed values in or name them: no line of the layer's made them compute.
+_NO_SOURCE = frozenset({"Placeholder", "Const", "ReadVariableOp", "NoOp", "Identity", "VarHandleOp"})
+
+
+def _traced_op(op: Any, scope_map: dict[str, str], source_folder: str) -> GraphOp:
+    """A traced op with its Python lines (only the traced graph keeps tracebacks of the model's code)."""
+    record = _graph_op(op, scope_map)
+    if not record.layer or record.op in _NO_SOURCE:
+        return record
+    return replace(record, source=op_source(op.traceback, source_folder))
 
 
 def _graph_op(op: Any, scope_map: dict[str, str]) -> GraphOp:

@@ -30,6 +30,7 @@ from math import prod
 from typing import Any
 
 from explorer.capture.model_inputs import structured_inputs
+from explorer.capture.source_lines import called_at
 from explorer.model.records import LayerRecord
 
 Shape = tuple[int | None, ...]
@@ -181,6 +182,7 @@ def _record(path: str, layer: Any, call: LayerCall | None) -> LayerRecord:
         activation_bytes=call.output_bytes if call else 0,
         flops=estimate_flops(layer, call) if call else None,
         inbound=_inbound_layer_names(layer),
+        called_at=called_at(layer),
     )
 
 

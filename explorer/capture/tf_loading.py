@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.capture.keras_config import refusals
+from explorer.capture.source_lines import mark_user_model, recording_call_sites
 from explorer.errors import TensorwegError
 from explorer.model.records import MAX_INPUT_ELEMENTS, ModelIdentity
 
@@ -201,15 +202,19 @@ def _load_function(spec: str, module_name: str, function_name: str, cwd: str) ->
     builder = getattr(module, function_name, None)
     if not callable(builder):
         raise TensorwegError(f"{spec}: module {module_name!r} has no function {function_name!r}")
+    module_file = getattr(module, "__file__", None)
+    folder = os.path.dirname(os.path.abspath(module_file)) if module_file else ""
     try:
-        model = builder()
+        with recording_call_sites(folder):  # the passport's first line: where the user called each layer
+            model = builder()
     except Exception as error:
         raise TensorwegError(f"{spec}: {function_name}() raised {type(error).__name__}: {_first_line(error)}") from None
     import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     if not isinstance(model, keras.Model):
         raise TensorwegError(f"{spec}: {function_name}() returned {type(model).__name__}, not a keras.Model")
-    module_file = getattr(module, "__file__", None)
+    if folder:
+        mark_user_model(model, folder)
     sha = _file_sha256(Path(module_file)) if module_file else ""
     return model, ModelIdentity(spec=spec, kind="function", name=model.name, sha256=sha)
 

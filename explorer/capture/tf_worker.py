@@ -175,7 +175,7 @@ def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) 
         protocol.level_failed("graph", f"tracing the model failed: {one_line(protocol.trace_error or 'unknown error')}")
         return
     try:
-        level, film = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer)
+        level, film = graph_level_and_film(traced.concrete, traced.scope_map, per_optimizer, traced.source_folder)
         if film is not None:  # before graph.json: the level's "ok" means its film is there too
 
             write_grappler_frames(*film, staging)

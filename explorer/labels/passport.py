@@ -19,6 +19,13 @@ LABELS: dict[str, tuple[str, str]] = {
     "passport.hop.memory": ("buffer", "Puffer"),
     "passport.ev.stack_frames": ("op metadata: stack_frame_id and the module's stack-frame tables",
                                  "Op-Metadaten: stack_frame_id und die Stack-Frame-Tabellen des Moduls"),
+    "passport.ev.op_traceback": ("the TensorFlow op's traceback, recorded while tracing (graph.json), named by "
+                                 "the instruction's op_name",
+                                 "der Traceback der TensorFlow-Op, beim Tracing aufgezeichnet (graph.json), "
+                                 "benannt durch op_name der Instruktion"),
+    "passport.ev.call_site": ("where your function called the layer, recorded while it ran (layers.json)",
+                              "wo Ihre Funktion die Schicht aufrief, aufgezeichnet während sie lief (layers.json)"),
+    "passport.python_yours": ("your line", "Ihre Zeile"),
     "passport.ev.layers": ("layers.json (Keras's own summary)", "layers.json (Keras' eigene Übersicht)"),
     "passport.ev.index": ("cross-level index (name scopes, op_name metadata)",
                           "ebenenübergreifender Index (Namensräume, op_name-Metadaten)"),
@@ -113,4 +120,33 @@ LABELS: dict[str, tuple[str, str]] = {
         "und sein Speicherraum), und den Puffer, in dem er liegt. Jeder Schritt nennt seinen Beleg und sagt, wo "
         "er eine Heuristik ist. Enter geht zur Ebene des Schritts mit seinem Element gewählt, t zeigt denselben "
         "Pass auf dem nächsten Ziel, Esc oder P schließt."),
+    # `0`: the source view at the top of the trace (explorer/views/source_view.py, screens/source.py).
+    "source.title": ("Python source of {layer} on {target}", "Python-Quelle von {layer} auf {target}"),
+    "source.title_item": ("Python source of {item} ({level}) on {target}",
+                          "Python-Quelle von {item} ({level}) auf {target}"),
+    "source.keys": ("Enter go to the line's instructions, Esc back",
+                    "Enter zu den Instruktionen der Zeile, Esc zurück"),
+    "source.emits": ("emits", "erzeugt"),
+    "source.reaches": ("reaches", "führt zu"),
+    "source.empty": ("No Python lines recorded for this item.", "Für dieses Element sind keine Python-Zeilen "
+                     "aufgezeichnet."),
+    "binding.app.source": ("Source", "Quelle"),
+    "tooltip.app.source": ("Level 0: the Python lines above the selected layer or HLO instruction",
+                           "Ebene 0: die Python-Zeilen über der gewählten Schicht oder HLO-Instruktion"),
+    "binding.source.close": ("Back", "Zurück"),
+    "tooltip.source.close": ("Close the source view", "Die Quellansicht schließen"),
+    "notify.source_nowhere": ("This line names no instruction: there is nothing to go to.",
+                              "Diese Zeile nennt keine Instruktion: Es gibt nichts, wohin es geht."),
+    "help.source": (
+        "The source view (0, level 0 above the layers) shows the Python lines that made the selected layer's "
+        "HLO instructions, or one HLO instruction's lines: your own line first for a module:function model, "
+        "then Keras's layer call and the backend lines below it. Each line names the instructions it emitted "
+        "or reached by calling further down. Enter goes to the line's first instruction on the HLO level; "
+        "Esc or 0 closes. (Backspace already goes back from a descent, so level 0 has its own key.)",
+        "Die Quellansicht (0, Ebene 0 über den Schichten) zeigt die Python-Zeilen, die die HLO-Instruktionen "
+        "der gewählten Schicht erzeugten, oder die Zeilen einer HLO-Instruktion: bei einem Modell aus "
+        "module:function zuerst Ihre eigene Zeile, dann den Schichtaufruf von Keras und die Backend-Zeilen "
+        "darunter. Jede Zeile nennt die Instruktionen, die sie erzeugte oder über tiefere Aufrufe erreichte. "
+        "Enter geht zur ersten Instruktion der Zeile auf der HLO-Ebene; Esc oder 0 schließt. (Die Rücktaste "
+        "führt schon aus einem Abstieg zurück, deshalb hat Ebene 0 eine eigene Taste.)"),
 }

@@ -9,6 +9,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+# --- Python source ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """One Python line recorded by a capture worker (`explorer.capture.source_lines`).
+
+    file: relative to its package root (site-packages) or to the user's module folder;
+        any other file is `<path>/<file name>`, never absolute.
+    text: the line as it read at capture time, stripped ("" when it could not be read).
+    """
+
+    file: str
+    line: int
+    function: str = ""
+    text: str = ""
+
+
 # --- Level 1: Keras layers -------------------------------------------------
 
 
@@ -35,6 +53,9 @@ class LayerRecord:
     activation_bytes: int
     flops: int | None = None
     inbound: tuple[str, ...] = ()
+    # A `module:function` model: where the user's function called the layer (outermost first;
+    # files relative to the module's folder); () for every other kind of model and older bundles.
+    called_at: tuple[SourceLine, ...] = ()
 
     @property
     def params(self) -> int:
@@ -58,6 +79,9 @@ class GraphOp:
     attributes: key attributes as display strings (data_format, strides, ...).
     kernel_devices: device types with a registered kernel for `op` (CPU, GPU,
         XLA_CPU_JIT, ...).
+    source: the Python lines that created the op while TensorFlow traced it, from the layer's
+        `call` down to the last line outside TensorFlow (outermost first); only on the traced
+        graph's ops of a layer that compute (older bundles: ()).
     """
 
     name: str
@@ -67,6 +91,7 @@ class GraphOp:
     layer: str = ""
     attributes: tuple[tuple[str, str], ...] = ()
     kernel_devices: tuple[str, ...] = ()
+    source: tuple[SourceLine, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from explorer.views.buffers import allocation_of
 from explorer.views.items import shape_text
 from explorer.views.panes import buffer_lines
 from explorer.views.passport_machine import machine_code
-from explorer.views.passport_python import python_end
+from explorer.views.passport_python import PythonLine, python_end
 from explorer.views.tables import computation_table, instruction, layer_record, op_table
 
 if TYPE_CHECKING:
@@ -52,14 +52,14 @@ def _capped(lines: list[str]) -> tuple[str, ...]:
 
 def python_hop(bundle: Bundle, target: str, layer: str, hlo_names: tuple[str, ...], hlo_names_on, lang: str) -> Hop:
     end = python_end(bundle, target, layer, hlo_names, hlo_names_on)
-    if not end.lines:
+    why = ""
+    if not end.recovered:
         why = label("passport.no.python_tf", lang).format(where=end.missing) if end.missing != "-" \
             else label("passport.no.python_none", lang)
-        return Hop("python", "", "stack_frames", missing=label("passport.no.python", lang).format(why=why),
-                   jump=("layers", layer))
-    unreadable = label("passport.python_unreadable", lang)
-    lines = [f"{line.file}:{line.line}  {line.function}  {line.text or unreadable}"
-             + (f"  -> {', '.join(line.instructions)}" if line.instructions else "") for line in end.lines]
+        why = label("passport.no.python", lang).format(why=why)
+    if not end.lines:
+        return Hop("python", "", "stack_frames", missing=why, jump=("layers", layer))
+    lines = [python_line_text(line, lang) for line in end.lines] + ([why] if why else [])
     heuristic = label("passport.h.python_other_target", lang).format(where=end.heuristic, target=end.source_target) \
         if end.heuristic else ""
     if end.version_note:
@@ -69,9 +69,18 @@ def python_hop(bundle: Bundle, target: str, layer: str, hlo_names: tuple[str, ..
     first = end.lines[0]
     details = (("file", first.file), ("line", first.line), ("text", first.text), ("source_target", end.source_target),
                ("source_lines", [{"file": x.file, "line": x.line, "function": x.function, "text": x.text,
-                           "instructions": list(x.instructions)} for x in end.lines]))
-    return Hop("python", f"{first.file}:{first.line}", "stack_frames", tuple(lines), heuristic,
+                                  "instructions": list(x.instructions), "user": x.user} for x in end.lines]))
+    evidence = end.evidence if end.recovered else "call_site"
+    return Hop("python", f"{first.file}:{first.line}", evidence, tuple(lines), heuristic,
                details=details, jump=("layers", layer))
+
+
+def python_line_text(line: PythonLine, lang: str) -> str:
+    """`file:line  function  text`, the instructions the line emitted, and whose line it is."""
+    text = f"{line.file}:{line.line}  {line.function}  {line.text or label('passport.python_unreadable', lang)}"
+    if line.instructions:
+        text += f"  -> {', '.join(line.instructions)}"
+    return text + (f"  ({label('passport.python_yours', lang)})" if line.user else "")
 
 
 def layer_hop(bundle: Bundle, layer: str, lang: str) -> Hop:

@@ -4,10 +4,13 @@ Where each capture path keeps them (docs/passport.md): Keras-on-JAX modules (the
 targets) carry the whole Python stack of every instruction (`stack_frame_id` into the module's
 stack-frame tables, `explorer.hlo.stack_frames`); TensorFlow's XLA:CPU module carries
 `source_file`/`source_line`, and they name where TensorFlow creates every op
-(`tensorflow/python/framework/ops.py`), never the layer. There the hop borrows the Keras lines
-from a JAX target of the same bundle when it has one, and says so; else it says the lines cannot
-be recovered. The lines' text is read from the installed packages (paths as recorded, relative to
-site-packages); a file the bundle names outside them is never opened.
+(`tensorflow/python/framework/ops.py`), never the layer. For TensorFlow's target the TF worker
+records each graph op's traceback (`GraphOp.source`), and an HLO instruction's `op_name` names its
+op. A bundle from before that record borrows the Keras lines from a JAX target of the same bundle
+when it has one, and says so; else it says the lines cannot be recovered. A `module:function`
+model's layers also carry where the user's function called them (`LayerRecord.called_at`): those
+lines come first. A line's text is the one recorded at capture; without one it is read from the
+installed packages (paths relative to site-packages); a file outside them is never opened.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from explorer.hlo.stack_frames import SourceFrame, StackFrames, read_stack_frames
-from explorer.views.tables import instruction, per_bundle
+from explorer.views.tables import instruction, layer_record, op_table, per_bundle
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -33,25 +36,36 @@ _MOST_FRAMES = 6  # without a layer's `call` in the stack, the innermost frames 
 @dataclass(frozen=True)
 class PythonLine:
     """One Python line on the way to the layer's instructions; `instructions` it emitted itself
-    (it is the innermost frame of their stacks), () for a line that called further down."""
+    (it is the innermost frame of their stacks), () for a line that called further down;
+    `produced` every instruction whose stack passes through it; `user` a line of the user's own
+    function (where it called the layer)."""
 
     file: str
     line: int
     function: str
     text: str
     instructions: tuple[str, ...] = ()
+    produced: tuple[str, ...] = ()
+    user: bool = False
 
 
 @dataclass(frozen=True)
 class PythonEnd:
     """The lines (outermost first), the target whose module they were read from, and the notes:
-    `heuristic` when borrowed from another target, `missing` when nothing could be recovered."""
+    `heuristic` when borrowed from another target, `missing` when nothing could be recovered below
+    the user's lines. `evidence`: `stack_frames` (JAX's tables) or `op_traceback` (TF's graph ops)."""
 
     lines: tuple[PythonLine, ...]
     source_target: str = ""
     heuristic: str = ""
     missing: str = ""
     version_note: str = ""
+    evidence: str = "stack_frames"
+
+    @property
+    def recovered(self) -> bool:
+        """Whether lines below the user's own were found."""
+        return any(not line.user for line in self.lines)
 
 
 @per_bundle
@@ -81,38 +95,82 @@ def layer_stack(chain: tuple[SourceFrame, ...]) -> tuple[SourceFrame, ...]:
     return tuple(reversed(kept[:_MOST_FRAMES]))
 
 
+Frame = tuple[str, int, str, str]  # (file, line, function, recorded text or "")
+
+
+def _merged(stacks: list[tuple[str, tuple[Frame, ...]]]) -> tuple[PythonLine, ...]:
+    """One line per (file, line) over the instructions' stacks (outermost first), in first-seen order."""
+    emitted: dict[tuple[str, int], list[str]] = {}
+    produced: dict[tuple[str, int], list[str]] = {}
+    frames: dict[tuple[str, int], Frame] = {}
+    for name, stack in stacks:
+        for depth, frame in enumerate(stack):
+            key = (frame[0], frame[1])
+            frames.setdefault(key, frame)
+            emitted.setdefault(key, [])
+            if name not in produced.setdefault(key, []):
+                produced[key].append(name)
+            if depth == len(stack) - 1:
+                emitted[key].append(name)
+    return tuple(PythonLine(file, line, frames[(file, line)][2], frames[(file, line)][3] or source_line(file, line),
+                            tuple(emitted[(file, line)]), tuple(produced[(file, line)]))
+                 for (file, line) in frames)
+
+
 def lines_of(bundle: Bundle, target: str, names: tuple[str, ...]) -> tuple[PythonLine, ...]:
-    """The Python lines behind `names` (HLO instructions before optimisation) on `target`."""
+    """The Python lines behind `names` (HLO instructions before optimisation) on `target`, from
+    the module's stack-frame tables (Keras on JAX)."""
     frames = module_frames(bundle, target)
     if not frames:
         return ()
-    order: dict[tuple[str, int], list[str]] = {}
-    functions: dict[tuple[str, int], str] = {}
+    stacks = [(name, tuple((f.file, f.line, f.function, "") for f in layer_stack(frames.chain(frame_id(bundle, target,
+                                                                                                         name)))))
+              for name in names]
+    return _merged(stacks)
+
+
+def traced_lines(bundle: Bundle, target: str, names: tuple[str, ...]) -> tuple[PythonLine, ...]:
+    """The Python lines behind `names` from the tracebacks the TF worker recorded on the graph
+    ops their `op_name` metadata names (TensorFlow's target; () for bundles without them)."""
+    if bundle.graph is None:
+        return ()
+    ops = op_table(bundle)
+    stacks = []
     for name in names:
-        stack = layer_stack(frames.chain(frame_id(bundle, target, name)))
-        for depth, frame in enumerate(stack):
-            key = (frame.file, frame.line)
-            emitted = order.setdefault(key, [])
-            functions[key] = frame.function
-            if depth == len(stack) - 1:
-                emitted.append(name)
-    return tuple(PythonLine(file, line, functions[(file, line)], source_line(file, line), tuple(emitted))
-                 for (file, line), emitted in order.items())
+        found = instruction(bundle, "hlo", target, name)
+        op = ops.get(found.metadata.op_name) if found is not None else None
+        if op is not None and op.source:
+            stacks.append((name, tuple((s.file, s.line, s.function, s.text) for s in op.source)))
+    return _merged(stacks)
+
+
+def user_lines(bundle: Bundle, layer: str, names: tuple[str, ...]) -> tuple[PythonLine, ...]:
+    """Where a `module:function` model's function called `layer` (recorded text; every name produced there)."""
+    record = layer_record(bundle, layer)
+    if record is None:
+        return ()
+    return tuple(PythonLine(s.file, s.line, s.function, s.text, (), names, user=True) for s in record.called_at)
 
 
 def python_end(bundle: Bundle, target: str, layer: str, names: tuple[str, ...], hlo_names_on) -> PythonEnd:
     """The Python hop for `layer` on `target`. `hlo_names_on(other)` gives the layer's HLO
-    instructions on another target (the borrowed lines on TensorFlow's target)."""
+    instructions on another target (the borrowed lines of a TensorFlow target without tracebacks)."""
+    own = user_lines(bundle, layer, names)
     lines = lines_of(bundle, target, names)
     if lines:
-        return PythonEnd(lines, target, version_note=version_note(bundle, lines))
+        return PythonEnd(own + lines, target, version_note=version_note(bundle, lines))
+    lines = traced_lines(bundle, target, names)
+    if lines:
+        return PythonEnd(own + lines, target, version_note=version_note(bundle, lines), evidence="op_traceback")
     where = tf_source(bundle, target, names)
     for other in bundle.targets:
         if other != target and module_frames(bundle, other):
-            borrowed = lines_of(bundle, other, hlo_names_on(other))
-            if borrowed:
-                return PythonEnd(borrowed, other, heuristic=where or "-", version_note=version_note(bundle, borrowed))
-    return PythonEnd((), "", missing=where or "-")
+            there = hlo_names_on(other)
+            borrowed = lines_of(bundle, other, there)
+            if borrowed:  # the user's lines, too, name the other target's instructions
+                return PythonEnd(user_lines(bundle, layer, there) + borrowed, other, heuristic=where or "-",
+                                 version_note=version_note(bundle, borrowed))
+    return PythonEnd(own, target if own else "", missing=where or "-")
 
 
 def tf_source(bundle: Bundle, target: str, names: tuple[str, ...]) -> str:
