@@ -156,8 +156,10 @@ def test_module_function_model(tmp_path):
     assert "head" in names
 
 
-def test_model_xla_cannot_compile_still_has_layers_and_graph(tmp_path):
-    """A string op has no XLA kernel: layers and graph are captured, HLO levels record XLA's message."""
+def test_model_xla_cannot_compile_fails_in_one_line_naming_the_op_and_caches_nothing(tmp_path):
+    """A string op has no XLA kernel: the only target asked for compiled nothing, so the capture is
+    refused with XLA's own reason (the op it could not compile) and nothing is cached (issue 23:
+    a capture whose every requested target failed is never cached)."""
     (tmp_path / "strmodels.py").write_text(
         "import keras, tensorflow as tf\n"
         "class AsString(keras.layers.Layer):\n"
@@ -167,18 +169,15 @@ def test_model_xla_cannot_compile_still_has_layers_and_graph(tmp_path):
         "    inp = keras.Input((4,))\n"
         "    return keras.Model(inp, AsString(name='as_string')(inp))\n"
     )
-    events = []
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        path = capture("strmodels:build", CPU, out_dir=tmp_path / "b", on_event=events.append)
+        with pytest.raises(TensorwegError, match="every level of cpu failed, nothing was cached") as failure:
+            capture("strmodels:build", CPU, out_dir=tmp_path / "b")
     finally:
         os.chdir(cwd)
-    bundle = Bundle.open(path)
-    assert bundle.status("layers").status == "ok"
-    assert bundle.status("graph").status == "ok"
-    hlo = bundle.status("hlo", "cpu")
-    assert hlo.status == "failed" and hlo.error
+    assert "AsString" in str(failure.value)  # XLA's reason: the op without an XLA kernel
+    assert not (tmp_path / "b").exists()
 
 
 def test_unknown_bundle_schema_is_refused(tmp_path):
