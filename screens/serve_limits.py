@@ -113,6 +113,62 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+# Host (a header) and Origin as browsers send them: a name or [IPv6], and a port unless the default.
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?")
+_ORIGIN = re.compile(r"(https?)://(.+)", re.IGNORECASE)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def loopback_names(host: str) -> frozenset[str]:
+    """The names a browser on this machine may use for a loopback server on `host`."""
+    return frozenset({_normal_host(host), "localhost", "127.0.0.1", "::1"})
+
+
+def host_accepted(host_header: str | None, server_host: str, port: int) -> bool:
+    """DNS rebinding: a page on evil.example whose name came to resolve to 127.0.0.1 reaches a
+    loopback server with `Host: evil.example:PORT`; a loopback server answers only its own loopback
+    names with its port. A server on another address holds requests to its token instead."""
+    if not is_loopback(server_host):
+        return True
+    address = _address(host_header, "http")
+    return address is not None and address[0] in loopback_names(server_host) and address[1] == port
+
+
+def origin_accepted(origin: str | None, host_header: str | None, scheme: str, server_host: str, port: int) -> bool:
+    """Cross-site WebSocket hijacking: browsers apply no CORS to websockets, so any page the learner
+    visits could open a tab. A browser names the page's origin; it must be the server as the browser
+    addressed it (scheme, Host header), or for a loopback server one of its loopback names with its
+    port. No Origin at all (curl, scripts, the bench) is not a browser's cross-site request."""
+    if origin is None:
+        return True
+    match = _ORIGIN.fullmatch(origin)
+    if match is None:  # "null" (a sandboxed frame, a file:// page) or malformed
+        return False
+    origin_scheme = match.group(1).lower()
+    given = _address(match.group(2), origin_scheme)
+    if given is None or origin_scheme != scheme:
+        return False
+    if given == _address(host_header, scheme):
+        return True
+    return is_loopback(server_host) and given[0] in loopback_names(server_host) and given[1] == port
+
+
+def _address(host_port: str | None, scheme: str) -> tuple[str, int] | None:
+    """(normalised host, port) of a Host header or an origin's authority; None when malformed."""
+    match = _HOST_PORT.fullmatch(host_port or "")
+    if match is None:
+        return None
+    port = int(match.group(2)) if match.group(2) else _DEFAULT_PORTS[scheme]
+    return _normal_host(match.group(1).strip("[]")), port
+
+
+def _normal_host(host: str) -> str:
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return host.lower()
+
+
 def public_url(host: str, port: int, hostname: str, token: str | None) -> str:
     """The address to give the class: a wildcard host (0.0.0.0, ::) as this machine's name, and the token."""
     shown = hostname if host in ("0.0.0.0", "::", "") else host

@@ -8,10 +8,11 @@ neither counts tabs nor asks who connects. Two subclasses change the least that 
   process group, with the scrubbed environment and its own temp folder inside the server's. `stop`
   asks the app to quit; after QUIT_GRACE seconds it sends SIGTERM to the group, after TERM_GRACE
   more SIGKILL, then removes the temp folder. Every caller of `stop` waits for the same stop.
-- `ClassServer` (its `Server`) wants the token on every request (the URL's `?token=`, then a cookie
-  for the page's own requests), counts tabs (`--max-tabs`), caps each tab's terminal size, closes a
-  tab idle for `--idle-timeout`, stops every tab when it stops (SIGINT, SIGTERM and SIGHUP alike),
-  and prints its one line once the port is bound, not before.
+- `ClassServer` (its `Server`) refuses a request sent by another site's page (its Origin) and, on
+  loopback, one for another Host name (DNS rebinding), wants the token on every request (the URL's
+  `?token=`, then a cookie for the page's own requests), counts tabs (`--max-tabs`), caps each tab's
+  terminal size, closes a tab idle for `--idle-timeout`, stops every tab when it stops (SIGINT,
+  SIGTERM and SIGHUP alike), and prints its one line once the port is bound, not before.
 
 A tab the server closes gets the reason in the websocket's close frame; the page shows it in its
 "Session ended" dialog (CLOSE_REASON_SCRIPT). Each refusal and closing is one line in the server's log.
@@ -44,7 +45,9 @@ from screens.serve_limits import (
     TabSetup,
     asked_size,
     capped_size,
+    host_accepted,
     idle_message,
+    origin_accepted,
     tab_environment,
     tabs_full_message,
     token_accepted,
@@ -81,6 +84,7 @@ _PAGE = "<!DOCTYPE html><html><head><title>tensorweg</title></head><body><p>{}</
 # Linux: the kernel ends a tab whose server died, even by SIGKILL, when no stop could run.
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
 _PR_SET_PDEATHSIG = 1
+FOREIGN_PAGE_TEXT = "This server answers only pages it served itself, at the address it was started on."
 FORBIDDEN_TEXT = "This server admits only those who have its address with the token: ask whoever started it."
 
 
@@ -165,8 +169,24 @@ class ClassServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
+        app.middlewares.append(self._check_origin)  # first: a foreign page is refused before the token
         app.middlewares.append(self._check_token)
         return app
+
+    @web.middleware
+    async def _check_origin(self, request: web.Request, handler) -> web.StreamResponse:
+        """A request a browser sent for another site's page (its Origin is not this server), the
+        websocket's above all, gets 403; so does, on loopback, one whose Host is not a loopback name
+        with this server's port (DNS rebinding). See `serve_limits.origin_accepted`, `host_accepted`."""
+        host, origin = request.headers.get("Host"), request.headers.get("Origin")
+        if not host_accepted(host, self.host, self.port):
+            refused = f"Host {_shown(host)} is not this server's"
+        elif not origin_accepted(origin, host, request.scheme, self.host, self.port):
+            refused = f"Origin {_shown(origin)} is not this server's"
+        else:
+            return await handler(request)
+        log.warning("refused a request from %s: %s", visible(str(request.remote)), refused)
+        return web.Response(status=403, text=_PAGE.format(FOREIGN_PAGE_TEXT), content_type="text/html")
 
     @web.middleware
     async def _check_token(self, request: web.Request, handler) -> web.StreamResponse:
@@ -291,6 +311,13 @@ class ClassServer(Server):
             await asyncio.sleep(left)
         log.warning("closed a tab idle for %g s (--idle-timeout)", timeout)
         await _close(websocket, WSCloseCode.GOING_AWAY, idle_message(timeout))
+
+
+def _shown(header: str | None) -> str:
+    """A client's header in one log line: control characters shown, at most 80 characters."""
+    if header is None:
+        return "(none)"
+    return repr(visible(header[:80] + ("..." if len(header) > 80 else "")))
 
 
 def _envelope(message) -> tuple[str, object] | None:

@@ -2,8 +2,9 @@
 port, real tabs over websockets. Each tab's app runs in its own session with a scrubbed environment and
 its own temp folder, ends when its websocket closes, when it idles too long and when the server stops
 (SIGINT, SIGTERM or SIGHUP: the temp folder goes too); past `--max-tabs` a tab is refused with a reason;
-with a token every request without it gets 403. How a tab that will not quit is ended is checked on
-stand-in processes (`TabProcess` with a short command)."""
+with a token every request without it gets 403, and so do a foreign page's requests (Origin) and, on
+loopback, a rebound Host. How a tab that will not quit is ended is checked on stand-in processes
+(`TabProcess` with a short command)."""
 
 from __future__ import annotations
 
@@ -209,8 +210,8 @@ def test_an_idle_tab_is_closed_and_told_why(pack, tmp_path):
     assert out.count("closed a tab idle for 3 s (--idle-timeout)") == 1
 
 
-def _status(url: str, cookie: str | None = None) -> int:
-    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+def _status(url: str, cookie: str | None = None, headers: dict | None = None) -> int:
+    request = urllib.request.Request(url, headers={**({"Cookie": cookie} if cookie else {}), **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status
@@ -248,6 +249,33 @@ def test_with_a_token_every_request_and_websocket_without_it_is_refused(pack, tm
         out, _err = stop_server(server)
     assert out.splitlines()[0] == f"tensorweg: serving course.twpack on {url}/?token={TOKEN} (Ctrl+C stops)"
     assert "refused a request from 127.0.0.1: no valid token" in out
+
+
+def test_on_loopback_a_foreign_pages_requests_and_a_rebound_host_are_refused(pack, tmp_path):
+    url, _page, server = start_server([str(pack)], tmp_path)  # loopback, no token
+    port = int(url.rsplit(":", 1)[1])
+    foreign = {"Origin": "http://evil.example"}
+    try:
+        assert _status(url + "/", headers=foreign) == 403
+        assert _status(url + "/", headers={"Host": f"evil.example:{port}"}) == 403  # DNS rebinding
+        assert _status(url + "/static/js/textual.js", headers={"Origin": url}) == 200  # the page's own script
+        assert _status(f"http://localhost:{port}/", headers={"Origin": url}) == 200  # a loopback alias
+
+        async def websockets() -> tuple[int, str]:
+            async with aiohttp.ClientSession() as session:
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await session.ws_connect(url + "/ws?width=100&height=30", origin="http://evil.example")
+                async with session.ws_connect(url + "/ws?width=100&height=30", origin=url) as ws:
+                    seen = await read_until(ws, "Step 1 of")
+                    await ws.send_json(["stdin", "q"])
+            return refused.value.status, seen
+
+        status, seen = asyncio.run(websockets())
+        assert status == 403 and "conv2d" in seen
+    finally:
+        out, _err = stop_server(server)
+    assert out.count("refused a request from 127.0.0.1: Origin 'http://evil.example' is not this server's") == 2
+    assert out.count(f"refused a request from 127.0.0.1: Host 'evil.example:{port}' is not this server's") == 1
 
 
 # --- how a tab is stopped: stand-in processes ------------------------------------------------------

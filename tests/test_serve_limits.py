@@ -1,5 +1,6 @@
 """The rules `tensorweg serve` holds its tabs to (screens.serve_limits), one by one: what a tab's
-environment keeps, the terminal size it may ask for, the token check, where the class is sent."""
+environment keeps, the terminal size it may ask for, the token check, the Origin and Host checks,
+where the class is sent."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from screens.serve_limits import (
     TabSetup,
     asked_size,
     capped_size,
+    host_accepted,
     idle_message,
     is_loopback,
     new_token,
+    origin_accepted,
     public_url,
     tab_environment,
     token_accepted,
@@ -119,3 +122,39 @@ def test_the_idle_message_names_the_time_in_words_a_close_frame_holds():
     assert idle_message(60).startswith("This tab closed after 1 minute without")
     assert idle_message(90).startswith("This tab closed after 90 seconds without")
     assert len(idle_message(10**9).encode()) <= 123  # a websocket close reason's limit
+
+
+@pytest.mark.parametrize("host, server_host, accepted", [
+    ("127.0.0.1:8000", "127.0.0.1", True), ("localhost:8000", "127.0.0.1", True), ("LOCALHOST:8000", "127.0.0.1", True),
+    ("[::1]:8000", "127.0.0.1", True), ("[0:0::1]:8000", "::1", True), ("127.0.0.2:8000", "127.0.0.2", True),
+    ("evil.example:8000", "127.0.0.1", False),  # a rebound name that now resolves to 127.0.0.1
+    ("127.0.0.1:8001", "127.0.0.1", False), ("127.0.0.1", "127.0.0.1", False),  # another port (80)
+    ("localhost.evil.example:8000", "localhost", False), ("127.0.0.2:8000", "127.0.0.1", False),
+    ("user@127.0.0.1:8000", "127.0.0.1", False), ("127.0.0.1:8000/x", "127.0.0.1", False),
+    ("", "127.0.0.1", False), (None, "127.0.0.1", False),
+    ("evil.example:8000", "0.0.0.0", True), (None, "10.0.0.5", True),  # not loopback: the token guards it
+])
+def test_a_loopback_server_answers_only_its_loopback_names_with_its_port(host, server_host, accepted):
+    assert host_accepted(host, server_host, 8000) is accepted
+
+
+@pytest.mark.parametrize("origin, host, server_host, accepted", [
+    (None, "127.0.0.1:8000", "127.0.0.1", True),  # curl, scripts, the bench: no browser page asks
+    ("http://127.0.0.1:8000", "127.0.0.1:8000", "127.0.0.1", True),
+    ("http://localhost:8000", "localhost:8000", "localhost", True),
+    ("http://localhost:8000", "127.0.0.1:8000", "127.0.0.1", True),  # a loopback alias of this server
+    ("http://[::1]:8000", "127.0.0.1:8000", "127.0.0.1", True),
+    ("http://classroom:8000", "classroom:8000", "0.0.0.0", True),  # as the class addressed it
+    ("http://evil.example", "127.0.0.1:8000", "127.0.0.1", False),
+    ("https://evil.example:8000", "127.0.0.1:8000", "127.0.0.1", False),
+    ("http://evil.example:8000", "classroom:8000", "0.0.0.0", False),
+    ("http://127.0.0.1:8001", "127.0.0.1:8000", "127.0.0.1", False),  # another server on this machine
+    ("http://localhost:8000", "classroom:8000", "0.0.0.0", False),  # not loopback: only as addressed
+    ("https://127.0.0.1:8000", "127.0.0.1:8000", "127.0.0.1", False),  # another scheme
+    ("null", "127.0.0.1:8000", "127.0.0.1", False),  # a sandboxed frame or a file:// page
+    ("http://127.0.0.1:8000/", "127.0.0.1:8000", "127.0.0.1", False),
+    ("http://user@127.0.0.1:8000", "127.0.0.1:8000", "127.0.0.1", False),
+    ("", "127.0.0.1:8000", "127.0.0.1", False),
+])
+def test_a_browser_request_must_come_from_this_servers_own_page(origin, host, server_host, accepted):
+    assert origin_accepted(origin, host, "http", server_host, 8000) is accepted
