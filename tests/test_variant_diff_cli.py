@@ -1,5 +1,6 @@
 """`tensorweg diff BUNDLE_A BUNDLE_B` on the recorded variant bundles (tests/fixtures/bundles/variants/):
-its words in German, and the capture options it refuses (two captured bundles have their options fixed)."""
+its words in German, and the capture options it refuses (two captured bundles have their options fixed);
+`--donate` / `--no-donate` outside train mode. In-process (main), so this tree's code runs."""
 
 from __future__ import annotations
 
@@ -55,3 +56,17 @@ def test_every_capture_option_given_is_named_in_the_one_line(capsys):
                  "--batch", "8"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "--dtype" in line and "--batch" in line
+
+
+@pytest.mark.parametrize("args", [
+    ("capture", "mnist_cnn", "--no-donate"),
+    ("inspect", "mnist_cnn", "--level", "hlo", "--donate"),
+    ("diff", "mnist_cnn", "--vary", "donate=on,off"),
+], ids=" ".join)
+def test_donation_outside_a_training_step_is_one_line_and_caches_nothing(capsys, empty_workplace, args):
+    cwd, cache = empty_workplace
+    assert main(list(args)) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "donate needs --mode train" in lines[0], err
+    assert "Traceback" not in err and files_under(cache) == [] and files_under(cwd) == []
