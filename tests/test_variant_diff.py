@@ -99,11 +99,12 @@ def test_every_kind_of_delta_has_a_course_text_in_both_languages():
 def test_text_names_the_variants_marks_changed_layers_and_says_why():
     diff = diff_of("batch1", "no_fusion")
     text = as_text(diff, "de")
-    assert text.splitlines()[0] == "mnist_cnn on cpu: batch1 vs no_fusion"
+    assert text.splitlines()[0] == "mnist_cnn auf cpu: batch1 gegen no_fusion"
     conv_row = next(line for line in text.splitlines() if " conv2d " in line)
     assert conv_row.startswith("*") and "->" in conv_row
     assert explain_topic("whatif:fusions", "de").title in text
-    assert "fusions that changed" in text
+    assert "geänderte Fusionen" in text
+    assert "fusions that changed" in as_text(diff, "en")
 
 
 def test_json_has_the_variants_and_per_layer_deltas():

@@ -58,6 +58,8 @@ def test_the_worker_passes_no_flag_the_app_does_not_know():
     ({"targets": "cpu", "dtype": "float64"}, "bad --dtype"),
     ({"targets": "cpu", "remat_layers": "conv"}, "--remat-layers needs --mode train"),
     ({"targets": "cpu", "mode": "train", "remat_layers": "conv("}, "not a regular expression"),
+    ({"targets": "cpu", "donate": True}, "--donate needs --mode train"),
+    ({"targets": "cpu", "donate": False}, "--no-donate needs --mode train"),
 ])
 def test_variants_no_target_could_compile_are_refused(keywords, fragment):
     with pytest.raises(TensorwegError, match=fragment):
@@ -76,6 +78,11 @@ def test_each_variant_is_a_bundle_of_its_own_in_the_cache():
         {}, {"batch": 64}, {"dtype": "bfloat16"}, {"dtype": "float32"},
         {"xla_flags": ["xla_disable_hlo_passes=fusion"]}, {"xla_flags": ["xla_disable_hlo_passes=algsimp"]})}
     assert len(keys) == 6
+    # Donation is the training step's default: --donate is the plain train capture, --no-donate its own bundle.
+    train = {**PLAIN, "mode": "train"}
+    donating = cache_key(source, build_capture_options(**train, donate=True))
+    assert donating == cache_key(source, build_capture_options(**train))
+    assert cache_key(source, build_capture_options(**train, donate=False)) != donating
     # The key covers what is compiled, not the targets: a bundle grows by targets.
     assert cache_key(source, plain) == cache_key(source, build_capture_options(targets="cpu,tpu:v5e"))
 
@@ -102,6 +109,12 @@ def test_the_title_says_which_variant_a_bundle_is():
     assert mode_text(bundle) == "xla_disable_hlo_passes=fusion"
 
 
+def test_the_title_says_the_step_keeps_its_arguments():
+    options = build_capture_options(targets="cpu", mode="train", donate=False)
+    assert variant_words(options) == ("no donation",)
+    assert variant_words(build_capture_options(targets="cpu", mode="train", donate=True)) == ()
+
+
 # --- --vary ---------------------------------------------------------------------------------------
 
 
@@ -115,6 +128,8 @@ def test_vary_makes_two_checked_variants_that_differ_in_the_key_only():
     assert (first.label, second.label) == ("batch=1", "batch=64")
     assert (first.options.batch, second.options.batch) == (1, 64)
     assert first.options.dtype == second.options.dtype == "bfloat16"
+    donating, keeping = variants("donate=on,off", {**PLAIN, "mode": "train"})
+    assert (donating.options.donate, keeping.options.donate) == (True, False)
     plain, flagged = variants("xla-flag=none,xla_disable_hlo_passes=fusion", PLAIN)
     assert plain.options.xla_flags == () and flagged.options.xla_flags == (("xla_disable_hlo_passes", "fusion"),)
 
@@ -130,6 +145,7 @@ def test_vary_makes_two_checked_variants_that_differ_in_the_key_only():
     ("xla-flag=none,off", "the same variant"),
     ("dtype=float32,float64", "bad --dtype"),
     ("remat=off,on", "--remat needs --mode train"),
+    ("donate=on,off", "--donate needs --mode train"),
 ])
 def test_bad_vary_is_refused(text, fragment):
     with pytest.raises(TensorwegError, match=fragment):

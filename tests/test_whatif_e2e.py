@@ -69,3 +69,12 @@ def test_remat_of_chosen_layers_on_the_tpu(capsys):
     data = json.loads(capsys.readouterr().out)
     first, second = data["variants"]
     assert second["flops"] >= first["flops"]  # recomputation adds work (or XLA removes it again)
+
+
+def test_a_step_that_keeps_its_arguments_aliases_nothing_on_the_tpu(capsys):
+    assert main(["diff", "mnist_cnn", "--vary", "donate=on,off", "--mode", "train",
+                 "--target", "tpu:v5e", "--json"]) == 0
+    donating, keeping = json.loads(capsys.readouterr().out)["variants"]
+    assert donating["xla_memory_analysis"]["alias_size_in_bytes"] > 0
+    assert keeping["xla_memory_analysis"]["alias_size_in_bytes"] == 0
+    assert keeping["xla_peak_bytes"] > donating["xla_peak_bytes"]  # old and new weights both live

@@ -55,7 +55,7 @@ def cache_root() -> Path:
 
 # Options added after bundles were first cached: at their default they stay out of the key, so a
 # plain capture keeps the key (and the cached bundle) it had before they existed.
-_LATER_OPTIONS = ("dtype", "remat_layers", "xla_flags")
+_LATER_OPTIONS = ("dtype", "remat_layers", "xla_flags", "donate")
 
 
 def _key_options(options: CaptureOptions) -> dict:

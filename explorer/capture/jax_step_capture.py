@@ -41,7 +41,7 @@ def options_of(request: dict) -> CaptureOptions:
     return CaptureOptions(targets=(request["target"],), mode=request.get("mode", "inference"),
                           optimizer=request.get("optimizer", ""), mesh=request.get("mesh", ""),
                           shard=request.get("shard", ""), remat=bool(request.get("remat")),
-                          remat_layers=request.get("remat_layers", ""),
+                          remat_layers=request.get("remat_layers", ""), donate=bool(request.get("donate", True)),
                           layout_map=tuple((pattern, tuple(axes)) for pattern, axes in request.get("layout_map", ())),
                           layout_map_file=request.get("layout_map_file", ""))
 

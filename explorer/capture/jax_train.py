@@ -178,7 +178,8 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
         return loss, trainable, non_trainable, optimizer_state
 
     assert train_step.__name__ == TRAIN_FUNCTION
-    step = jax.jit(train_step, donate_argnums=(0, 1, 2), keep_unused=True)
+    # Weights, state and optimizer state (arguments 0-2) donated unless --no-donate.
+    step = jax.jit(train_step, donate_argnums=(0, 1, 2) if options.donate else (), keep_unused=True)
     with checkpoint_each_layer(model, options.remat, options.remat_layers):
         traced = step.trace(args_t, args_n, [s for s, _ in state], x, [s for s, _ in labels])
     lowered = traced.lower(lowering_platforms=(placement.platform,))
@@ -189,7 +190,7 @@ def lower_step(model: Any, signature: list, spec: TargetSpec, options: CaptureOp
     layout = StepLayout(
         mode=mode, optimizer=options.optimizer or "adam", compiler=compiler_name(spec),
         arguments=tuple(groups), outputs=outputs,
-        donated=tuple(range(len(trainable) + len(non_trainable) + len(state))),
+        donated=tuple(range(len(trainable) + len(non_trainable) + len(state))) if options.donate else (),
         mesh=options.mesh, shard=options.shard, devices=placement.devices, remat=options.remat,
         layout_map=options.layout_map_file,
     )

@@ -28,7 +28,7 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
                           mode: str = "inference", optimizer: str | None = None, mesh: str = "",
                           shard: str | None = None, remat: bool = False,
                           layout_map: Path | None = None, dtype: str = "", remat_layers: str = "",
-                          xla_flags: Iterable[str] = ()) -> CaptureOptions:
+                          xla_flags: Iterable[str] = (), donate: bool | None = None) -> CaptureOptions:
     """The checked options; the defaults are the command line's (`tensorweg capture MODEL`).
 
     targets: "cpu,tpu:v5e" as `--targets` writes it, or the names. input_shapes: `--input-shape`
@@ -36,6 +36,7 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
     file, read here. dtype: a Keras dtype policy for every layer ("" = the model's own).
     remat_layers: a regex; only the leaf layers it finds are rematerialised (implies remat).
     xla_flags: `--xla-flag NAME=VALUE` texts (explorer.capture.variants.XLA_FLAG_CHOICES).
+    donate: `--donate` / `--no-donate` (train mode only); None = not given: the step donates.
     Anything no capture could compile raises TensorwegError (one line).
     """
     for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard), ("dtype", dtype or None)):
@@ -59,7 +60,11 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
         dtype=dtype,
         remat_layers=remat_layers,
         xla_flags=parse_xla_flags(xla_flags),
+        donate=donate is not False,
     )
+    if donate is not None and options.mode != "train":
+        raise TensorwegError(f"{'--donate' if donate else '--no-donate'} needs --mode train "
+                             "(only a training step has arguments to donate)")
     if options.remat and options.mode != "train":
         raise TensorwegError(f"{'--remat-layers' if remat_layers else '--remat'} needs --mode train")
     check_variant_targets(options)

@@ -462,6 +462,7 @@ class _CaptureRun:
             "layout_map_file": self.options.layout_map_file,
             "dtype": self.options.dtype, "remat_layers": self.options.remat_layers,
             "xla_flags": [list(pair) for pair in self.options.xla_flags],
+            "donate": self.options.donate,
         })
 
     def _read_events(self, worker: _Worker) -> None:

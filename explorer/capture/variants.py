@@ -146,12 +146,14 @@ def variant_words(options: CaptureOptions) -> tuple[str, ...]:
     if options.remat_layers:
         words.append(f"remat {options.remat_layers}")
     words.extend(f"{name}={value}" for name, value in options.xla_flags)
+    if not options.donate:
+        words.append("no donation")
     return tuple(words)
 
 
 # The options a variant may differ in, in the order a label names them.
 _COMPARED = ("batch", "input_shapes", "dtype", "mode", "optimizer", "remat", "remat_layers", "mesh", "shard",
-             "layout_map_file", "xla_flags", "passes")
+             "layout_map_file", "xla_flags", "donate", "passes")
 
 
 def option_differences(base: CaptureOptions, other: CaptureOptions) -> tuple[str, ...]:

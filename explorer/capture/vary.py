@@ -60,6 +60,7 @@ VARY_KEYS: dict[str, VaryKey] = {
     "remat": VaryKey("remat", _switch, "train mode: rematerialise every layer, remat=off,on"),
     "remat-layers": VaryKey("remat_layers", _or_empty,
                             "train mode: rematerialise matching layers, remat-layers=none,conv"),
+    "donate": VaryKey("donate", _switch, "train mode: donate the step's arguments, donate=on,off"),
     "mesh": VaryKey("mesh", _or_empty, "one chip or a mesh (with --shard): mesh=none,2x2"),
     "xla-flag": VaryKey("xla_flags", lambda key, value: value,
                         "an XLA flag the app knows: xla-flag=none,xla_disable_hlo_passes=fusion"),

@@ -50,6 +50,7 @@ def capture_keywords(args: argparse.Namespace, targets: str | None = None) -> di
         "dtype": getattr(args, "dtype", ""),
         "remat_layers": getattr(args, "remat_layers", ""),
         "xla_flags": getattr(args, "xla_flag", ()),
+        "donate": getattr(args, "donate", None),
     }
 
 

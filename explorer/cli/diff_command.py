@@ -15,6 +15,7 @@ from explorer.capture.vary import VARY_KEYS, variants
 from explorer.cli.commands import capture_keywords, default_language, open_or_capture
 from explorer.course.pack import bundle_argument
 from explorer.errors import TensorwegError
+from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.targets import TARGETS
 
@@ -29,8 +30,12 @@ def register(subparsers: argparse._SubParsersAction, capture_options_for) -> Non
     diff.add_argument("--target", default="cpu", help="the target both variants are compared on (default cpu)")
     diff.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
     diff.add_argument("--lang", choices=("de", "en"), default=None, help="the explanations' language")
+    own = set(vars(diff.parse_known_args(["MODEL"])[0]))
     capture_options_for(diff)
-    diff.set_defaults(handler=run_diff)
+    # The capture options' defaults, so that bundle-vs-bundle mode can tell which ones were given.
+    capture_defaults = {dest: value for dest, value in vars(diff.parse_known_args(["MODEL"])[0]).items()
+                        if dest not in own}
+    diff.set_defaults(handler=run_diff, capture_defaults=capture_defaults)
 
 
 def run_diff(args: argparse.Namespace) -> int:
@@ -39,19 +44,28 @@ def run_diff(args: argparse.Namespace) -> int:
 
     if args.target not in TARGETS:
         raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
-    before, after = _variant_bundles(args)
-    diff = variant_diff(before, after, args.target)
     lang = args.lang or default_language()
+    before, after = _variant_bundles(args, lang)
+    diff = variant_diff(before, after, args.target)
     print(variant_diff_text.as_json(diff) if args.json else variant_diff_text.as_text(diff, lang))
     return 0
 
 
-def _variant_bundles(args: argparse.Namespace) -> tuple[tuple[str, Bundle], tuple[str, Bundle]]:
+def _given_capture_options(args: argparse.Namespace) -> list[str]:
+    """The capture options on the command line (those not at their defaults), as the user typed them."""
+    return [f"--{dest.replace('_', '-')}" for dest, default in args.capture_defaults.items()
+            if getattr(args, dest) != default]
+
+
+def _variant_bundles(args: argparse.Namespace, lang: str) -> tuple[tuple[str, Bundle], tuple[str, Bundle]]:
     """(label, bundle) of each variant: two bundles as they are, or a model's two variants, captured
     (or taken from the cache) one after the other once both were checked."""
     if len(args.models) == 2:
         if args.vary:
             raise TensorwegError("diff BUNDLE_A BUNDLE_B compares two captures as they are; --vary is for one MODEL")
+        if given := _given_capture_options(args):
+            raise TensorwegError(f"diff BUNDLE_A BUNDLE_B compares two captures as they are; capture options "
+                                 f"mean nothing there: {', '.join(given)}")
         paths = [bundle_argument(model) for model in args.models]
         for model, path in zip(args.models, paths, strict=True):
             if path is None:
@@ -69,6 +83,6 @@ def _variant_bundles(args: argparse.Namespace) -> tuple[tuple[str, Bundle], tupl
     first, second = variants(args.vary, capture_keywords(args, targets=args.target))
     opened = []
     for variant in (first, second):
-        print(f"variant {variant.label}:", file=sys.stderr, flush=True)
+        print(label("whatif.variant", lang).format(label=variant.label), file=sys.stderr, flush=True)
         opened.append((variant.label, open_or_capture(args.models[0], variant.options)))
     return opened[0], opened[1]

@@ -68,6 +68,9 @@ def _variant_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--xla-flag", action="append", default=[], metavar="NAME=VALUE",
                         help="pass one of the XLA flags the app explains (repeatable): "
                              + ", ".join(XLA_FLAG_CHOICES))
+    parser.add_argument("--donate", action=argparse.BooleanOptionalAction, default=None,
+                        help="train mode: donate the step's weights and optimizer state so XLA may update "
+                             "them in place (default), or not (--no-donate)")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -310,6 +310,9 @@ class CaptureOptions:
     dtype: str = ""
     remat_layers: str = ""
     xla_flags: tuple[tuple[str, str], ...] = ()
+    # Train mode: the step's weights, state and optimizer state donated (jax.jit donate_argnums), so
+    # XLA may write the new values over the old; False keeps both copies live (--no-donate).
+    donate: bool = True
 
     def without_targets(self) -> CaptureOptions:
         """What decides how the model compiles, whatever the target: a bundle grows by targets

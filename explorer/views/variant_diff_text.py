@@ -31,27 +31,27 @@ def _change(before: str, after: str) -> str:
     return before if before == after else f"{before} -> {after}"
 
 
-def _percent(before: float | None, after: float | None) -> str:
+def _percent(before: float | None, after: float | None, lang: str) -> str:
     if before is None or after is None or before == after:
         return ""
     if not before:
-        return "new"
+        return label("whatif.new", lang)
     ratio = after / before
     return f"x{ratio:.3g}" if ratio >= 2 or ratio <= 0.5 else f"{ratio - 1:+.0%}"
 
 
 _TOTALS: tuple[tuple[str, Callable[[VariantTotals], str], Callable[[VariantTotals], float | None]], ...] = (
-    ("fusions", lambda t: _count(t.fusions), lambda t: t.fusions),
-    ("kernels", lambda t: _count(t.kernels), lambda t: t.kernels),
-    ("instructions", lambda t: _count(t.instructions), lambda t: t.instructions),
-    ("FLOPs", lambda t: format_count(t.flops), lambda t: t.flops),
-    ("bytes moved", lambda t: format_bytes(t.bytes_accessed), lambda t: t.bytes_accessed),
-    ("estimated time", lambda t: format_seconds(t.estimated_seconds), lambda t: t.estimated_seconds),
-    ("bound (compute/memory)", lambda t: f"{t.compute_bound}/{t.memory_bound}" if t.estimated_seconds else MISSING,
+    ("whatif.row.fusions", lambda t: _count(t.fusions), lambda t: t.fusions),
+    ("whatif.row.kernels", lambda t: _count(t.kernels), lambda t: t.kernels),
+    ("whatif.row.instructions", lambda t: _count(t.instructions), lambda t: t.instructions),
+    ("whatif.row.flops", lambda t: format_count(t.flops), lambda t: t.flops),
+    ("whatif.row.bytes_moved", lambda t: format_bytes(t.bytes_accessed), lambda t: t.bytes_accessed),
+    ("whatif.row.estimated_time", lambda t: format_seconds(t.estimated_seconds), lambda t: t.estimated_seconds),
+    ("whatif.row.bound", lambda t: f"{t.compute_bound}/{t.memory_bound}" if t.estimated_seconds else MISSING,
      lambda t: None),
-    ("peak memory", lambda t: format_bytes(t.peak_bytes), lambda t: t.peak_bytes),
-    ("XLA memory_analysis", lambda t: format_bytes(t.xla_peak_bytes), lambda t: t.xla_peak_bytes),
-    ("registers (max)", lambda t: _count(t.max_registers), lambda t: t.max_registers),
+    ("whatif.row.peak_memory", lambda t: format_bytes(t.peak_bytes), lambda t: t.peak_bytes),
+    ("whatif.row.xla_peak", lambda t: format_bytes(t.xla_peak_bytes), lambda t: t.xla_peak_bytes),
+    ("whatif.row.registers", lambda t: _count(t.max_registers), lambda t: t.max_registers),
 )
 
 
@@ -59,38 +59,47 @@ def _count(value: int | None) -> str:
     return MISSING if value is None else str(value)
 
 
-def totals_rows(diff: VariantDiff) -> list[tuple[str, str, str, str]]:
+def totals_rows(diff: VariantDiff, lang: str = "en") -> list[tuple[str, str, str, str]]:
     """(figure, variant A, variant B, change) for the whole model; rows with nothing in either left out."""
     first, second = diff.variants
     rows = []
-    for name, shown, value in _TOTALS:
+    for key, shown, value in _TOTALS:
         a, b = shown(first), shown(second)
         if a == MISSING and b == MISSING:
             continue
-        rows.append((name, a, b, _percent(value(first), value(second)) or ("" if a == b else "changed")))
+        change = _percent(value(first), value(second), lang) or ("" if a == b else label("whatif.changed", lang))
+        rows.append((label(key, lang), a, b, change))
     return rows
 
 
-def _layer_columns(target: str) -> tuple[tuple[str, Callable[[LayerFigures], str]], ...]:
-    """The per-layer figures worth showing on the target's kind (GPU: registers, occupancy; TPU: tiles)."""
+def _bound(bound: str, lang: str) -> str:
+    """The layer's bound ("compute" or "memory", as the roofline estimate names it) in `lang`."""
+    return label(f"whatif.bound.{bound}", lang) if bound in ("compute", "memory") else (bound or MISSING)
+
+
+def _layer_columns(target: str, lang: str) -> tuple[tuple[str, Callable[[LayerFigures], str]], ...]:
+    """The per-layer figures worth showing on the target's kind (GPU: registers, occupancy; TPU: tiles),
+    each under its heading's label key."""
     kind = TARGETS[target].kind if target in TARGETS else ""
     columns: list[tuple[str, Callable[[LayerFigures], str]]] = [
-        ("fusions", lambda f: str(f.fusions)), ("kernels", lambda f: str(f.kernels)),
-        ("instr", lambda f: str(f.instructions)), ("FLOPs", lambda f: format_count(f.flops)),
-        ("bytes", lambda f: format_bytes(f.bytes_accessed)),
-        ("estimate", lambda f: format_seconds(f.estimated_seconds)), ("bound", lambda f: f.bound or MISSING)]
+        ("whatif.row.fusions", lambda f: str(f.fusions)), ("whatif.row.kernels", lambda f: str(f.kernels)),
+        ("whatif.col.instructions", lambda f: str(f.instructions)),
+        ("whatif.row.flops", lambda f: format_count(f.flops)),
+        ("whatif.col.bytes", lambda f: format_bytes(f.bytes_accessed)),
+        ("whatif.col.estimate", lambda f: format_seconds(f.estimated_seconds)),
+        ("whatif.col.bound", lambda f: _bound(f.bound, lang))]
     if kind == "gpu":
-        columns += [("regs", lambda f: _count(f.registers)),
-                    ("occupancy", lambda f: MISSING if f.occupancy is None else f"{f.occupancy:.0%}")]
+        columns += [("whatif.col.registers", lambda f: _count(f.registers)),
+                    ("whatif.col.occupancy", lambda f: MISSING if f.occupancy is None else f"{f.occupancy:.0%}")]
     if kind == "tpu":
-        columns.append(("tiles", lambda f: " ".join(f.tiles) or MISSING))
+        columns.append(("whatif.col.tiles", lambda f: " ".join(f.tiles) or MISSING))
     return tuple(columns)
 
 
-def layer_rows(diff: VariantDiff) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def layer_rows(diff: VariantDiff, lang: str = "en") -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """The per-layer table: each figure as `A -> B` where it changed; a changed layer is marked `*`."""
-    columns = _layer_columns(diff.target)
-    header = ("", "layer", *(name for name, _ in columns))
+    columns = _layer_columns(diff.target, lang)
+    header = ("", label("whatif.col.layer", lang), *(label(key, lang) for key, _ in columns))
     rows = []
     for delta in diff.layers:
         if not (delta.before.captured or delta.after.captured):
@@ -102,29 +111,33 @@ def layer_rows(diff: VariantDiff) -> tuple[tuple[str, ...], list[tuple[str, ...]
 
 def as_text(diff: VariantDiff, lang: str = "en") -> str:
     first, second = diff.variants
-    lines = [f"{diff.model} on {diff.target}: {first.label} vs {second.label}", ""]
+    heading = label("whatif.heading", lang).format(
+        model=diff.model, target=diff.target, first=first.label, second=second.label)
+    lines = [heading, ""]
     for variant in diff.variants:
         if not variant.captured:
             lines.append(f"{variant.label}: {variant.status}")
-    lines.append(text_table(("model", first.label, second.label, "change"), totals_rows(diff)))
-    lines += ["", "per layer (* changed; A -> B):", text_table(*layer_rows(diff))]
-    lines += ["", "fusions that changed (matched by the layers they compute):"]
-    lines += [f"  {' + '.join(change.layers)}: {', '.join(change.before) or 'none'}  ->  "
-              f"{', '.join(change.after) or 'none'}" for change in diff.fusion_changes] or ["  none"]
-    lines += _peak_check(diff)
+    columns = (label("whatif.col.model", lang), first.label, second.label, label("whatif.col.change", lang))
+    lines.append(text_table(columns, totals_rows(diff, lang)))
+    lines += ["", label("whatif.per_layer", lang), text_table(*layer_rows(diff, lang))]
+    none = label("whatif.no_fusion_change", lang)
+    lines += ["", label("whatif.fusions_changed", lang)]
+    lines += [f"  {' + '.join(change.layers)}: {', '.join(change.before) or none}  ->  "
+              f"{', '.join(change.after) or none}" for change in diff.fusion_changes] or [f"  {none}"]
+    lines += _peak_check(diff, lang)
     lines += _narration(diff, lang)
     return "\n".join(lines)
 
 
-def _peak_check(diff: VariantDiff) -> list[str]:
+def _peak_check(diff: VariantDiff, lang: str) -> list[str]:
     """The buffer assignment's peak beside XLA's own memory_analysis figure, where the capture has it."""
     notes = []
     for variant in diff.variants:
         if variant.peak_bytes is not None and variant.xla_peak_bytes is not None:
-            notes.append(f"  {variant.label}: peak {format_bytes(variant.peak_bytes)} ({variant.peak_source}); "
-                         f"memory_analysis arguments + outputs + temporaries - aliased "
-                         f"{format_bytes(variant.xla_peak_bytes)}")
-    return ["", "peak memory, checked against XLA's memory_analysis:", *notes] if notes else []
+            notes.append("  " + label("whatif.peak_line", lang).format(
+                variant=variant.label, peak=format_bytes(variant.peak_bytes), source=variant.peak_source,
+                xla=format_bytes(variant.xla_peak_bytes)))
+    return ["", label("whatif.peak_check", lang), *notes] if notes else []
 
 
 def _narration(diff: VariantDiff, lang: str) -> list[str]:

@@ -47,7 +47,7 @@ def whatif_panes(this: tuple[str, Bundle], other: tuple[str, Bundle], target: st
 
 def _layer_block(diff: VariantDiff, layer: str, lang: str) -> str:
     """The layer's figures, one row per variant, then the change."""
-    header, rows = layer_rows(diff)
+    header, rows = layer_rows(diff, lang)
     row = next((r for r in rows if r[1] == layer), None)
     first, second = diff.variants
     heading = label("whatif.layer", lang).format(layer=layer, first=first.label, second=second.label)
@@ -61,7 +61,7 @@ def _layer_block(diff: VariantDiff, layer: str, lang: str) -> str:
 
 def _model_block(diff: VariantDiff, lang: str) -> str:
     first, second = diff.variants
-    return label("whatif.model", lang) + "\n" + text_table(("", first.label, second.label, ""), totals_rows(diff))
+    return label("whatif.model", lang) + "\n" + text_table(("", first.label, second.label, ""), totals_rows(diff, lang))
 
 
 def _fusion_block(changes: tuple[FusionChange, ...], picked: int, lang: str) -> str:
