@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import threading
 from contextlib import suppress
+from functools import cache
 from pathlib import Path
 
 from textual import on, work
@@ -35,6 +36,17 @@ from screens.messages import (
 )
 
 
+@cache  # once per process: later levels find the renderers loaded
+def _warm_up_renderers() -> None:
+    """A captured level is shown while the compiler still runs: its side panes' renderers (Markdown,
+    Pygments) are imported on the capture's thread while a worker compiles, not on the UI thread. A
+    cache hit never calls this: its rows come first, and the open worker warms them after
+    (`TensorwegApp._warm_after_open`)."""
+    from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (why: start-up; Pygments not before the rows)
+
+    warm_up_renderers()
+
+
 class CapturingApp(App):
     capture_generation = 0  # the capture whose messages count; older ones are dropped
 
@@ -52,11 +64,6 @@ class CapturingApp(App):
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
         from explorer.capture import orchestrator  # noqa: PLC0415 (heavy: only when capturing)
 
-        from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
-
-        # The first captured level is shown while the compiler still runs: its side panes'
-        # renderers (Markdown, Pygments) are imported here, not on the UI thread.
-        warm_up_renderers()
         reader = None
 
         def on_event(event: capture_events.CaptureEvent) -> None:
@@ -66,8 +73,10 @@ class CapturingApp(App):
             match event:
                 case capture_events.KeptLevelsStaged():
                     reader = self._read_kept_levels(Path(event.staging_dir), generation)
+                    _warm_up_renderers()
                 case capture_events.LevelStarted():
                     self.post_message(LevelStarted(event.level, event.target, generation))
+                    _warm_up_renderers()
                 case capture_events.LevelCaptured():
                     reader = self._read_captured_level(event, reader, generation)
                 case capture_events.LevelFailed():

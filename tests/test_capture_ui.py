@@ -22,6 +22,7 @@ from explorer.views.session import CAPTURED
 
 from screens.app import create_app
 from screens.messages import LevelCaptured
+from screens.widgets import code_view
 
 from pilot_support import BUNDLE, needs_bundle, sync
 
@@ -138,6 +139,30 @@ async def test_a_growing_cached_bundle_shows_its_levels_while_the_workers_run(tm
             assert app.screen.query_one("#items").current.name == "image"
     finally:
         release.set()
+
+
+@sync
+async def test_a_cached_model_is_not_kept_from_its_rows_by_the_renderers_warm_up(tmp_path, monkeypatch):
+    """A cache hit posts its bundle before the side panes' renderers (Markdown, Pygments) are imported:
+    the open worker warms them once the rows show. A real capture warms them while a worker compiles."""
+    warmed: list[str] = []
+    monkeypatch.setattr(code_view, "warm_up_renderers", lambda: warmed.append("warmed"))
+    during_capture: list[str] = []
+
+    def cache_hit(spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
+        folder = tmp_path / "cached"
+        shutil.copytree(BUNDLE, folder)
+        on_event(capture_events.CacheHit(str(folder)))
+        during_capture.extend(warmed)
+        return folder
+
+    monkeypatch.setattr(orchestrator, "capture", cache_hit)
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.bundle is not None, "the cached bundle")
+        await pilot.pause()
+        assert [item.name for item in app.screen.query_one("#items").items][:2] == ["image", "conv2d"]
+    assert during_capture == []
 
 
 @pytest.mark.e2e

@@ -29,10 +29,12 @@ def test_importing_screens_loads_no_compiler():
 # What the first frame must not wait for: each is imported inside the function that first needs it
 # (the parser and the index with the bundle, in the open worker; Pygments with the first code shown;
 # grandalf with the first graph drawn; pydot with the first graph written; aiohttp for `serve`; the
-# orchestrator with a capture).
+# orchestrator with a capture; Markdown with the first selection's panes; a layout map's TOML with
+# --layout-map; TVM's program with a TVM target).
 HEAVY = ("tensorflow", "keras", "jax", "numpy", "pygments", "grandalf", "pydot", "aiohttp", "textual_serve",
          "explorer.hlo.parser", "explorer.model.index_build", "explorer.capture.orchestrator",
-         "explorer.views.panes", "explorer.views.explain", "explorer.views.comparison")
+         "explorer.views.panes", "explorer.views.explain", "explorer.views.comparison", "rich.markdown",
+         "tomllib", "explorer.capture.layout_map", "explorer.views.programs.tvm")
 
 FIRST_FRAME = r"""
 import json, sys

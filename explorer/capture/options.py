@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from explorer.capture.layout_map import load_layout_map
 from explorer.capture.variants import check_remat_layers, check_variant_targets, parse_xla_flags
 from explorer.errors import TensorwegError
 from explorer.model.records import DTYPES, MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
@@ -124,6 +123,8 @@ def _sharding(shard: str | None, mesh: str, layout_map: Path | None) -> dict:
         raise TensorwegError("--layout-map replaces --shard: give one of them")
     if not mesh:
         raise TensorwegError("--layout-map needs --mesh, e.g. --mesh 2x2")
+    from explorer.capture.layout_map import load_layout_map  # noqa: PLC0415 (why: start-up; tomllib and the rules only with --layout-map)
+
     return {"shard": "model", "layout_map": load_layout_map(layout_map), "layout_map_file": layout_map.name}
 
 

@@ -14,6 +14,7 @@ one program per (bundle, target) with the bundle's other tables (`explorer.views
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from explorer.targets import TARGETS
@@ -22,20 +23,26 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
 from explorer.views.programs.program import TargetProgram
-from explorer.views.programs.tvm import TvmTargetProgram
 from explorer.views.programs.xla import XlaTargetProgram
 from explorer.views.tables import per_bundle
 
 __all__ = ["TargetProgram", "program_for"]
 
 
-# The registry's `compiler` of a target -> its program. A target the registry does not know is read
-# as XLA's, as `explorer.targets.TargetSpec.compiler` defaults to it.
-_PROGRAMS: dict[str, type] = {"xla": XlaTargetProgram, "tvm": TvmTargetProgram}
+def _tvm_program() -> type:
+    from explorer.views.programs.tvm import TvmTargetProgram  # noqa: PLC0415 (why: start-up; only a bundle with a TVM target reads it)
+
+    return TvmTargetProgram
+
+
+# The registry's `compiler` of a target -> its program's class (TVM's imported when first asked for).
+# A target the registry does not know is read as XLA's, as `explorer.targets.TargetSpec.compiler`
+# defaults to it.
+_PROGRAMS: dict[str, Callable[[], type]] = {"xla": lambda: XlaTargetProgram, "tvm": _tvm_program}
 
 
 @per_bundle
 def program_for(bundle: Bundle, target: str) -> TargetProgram:
     """The program `target`'s compiler made in `bundle`, built once per bundle and target."""
     spec = TARGETS.get(target)
-    return _PROGRAMS[spec.compiler if spec is not None else "xla"](bundle, target)
+    return _PROGRAMS[spec.compiler if spec is not None else "xla"]()(bundle, target)
