@@ -64,20 +64,8 @@ def test_serve_answers_with_the_textual_serve_page_and_a_tab_gets_the_lesson(ser
 
     async def first_frame() -> str:
         """Open one tab's websocket and read the app's output until the layers screen is drawn."""
-        seen = ""
         async with aiohttp.ClientSession() as session, session.ws_connect(url + "/ws?width=100&height=30") as ws:
-            deadline = time.monotonic() + 90
-            while "Step 1 of" not in seen and time.monotonic() < deadline:
-                try:
-                    message = await ws.receive(timeout=5)
-                except TimeoutError:
-                    continue
-                if message.type == aiohttp.WSMsgType.BINARY:
-                    seen += message.data.decode("utf-8", errors="replace")
-                elif message.type == aiohttp.WSMsgType.TEXT:
-                    seen += message.data
-                else:
-                    break
+            seen = await read_until(ws, "Step 1 of")
             await ws.send_json(["stdin", "q"])
         return seen
 

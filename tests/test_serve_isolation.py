@@ -219,6 +219,22 @@ def _status(url: str, cookie: str | None = None, headers: dict | None = None) ->
         return error.code
 
 
+def _refused_then_served(url: str, refused: dict, served: dict) -> tuple[int, str]:
+    """One tab's websocket opened with `refused`'s options (its handshake status), then one with
+    `served`'s, read until the lesson's first step shows."""
+
+    async def websockets() -> tuple[int, str]:
+        async with aiohttp.ClientSession() as session:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refusal:
+                await session.ws_connect(url + "/ws?width=100&height=30", **refused)
+            async with session.ws_connect(url + "/ws?width=100&height=30", **served) as ws:
+                seen = await read_until(ws, "Step 1 of")
+                await ws.send_json(["stdin", "q"])
+        return refusal.value.status, seen
+
+    return asyncio.run(websockets())
+
+
 def test_with_a_token_every_request_and_websocket_without_it_is_refused(pack, tmp_path):
     url, page, server = start_server([str(pack), "--token", TOKEN], tmp_path, page=f"/?token={TOKEN}")
     port = url.rsplit(":", 1)[1]
@@ -232,18 +248,7 @@ def test_with_a_token_every_request_and_websocket_without_it_is_refused(pack, tm
         assert cookie.value == TOKEN and cookie["httponly"] and cookie["samesite"] == "Strict"
         # The page's own requests carry the cookie: its script and its websocket pass.
         assert _status(url + "/static/js/textual.js", f"tensorweg-token-{port}={TOKEN}") == 200
-
-        async def websockets() -> tuple[int, str]:
-            async with aiohttp.ClientSession() as session:
-                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                    await session.ws_connect(url + "/ws?width=100&height=30")
-                headers = {"Cookie": f"tensorweg-token-{port}={TOKEN}"}
-                async with session.ws_connect(url + "/ws?width=100&height=30", headers=headers) as ws:
-                    seen = await read_until(ws, "Step 1 of")
-                    await ws.send_json(["stdin", "q"])
-            return refused.value.status, seen
-
-        status, seen = asyncio.run(websockets())
+        status, seen = _refused_then_served(url, {}, {"headers": {"Cookie": f"tensorweg-token-{port}={TOKEN}"}})
         assert status == 403 and "conv2d" in seen
     finally:
         out, _err = stop_server(server)
@@ -260,17 +265,7 @@ def test_on_loopback_a_foreign_pages_requests_and_a_rebound_host_are_refused(pac
         assert _status(url + "/", headers={"Host": f"evil.example:{port}"}) == 403  # DNS rebinding
         assert _status(url + "/static/js/textual.js", headers={"Origin": url}) == 200  # the page's own script
         assert _status(f"http://localhost:{port}/", headers={"Origin": url}) == 200  # a loopback alias
-
-        async def websockets() -> tuple[int, str]:
-            async with aiohttp.ClientSession() as session:
-                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                    await session.ws_connect(url + "/ws?width=100&height=30", origin="http://evil.example")
-                async with session.ws_connect(url + "/ws?width=100&height=30", origin=url) as ws:
-                    seen = await read_until(ws, "Step 1 of")
-                    await ws.send_json(["stdin", "q"])
-            return refused.value.status, seen
-
-        status, seen = asyncio.run(websockets())
+        status, seen = _refused_then_served(url, {"origin": "http://evil.example"}, {"origin": url})
         assert status == 403 and "conv2d" in seen
     finally:
         out, _err = stop_server(server)
