@@ -97,6 +97,8 @@ _._row_selected  # Textual message handler registered with @on (widgets/item_tab
 _._screen_factories  # every screen class, imported: the tests that look at all screens (app.py)
 _._submitted  # Textual message handler registered with @on (tour.py)
 _._targets_read  # Textual message handler registered with @on (app.py)
+_._capture_needed  # Textual message handler registered with @on (app.py)
+_._cached_bundle_found  # Textual message handler registered with @on (app.py)
 _._term_highlighted  # Textual message handler registered with @on (glossary.py)
 _.action_answer  # Textual action: a key in BINDINGS runs it (tour.py)
 _.action_back  # Textual action: a key in BINDINGS runs it (level_screen.py, memory_map.py)
@@ -160,6 +162,9 @@ _.apply  # Textual calls a LineFilter's apply on every line a widget draws (widg
 _.on_mount  # Textual event handler
 _.on_mouse_scroll_down  # Textual event handler (item_rows.py)
 _.on_mouse_scroll_up  # Textual event handler (item_rows.py)
+_.on_mouse_down  # Textual event handler: a click on a footer key presses it (keys_footer.py)
+_.keys_shown  # public: what the footer lists; tests check its words through it (tests/test_screens_startup.py)
+_.ALLOW_SELECT  # Textual reads it: the footer's text is not selectable with the mouse (keys_footer.py)
 _.on_resize  # Textual event handler
 _.on_screen_resume  # Textual event handler
 _.on_startup  # textual-serve calls it when the server starts (serve_server.py)

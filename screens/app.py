@@ -32,6 +32,7 @@ from textual.filter import LineFilter, NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed
 
+from explorer.capture.ready_bundle import ready_cached_bundle
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
 from explorer.labels import label
@@ -50,6 +51,8 @@ from screens.commands import ItemCommands
 from screens.messages import (
     BundleOpened,
     BundleOpenFailed,
+    CachedBundleFound,
+    CaptureNeeded,
     TargetsRead,
 )
 from screens.refresh_work import KeepsRefreshWorkOfPoppedScreens
@@ -284,9 +287,13 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
     # --- start and data -------------------------------------------------------
 
     def on_load(self) -> None:
-        # The bundle is read while Textual builds the first screen and paints it empty.
+        # The bundle is read while Textual builds the first screen and paints it empty; so is a
+        # model's bundle the cache holds whole (`open_cached_or_capture`).
         if self.bundle_path is not None:
             self.open_bundle(self.bundle_path)
+        elif self.model_spec:
+            self.opened.clear()
+            self.open_cached_or_capture()
 
     def on_mount(self) -> None:
         # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
@@ -294,8 +301,6 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         localise(self.screen, self.lang)  # the first one, built with the app
         if self.bundle_path is None:
             self._start_tour_once()
-        if self.bundle_path is None and self.model_spec:
-            self.run_capture()
 
     def on_unmount(self) -> None:
         self._quitting.set()  # the warm-up threads stop at their next check
@@ -321,6 +326,32 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages. What later screens
         and keys need is warmed after it on a daemon thread (`_warm_after_open`)."""
+        self._read_bundle(path)
+
+    @work(thread=True, exclusive=True, group="open")
+    def open_cached_or_capture(self) -> None:
+        """`model_spec` opened as a bundle when the cache holds all of it, without the orchestrator
+        (start-up: it and the growth machinery are a tenth of the time to the rows); captured otherwise."""
+        path = ready_cached_bundle(self.model_spec, self.options)
+        if path is None:
+            self.post_message(CaptureNeeded())
+            return
+        self.post_message(CachedBundleFound(path))
+        self._read_bundle(path)
+
+    @on(CaptureNeeded)
+    def _capture_needed(self) -> None:
+        self.opened.set()
+        self.run_capture()
+
+    @on(CachedBundleFound)
+    def _cached_bundle_found(self, event: CachedBundleFound) -> None:
+        if self.bundle is None:  # the session says "reading", not "capturing"
+            self.opening = event.path
+            self._sync_screen()
+
+    def _read_bundle(self, path: Path) -> None:
+        """The body of `open_bundle`, on its worker thread."""
         try:
             bundle = Bundle.open(path)
             trace = build_trace(bundle)  # parses every target's modules once

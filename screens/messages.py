@@ -80,6 +80,18 @@ class BundleLoaded(Message):
         self.generation = generation
 
 
+class CaptureNeeded(Message):
+    """The cache does not hold the whole model asked for: the app captures it (`run_capture`)."""
+
+
+class CachedBundleFound(Message):
+    """The cache holds the whole model at `path`: it is being read like a bundle folder."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+
 class BundleOpened(Message):
     """The bundle at `path` was read and indexed off the UI thread; `trace` links its levels.
 

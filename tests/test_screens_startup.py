@@ -1,9 +1,8 @@
 """The start-up path: the jump to the selection holds through later layouts, the rows paint
-before their selection's panes, the footer rebuilds only when its keys change."""
+before their selection's panes, the footer redraws only when its keys change, and a click on one
+of its keys presses it."""
 
 from __future__ import annotations
-
-from textual.widgets._footer import FooterKey
 
 from explorer.labels import label
 
@@ -11,6 +10,7 @@ from screens.app import create_app
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_rows import ItemRows
 from screens.widgets.item_table import ItemTable
+from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.pane_text import PaneText
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
@@ -77,17 +77,36 @@ async def test_the_selection_panes_follow_the_rows():
 
 
 @sync
-async def test_the_footer_is_not_rebuilt_for_the_same_keys():
+async def test_the_footer_is_not_redrawn_for_the_same_keys():
     app = create_app(BUNDLE, level="hlo", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
         for _ in range(3):
             await pilot.pause()
-        keys = list(app.screen.query(FooterKey))
-        assert keys
-        app.screen.refresh_bindings()  # nothing changed
+        footer = app.screen.query_one(KeysFooter)
+        keys = footer.keys_shown
+        assert [key.display for key in keys][:2] == ["/", "⌫"]
+        assert "Back" in [key.description for key in keys]
+        assert [key.description for key in keys].count("Back") == 1  # Backspace and Esc: one action, said once
+        app.screen.refresh_bindings()  # nothing changed: the same keys, not redrawn
         await pilot.pause()
-        assert list(app.screen.query(FooterKey)) == keys
-        await pilot.press("L")  # the words change: rebuilt in German
+        assert footer.keys_shown is keys
+        await pilot.press("L")  # the words change: redrawn in German
         await pilot.pause()
-        assert list(app.screen.query(FooterKey)) != keys
+        assert footer.keys_shown != keys
+        assert "Zurück" in [key.description for key in footer.keys_shown]
+
+
+@sync
+async def test_a_click_on_a_footer_key_presses_it():
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        for _ in range(3):
+            await pilot.pause()
+        footer = app.screen.query_one(KeysFooter)
+        line = footer.render().plain
+        x = line.index(" 2 Graph") + 1
+        assert await pilot.click(KeysFooter, offset=(x, 0))
+        await pilot.pause()
+        assert app.current_mode == "graph"

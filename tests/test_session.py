@@ -92,7 +92,11 @@ def test_the_title_line_names_model_level_target_and_the_last_three_steps_of_the
 def test_the_title_line_before_a_bundle_names_what_is_coming():
     assert Session().title_line("layers") == "no model | 1 Keras layers | cpu"
     assert Session(model_spec="model.keras").title_line("graph") == "model.keras | 2 TensorFlow graph | cpu"
-    assert Session(opening=Path("/x/mnist_cnn"), model_spec="m").title_line("hlo") == "mnist_cnn | 3 HLO | cpu"
+    assert Session(opening=Path("/x/mnist_cnn")).title_line("hlo") == "mnist_cnn | 3 HLO | cpu"
+    # A model's cached bundle is a folder named by a hash: the title names the model asked for.
+    cached = Session(opening=Path("/cache/bundles/39c76b306fd51ae943ad"), model_spec="mnist_cnn")
+    assert cached.title_line("hlo") == "mnist_cnn | 3 HLO | cpu"
+    assert cached.level_notice("hlo") == "Opening bundle mnist_cnn..."
 
 
 def test_the_progress_line_marks_each_level_in_the_order_reported_or_the_place_in_line():

@@ -13,7 +13,6 @@ import shutil
 import time
 from pathlib import Path
 
-from explorer.capture.artifacts import normalise_log
 from explorer.capture.cache import cache_root
 from explorer.capture.protocol import TARGET_INDEPENDENT_LEVELS
 from explorer.errors import TensorwegError
@@ -110,6 +109,10 @@ def _process_alive(pid: int) -> bool:
 
 def keep_log(staging: Path) -> Path | None:
     """The workers' log of a failed capture, kept in the cache's `logs/` (the newest few)."""
+    # Here, not at the top: `artifacts` loads the HLO parser, and the explorer's start reads a cached
+    # bundle through this module (explorer.capture.ready_bundle) before its first frame.
+    from explorer.capture.artifacts import normalise_log  # noqa: PLC0415 (start-up: only for a failed capture)
+
     log = staging / "capture.log"
     if not log.is_file():
         return None

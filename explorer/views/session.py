@@ -171,12 +171,16 @@ class Session:
             return ""
         lang = self.lang
         if status == "opening":
-            return label("notice.opening", lang).format(bundle=self.opening.name if self.opening else "")
+            return label("notice.opening", lang).format(bundle=self.opened_name())
         usable = [self.level_title(lvl) for lvl in LIST_LEVELS if lvl != level and self.level_status(lvl)[0] == "ok"]
         still = " " + label("notice.still_usable", lang).format(levels=", ".join(usable)) if usable else ""
         key = {"failed": "notice.failed", "running": "notice.running",
                "unavailable": "notice.unavailable"}.get(status, "notice.not_captured")
         return label(key, lang).format(level=self.level_title(level), target=self.target, error=error) + still
+
+    def opened_name(self) -> str:
+        """What is being opened: the model asked for (its cached bundle's folder is a hash), else the folder."""
+        return self.model_spec or (self.opening.name if self.opening else "")
 
     # --- the lines above the list ---------------------------------------------------------
 
@@ -185,7 +189,7 @@ class Session:
         if self.has_manifest():
             model = self.bundle.model_name
         elif self.opening is not None and self.bundle is None:
-            model = self.opening.name
+            model = self.opened_name()
         else:
             model = self.model_spec or label("title.no_model", self.lang)
         number = LIST_LEVELS.index(level) + 1 if level in LIST_LEVELS else 4  # memory sits beside 4
