@@ -35,9 +35,9 @@ def resnet50_bundle() -> Path:
 
 def in_process(path: Path, runs: int) -> tuple[float, float, int, int]:
     """Median seconds of (DOT written, inspect JSON written), boxes and bytes of the DOT."""
+    from explorer.atomic_file import write_whole
     from explorer.model.bundle import Bundle
     from explorer.views.dot_graph import dot_text
-    from explorer.views.graph_files import write_file
     from explorer.views.programs import program_for
 
     dots, jsons = [], []
@@ -49,12 +49,12 @@ def in_process(path: Path, runs: int) -> tuple[float, float, int, int]:
             start = time.perf_counter()
             graph = program_for(bundle, "cpu").graph("optimized-hlo")
             text = dot_text(graph, bundle.model_name)
-            write_file(Path(folder) / f"resnet50-{run}.dot", text.encode("utf-8"))
+            write_whole(Path(folder) / f"resnet50-{run}.dot", text, overwrite=True)
             dots.append(time.perf_counter() - start)
             boxes, size = graph.node_count(), len(text)
             start = time.perf_counter()
             data = json.dumps(program_for(bundle, "cpu").level_data("optimized-hlo"))
-            write_file(Path(folder) / f"resnet50-{run}.json", data.encode("utf-8"))
+            write_whole(Path(folder) / f"resnet50-{run}.json", data, overwrite=True)
             jsons.append(time.perf_counter() - start)
     return statistics.median(dots), statistics.median(jsons), boxes, size
 

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from explorer.atomic_file import write_whole
 from explorer.capture.model_source import resolve
 from explorer.cli import main as core_cli
 from explorer.cli.commands import (
@@ -24,7 +25,6 @@ from explorer.cli.commands import (
     shown_target,
     target_argument,
     with_capture_options,
-    write_output_file,
 )
 from explorer.cli.handout_command import find_tour
 from explorer.course.pack import bundle_argument, is_pack, open_pack
@@ -120,7 +120,7 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     from screens.screenshot import render_tour_screenshots  # noqa: PLC0415 (loads only for the command that uses it)
 
     svg, = render_tour_screenshots(bundle.path, tour, range(index, index + 1), size, args.lang)
-    write_output_file(args.out, svg)
+    write_whole(args.out, svg, overwrite=True)
     print(args.out)
     return 0
 
@@ -140,7 +140,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     from screens.screenshot import render_screenshot  # noqa: PLC0415 (loads only for the command that uses it)
 
     svg = render_screenshot(bundle.path, args.level, target, args.select, size, args.lang or "en")
-    write_output_file(args.out, svg)
+    write_whole(args.out, svg, overwrite=True)
     print(args.out)
     return 0
 

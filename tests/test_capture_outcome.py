@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_capture_orchestrator import bundles_dir, leftovers
 
-from explorer.capture import growth, orchestrator
+from explorer.capture import growth, orchestrator, staging_manifest
 from explorer.capture.events import CacheHit, CaptureEvent, CaptureFinished, LevelCaptured
 from explorer.capture.orchestrator import cached_bundle, capture
 from explorer.errors import CaptureFailed, TensorwegError
@@ -162,7 +162,7 @@ def no_space(*args, **kwargs):
 def test_a_full_disk_while_writing_the_staging_bundle_is_one_line_and_cleans_up(fake, monkeypatch):
     """The staging manifest (written after every level, then on commit) finds the disk full."""
     fake("ok")
-    monkeypatch.setattr(orchestrator, "dump_json", no_space)
+    monkeypatch.setattr(staging_manifest, "dump_json", no_space)
     with pytest.raises(CaptureFailed) as failed:
         capture("mlp", CPU)
     assert str(failed.value).startswith(f"no space left on {bundles_dir()}: ")
@@ -195,7 +195,7 @@ def test_another_write_error_is_one_line_too(fake, monkeypatch):
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS))
 
-    monkeypatch.setattr(orchestrator, "dump_json", read_only)
+    monkeypatch.setattr(staging_manifest, "dump_json", read_only)
     with pytest.raises(TensorwegError, match="cannot write into .*: Read-only file system"):
         capture("mlp", CPU)
     assert no_bundle_cached() and leftovers() == []

@@ -25,7 +25,7 @@ from explorer.capture.options import build_capture_options
 from explorer.course.pack import bundle_argument
 from explorer.course.tours import Tour, builtin_tour, capture_header, parse_tour
 from explorer.course.tours.parser import read_tour_file
-from explorer.errors import TensorwegError, write_failed
+from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.targets import parse_target
@@ -203,17 +203,6 @@ def check_output_file(out: Path, suffix: str) -> None:
         raise TensorwegError(f"{out}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise TensorwegError(f"{out}: the folder {parent} is not writable")
-
-
-def write_output_file(out: Path, text: str) -> None:
-    """Write `text` to a temporary name beside `out` and rename it: `out` is whole or absent."""
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise write_failed(exc, out.absolute().parent, out) from exc
 
 
 def load_tour_argument(text: str) -> Tour:

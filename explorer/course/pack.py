@@ -29,8 +29,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from explorer.atomic_file import staged_file
 from explorer.course.tours import builtin_tours, missing_capture, parse_tour
-from explorer.errors import BundleError, TensorwegError, no_space_left, write_failed
+from explorer.errors import BundleError, TensorwegError, no_space_left
 from explorer.model.bundle import Bundle, is_bundle, read_manifest
 
 PACK_SUFFIX = ".twpack"
@@ -120,7 +121,7 @@ def lessons_with_capture(bundles: list[Bundle]) -> list[str]:
 
 
 def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> None:
-    """Write `bundles` and `tours` ((name, text)) to `out` (temporary name, then renamed)."""
+    """Write `bundles` and `tours` ((name, text)) to `out`, whole or not at all (an existing file is replaced)."""
     names = _bundle_names(bundles)
     members: list[tuple[str, Path | str]] = []
     for name, bundle in zip(names, bundles, strict=True):
@@ -132,22 +133,14 @@ def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -
         members.append((f"tours/{name}.tour", text))
     manifest = {"format": PACK_FORMAT, "version": PACK_VERSION, "bundles": names,
                 "tours": [name for name, _ in tours], "files": [name for name, _ in members]}
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(PACK_MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
-            for name, content in members:
-                if isinstance(content, Path):
-                    archive.write(content, name)
-                else:
-                    archive.writestr(name, content)
-        partial.replace(out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise write_failed(exc, out.absolute().parent, out) from None
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with (staged_file(out, overwrite=True) as partial,
+          zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive):
+        archive.writestr(PACK_MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
+        for name, content in members:
+            if isinstance(content, Path):
+                archive.write(content, name)
+            else:
+                archive.writestr(name, content)
 
 
 def _bundle_names(bundles: list[Bundle]) -> list[str]:

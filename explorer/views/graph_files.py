@@ -6,9 +6,9 @@ much faster than the graph, and a picture of thousands of boxes is no use on a s
 refuses, the caller says in one line and writes the DOT instead (`tensorweg graph`: `FILE.dot` beside
 the asked-for file, exit 2; the app's key: the `.dot` alone, the reason in the status line).
 
-Files are written to a temporary name in the same folder and then linked or renamed into place, so a
-reader, an error or an interrupt never sees half a picture; an existing file is replaced only when
-the caller says so (`--force`), and the app asks for a fresh name instead (`fresh_stem`).
+Files are written whole or not at all (`explorer.atomic_file.write_whole`), so a reader, an error or an
+interrupt never sees half a picture; an existing file is replaced only when the caller says so
+(`--force`), and the app asks for a fresh name instead (`fresh_stem`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from explorer.atomic_file import write_whole
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.safe_text import visible
@@ -79,41 +79,6 @@ def render(dot_text: str, fmt: str, boxes: int) -> bytes:
     return done.stdout
 
 
-def write_file(out: Path, data: bytes, force: bool = False) -> None:
-    """`data` as the file `out`, whole or not at all; an existing `out` is replaced only with `force`."""
-    partial = None
-    try:
-        handle, staged = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.absolute().parent)
-        partial = Path(staged)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        partial.chmod(0o644)  # mkstemp's file is private; a picture is for sharing
-        if force:
-            partial.replace(out)
-        else:
-            _link_new(partial, out)
-    except FileExistsError:
-        raise TensorwegError(f"{out}: the file exists; --force replaces it") from None
-    except OSError as exc:
-        raise TensorwegError(f"{out}: cannot write ({exc.strerror or exc})") from exc
-    finally:
-        if partial is not None:
-            partial.unlink(missing_ok=True)
-
-
-def _link_new(partial: Path, out: Path) -> None:
-    """`partial` as the new file `out`: a hard link fails when `out` exists, so nothing is overwritten even
-    by a racing writer; a file system without hard links (FAT, some network mounts) checks, then renames."""
-    try:
-        os.link(partial, out)
-    except FileExistsError:
-        raise
-    except OSError:
-        if out.exists():
-            raise FileExistsError(out) from None
-        partial.replace(out)
-
-
 def fresh_stem(folder: Path, stem: str, suffixes: Iterable[str]) -> Path:
     """`folder/stem`, or `stem-2`, `stem-3`... : the first for which no file with any of `suffixes` exists."""
     stem = re.sub(r"[^\w.-]+", "_", stem, flags=re.ASCII).strip("._")[:60] or "graph"
@@ -130,16 +95,16 @@ def write_graph(out: Path, dot_text: str, boxes: int, force: bool = False) -> No
     """`tensorweg graph -o out`: the DOT text, or Graphviz's rendering of it. A picture Graphviz cannot
     take (`GraphTooLarge`) leaves `out` unwritten and writes `out.dot` instead, then raises, naming it."""
     if out.suffix.lower() == ".dot":
-        write_file(out, dot_text.encode("utf-8"), force)
+        write_whole(out, dot_text, overwrite=force)
         return
     try:
         data = render(dot_text, out.suffix.lower().lstrip("."), boxes)
     except GraphTooLarge as exc:
         beside = out.with_suffix(".dot")
-        write_file(beside, dot_text.encode("utf-8"), force)
+        write_whole(beside, dot_text, overwrite=force)
         raise GraphTooLarge(f"{out}: not written: {exc}; the graph is in {beside} "
                             f"(render it with `dot -T{out.suffix.lstrip('.')} {beside} -o {out}`)") from None
-    write_file(out, data, force)
+    write_whole(out, data, overwrite=force)
 
 
 def export_graph(folder: Path, stem: str, dot_text: str, boxes: int) -> tuple[tuple[Path, ...], str]:
@@ -156,11 +121,11 @@ def export_graph(folder: Path, stem: str, dot_text: str, boxes: int) -> tuple[tu
             svg = render(dot_text, "svg", boxes)
         except TensorwegError as exc:
             why = str(exc)
-    write_file(dot_file, dot_text.encode("utf-8"))
+    write_whole(dot_file, dot_text, overwrite=False)
     if svg is None:
         return (dot_file,), why
     try:
-        write_file(svg_file, svg)
+        write_whole(svg_file, svg, overwrite=False)
     except TensorwegError:
         dot_file.unlink(missing_ok=True)  # the pair, or nothing
         raise

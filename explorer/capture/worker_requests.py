@@ -1,0 +1,80 @@
+"""What a capture worker is started with: its one-line JSON request and its environment.
+
+The TensorFlow worker loads the model (layers, graph, the cpu target) and writes its Keras config
+(`model.json`) and inputs (`signature.json`) into the staging directory; each GPU, TPU or TVM
+target's worker compiles from those, without TensorFlow. The keys each worker reads are checked
+on its side (`check_request` in `tf_worker`, `jax_worker`, `tvm_worker`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from explorer.capture.model_source import ModelSource
+from explorer.capture.staging_manifest import SIGNATURE_FILE, Signature
+from explorer.model.bundle import target_dirname
+from explorer.model.records import CaptureOptions
+from explorer.model.serial import load_json
+from explorer.targets import get_target
+
+TENSORFLOW_WORKER = "explorer.capture.tf_worker"
+
+
+def tensorflow_request(source: ModelSource, options: CaptureOptions, staging: Path, cpu: bool) -> dict:
+    """The TensorFlow worker's request: the model, its options, and whether it compiles the cpu target."""
+    return {
+        "model": source.spec,
+        "cwd": os.getcwd(),
+        "unsafe": options.unsafe,
+        "batch": options.batch,
+        "input_shapes": {name: list(dims) for name, dims in options.input_shapes},
+        "staging_dir": str(staging),
+        "targets": ["cpu"] if cpu else [],
+        # Always: a GPU/TPU target added to this bundle later compiles from it, without TensorFlow.
+        "architecture": True,
+        "passes": options.passes,
+        # The what-if variants (explorer.capture.variants): model.json carries the dtype on.
+        "dtype": options.dtype,
+        "xla_flags": [list(pair) for pair in options.xla_flags],
+    }
+
+
+def accelerator_request(options: CaptureOptions, staging: Path, target: str) -> tuple[str, dict]:
+    """The worker module compiling `target` from model.json (Keras-on-JAX for GPU/TPU, TVM for `tvm:cpu`)
+    and its request; makes the target's folder in `staging`, where it writes."""
+    out_dir = staging / "targets" / target_dirname(target)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    signature = load_json(Signature, staging / SIGNATURE_FILE)
+    compiler = get_target(target).compiler
+    module = "explorer.capture.tvm_worker" if compiler == "tvm" else "explorer.capture.jax_worker"
+    return module, {
+        "model_file": str(staging / "model.json"),
+        "unsafe": options.unsafe,
+        "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
+        "target": target,
+        "out_dir": str(out_dir),
+        "passes": options.passes,
+        # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
+        "mode": options.mode, "optimizer": options.optimizer,
+        "mesh": options.mesh, "shard": options.shard, "remat": options.remat,
+        "layout_map": [[pattern, list(axes)] for pattern, axes in options.layout_map],
+        "layout_map_file": options.layout_map_file,
+        "dtype": options.dtype, "remat_layers": options.remat_layers,
+        "xla_flags": [list(pair) for pair in options.xla_flags],
+        "donate": options.donate,
+    }
+
+
+def worker_environment(work: Path) -> dict[str, str]:
+    """The workers' environment: temporary files, Keras's home and compiler logs go into `work`, inside
+    the staging directory (removed with it), never into the user's home or /tmp; no PYTHON* variable."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    env.update({
+        "TMPDIR": str(work), "TMP": str(work), "TEMP": str(work),  # tempfile, autograph, jax's dump folders
+        "KERAS_HOME": str(work / "keras"),  # keras.json is written on first import
+        "TPU_LOG_DIR": str(work),  # libtpu's tpu_logs
+        "CUDA_CACHE_PATH": str(work / "cuda-cache"),
+    })
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    return env
