@@ -26,14 +26,23 @@ class HloCodeScreen(LevelScreen):
     def compose_extra(self) -> ComposeResult:
         yield CodeView(id="code")
 
+    _new_code: tuple[str, str] | None = None  # (module text, placeholder) the view shows with the selection
+
     def load_extra(self) -> None:
+        # The text goes into the view with its selection's mark, a frame after the rows
+        # (`show_extra`): set here, the view would draw (and highlight) the module's first lines
+        # for one frame and then the selection's.
         app = self.tensorweg
         code = app.bundle.hlo_text(app.target, self.OPTIMIZED) if app.bundle is not None else ""
-        placeholder = label("text.no_hlo_text", app.lang)
-        self.query_one("#code", CodeView).set_code(code, "hlo", placeholder)
+        self._new_code = (code, label("text.no_hlo_text", app.lang))
+        self.query_one("#code", CodeView).set_code("", "hlo")
 
     def show_extra(self, item: LevelItem | None) -> None:
         view = self.query_one("#code", CodeView)
+        if self._new_code is not None:
+            code, placeholder = self._new_code
+            self._new_code = None
+            view.set_code(code, "hlo", placeholder)
         if item is None or not item.line:
             view.mark(set())
             return
