@@ -30,10 +30,12 @@ class WhatIfPanes:
 
 
 def whatif_panes(this: tuple[str, Bundle], other: tuple[str, Bundle], target: str, layer: str,
-                 lang: str, width: int, picked: int = 0) -> WhatIfPanes:
+                 lang: str, width: int, picked: int = 0, diff: VariantDiff | None = None) -> WhatIfPanes:
     """The screen's blocks for `layer` (its row of the per-layer table, both variants) at `width` columns;
-    `picked`: the changed fusion marked in the list (Enter opens both versions' HLO)."""
-    diff = variant_diff(this, other, target)
+    `picked`: the changed fusion marked in the list (Enter opens both versions' HLO); `diff`: the
+    two variants' `variant_diff`, when the caller kept it (it reads every layer of both: the screen
+    computes it once per variant, not on every key)."""
+    diff = diff or variant_diff(this, other, target)
     first, second = diff.variants
     title = (f"{label('whatif.title', lang)} | {diff.model} | {target} | {first.label} vs {second.label} | "
              f"{label('whatif.keys', lang)}")
