@@ -10,12 +10,14 @@ import pytest
 
 from explorer.cli.main import main
 from explorer.errors import TensorwegError
+from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.texts.lookup import explain_topic
 from explorer.views.memory_skyline import draw, skyline
 from explorer.views.variant_choice import cached_variants
 from explorer.views.variant_diff import DELTA_KINDS, variant_diff
-from explorer.views.variant_diff_text import as_json, as_text, narration_key
+from explorer.views.variant_diff_text import as_json, as_text, kernels_note, layer_rows, narration_key, totals_rows
+from explorer.views.whatif_panes import whatif_panes
 
 from tests.conftest import FIXTURES, committed
 
@@ -117,6 +119,32 @@ def test_json_has_the_variants_and_per_layer_deltas():
     assert conv["delta"]["flops"] == conv["after"]["flops"] - conv["before"]["flops"] > 0
     assert "flops" in conv["changed"]
     assert "whatif:flops" in data["explanations"]
+
+
+def test_on_the_tpu_the_kernels_are_the_instructions_and_shown_once_with_a_note():
+    """XLA:TPU's kernels are the entry computation's working instructions (program steps): two equal
+    columns would look like two pieces of evidence. The recorded mnist_cnn bundle has tpu:v5e."""
+    mnist = Bundle.open(committed(FIXTURES / "bundles" / "mnist_cnn" / "manifest.json").parent)
+    tpu = variant_diff(("a", mnist), ("b", mnist), "tpu:v5e")
+    assert all(v.kernels == v.instructions for v in tpu.variants)
+    for lang, kernels in (("en", "kernels"), ("de", "Kernel")):
+        text = as_text(tpu, lang)
+        model_rows = text.split("\n\n")[1].splitlines()
+        assert not any(row.startswith(f"{kernels} ") for row in model_rows)
+        assert sum(label("whatif.kernels_are_steps", lang) == line for line in text.splitlines()) == 1
+        header, _ = layer_rows(tpu, lang)
+        assert kernels not in header and label("whatif.col.instructions", lang) in header
+    assert label("whatif.kernels_are_steps", "en") in whatif_panes(
+        ("a", mnist), ("b", mnist), "tpu:v5e", "conv2d", "en", 120).model
+    json_variant = json.loads(as_json(tpu))["variants"][0]
+    assert json_variant["kernels"] == json_variant["instructions"]  # the JSON keeps both fields
+
+
+def test_on_cpu_and_gpu_kernels_and_instructions_stay_two_columns_without_the_note():
+    cpu = diff_of("batch1", "no_fusion")
+    assert kernels_note(cpu) == ""
+    assert "kernels" in layer_rows(cpu)[0]
+    assert any(row[0] == "kernels" for row in totals_rows(cpu))
 
 
 def test_a_target_one_capture_lacks_is_refused():

@@ -87,6 +87,11 @@ LABELS: dict[str, tuple[str, str]] = {
                          "Temporäres - Aliase {xla}"),
     "whatif.row.fusions": ("fusions", "Fusionen"),
     "whatif.row.kernels": ("kernels", "Kernel"),
+    "whatif.kernels_are_steps": (
+        "TPU: each working instruction counts as a kernel (no inspectable machine code), so kernels = "
+        "instructions; shown once",
+        "TPU: Jede arbeitende Instruktion zählt als Kernel (kein einsehbarer Maschinencode), also Kernel = "
+        "Instruktionen; einmal gezeigt"),
     "whatif.row.instructions": ("instructions", "Instruktionen"),
     "whatif.row.flops": ("FLOPs", "FLOPs"),
     "whatif.row.bytes_moved": ("bytes moved", "bewegte Bytes"),
