@@ -7,9 +7,12 @@
    bundle on each target) on the same bundle, and `V` on the recorded mnist_cnn variants
    (tests/fixtures/bundles/variants, batch 1 and 64 on cpu). Goal: the ResNet50 diff on screen in
    under 1 s. Then `n` (next layer) in the diff screen, median of 5. Medians over `--repeat` fresh
-   processes, V and x alternating which goes first.
-2. A variant's capture (`--batch 64`, `--dtype bfloat16`) against the same plain capture, alternating,
-   `--no-cache`, one target: the ratio of medians (goal: at most 1.0x plus noise). Default model
+   processes, V and x alternating which goes first. Last, the same from the command line, from the
+   cache (`tensorweg diff` printing the text against `tensorweg compare`).
+2. A variant's capture (`--batch 64`, `--dtype bfloat16`, `--xla-flag xla_disable_hlo_passes=fusion`)
+   against the same plain capture, `--no-cache`, one target, each variant first in turn: the ratio of
+   medians (goal: at most 1.0x plus noise). Run it with an interpreter whose `explorer` is this tree
+   (the capture workers start as `python -I -m explorer.capture...`). Default model
    mnist_cnn (a ResNet50 capture takes minutes on this machine; `--capture-model resnet50` for it).
 
 The variants must be in the cache first (part 1 does not capture):
@@ -41,7 +44,8 @@ from _timing import run_timed  # noqa: E402 (bench/ is the script's own folder)
 from bench_keypress import _FRAMES, _record_frames  # noqa: E402 (bench/ is the script's own folder)
 
 SMALL = ROOT / "tests" / "fixtures" / "bundles" / "variants"
-CAPTURE_VARIANTS = {"plain": [], "batch 64": ["--batch", "64"], "bfloat16": ["--dtype", "bfloat16"]}
+CAPTURE_VARIANTS = {"plain": [], "batch 64": ["--batch", "64"], "bfloat16": ["--dtype", "bfloat16"],
+                    "fusion off": ["--xla-flag", "xla_disable_hlo_passes=fusion"]}
 GOAL_S = 1.0
 
 
@@ -144,6 +148,13 @@ def screen_bench(model: str, target: str, layer: str, repeat: int) -> None:
           f"V / x = {median['V big'] / median['x big']:.2f}x")
     print(f"  V on the recorded mnist_cnn variants (cpu): median {median['V small']:.3f} s; "
           f"{model} / mnist_cnn = {median['V big'] / median['V small']:.1f}x")
+    printed = {"diff": cli("diff", model, "--vary", "batch=1,64", "--target", target),
+               "compare": cli("compare", model, "--targets", target)}
+    whole = {name: statistics.median([run_timed(command, dict(os.environ)) for _ in range(repeat)])
+             for name, command in printed.items()}
+    print(f"  the command line, from the cache, process start to exit: `diff {model} --vary batch=1,64` "
+          f"{whole['diff']:.2f} s, `compare {model}` {whole['compare']:.2f} s, "
+          f"ratio {whole['diff'] / whole['compare']:.2f}x")
 
 
 # --- 2. a variant's capture against the plain one -----------------------------------------------------------
@@ -157,17 +168,19 @@ def capture_bench(model: str, target: str, repeat: int) -> None:
     work = Path(tempfile.mkdtemp(prefix="tensorweg-bench-"))
     env = {**os.environ, "TENSORWEG_CACHE_DIR": str(work / "cache")}
     captures: dict[str, list[float]] = {name: [] for name in CAPTURE_VARIANTS}
+    names = list(CAPTURE_VARIANTS)
     for i in range(repeat):
-        for name, options in CAPTURE_VARIANTS.items():
+        for name in names[i % len(names):] + names[:i % len(names)]:  # each variant first in turn
+            options = CAPTURE_VARIANTS[name]
             out = work / f"{i}-{name.replace(' ', '-')}"
             captures[name].append(run_timed(cli("capture", model, "--targets", target, "--no-cache",
                                                 "-o", str(out), *options), env))
     plain = statistics.median(captures["plain"])
-    print(f"capture {model} on {target}, --no-cache, alternating, {repeat} runs each; "
+    print(f"capture {model} on {target}, --no-cache, rotating the order, {repeat} runs each; "
           f"load average {os.getloadavg()[0]:.1f}")
     for name in CAPTURE_VARIANTS:
         median = statistics.median(captures[name])
-        print(f"  {name:>9}: median {median:.2f} s (runs {', '.join(f'{t:.1f}' for t in captures[name])}), "
+        print(f"  {name:>10}: median {median:.2f} s (runs {', '.join(f'{t:.1f}' for t in captures[name])}), "
               f"{median / plain:.2f}x plain")
 
 
