@@ -24,6 +24,7 @@ from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.views.trace import neighbour_layer
 from explorer.views.variant_choice import VariantChoice, cached_variants
+from explorer.views.variant_diff import VariantDiff, variant_diff
 from explorer.views.whatif_panes import WhatIfPanes, fusion_hlo, whatif_panes
 
 from screens.bindings import keyed
@@ -54,6 +55,7 @@ class WhatIfScreen(Screen):
         self.fusion = 0  # the changed fusion marked in the list
         self.panes: WhatIfPanes | None = None
         self._opened: dict[Path, Bundle] = {}
+        self._diffs: dict[tuple[Path, str, str], VariantDiff] = {}  # per variant, target and language
 
     def compose(self) -> ComposeResult:
         yield Static("", id="whatif-title")
@@ -83,9 +85,13 @@ class WhatIfScreen(Screen):
             self._show(label("whatif.title", lang), {"layer": label("whatif.nothing", lang).format(
                 target=target, model=bundle.manifest.model.spec)})
             return
+        this, other = (label("whatif.this", lang), bundle), (self._choice().label, self._other())
+        key = (self._choice().path, target, lang)
         try:
-            panes = whatif_panes((label("whatif.this", lang), bundle), (self._choice().label, self._other()),
-                                 target, self.layer_name, lang, self.app.size.width - 4, self.fusion)
+            if key not in self._diffs:  # every layer of both variants: once, not on each n, p, [ or ]
+                self._diffs[key] = variant_diff(this, other, target)
+            panes = whatif_panes(this, other, target, self.layer_name, lang, self.app.size.width - 4, self.fusion,
+                                 self._diffs[key])
         except TensorwegError as error:
             self._show(label("whatif.title", lang), {"layer": str(error)})
             return

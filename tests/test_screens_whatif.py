@@ -114,7 +114,8 @@ def test_whatif_conv2d_snapshot(snap_compare, size, cached_variants):
     """conv2d at batch 1 (this capture) beside batch 64: the layer's row for each (FLOPs 108.2k and
     6.9M, bytes 66.8 KiB and 4.2 MiB), the whole model (FLOPs x64, peak memory growing), the dense
     layer's fusions that changed, both skylines on one scale (batch 64 rising to full blocks at the
-    convolution) with the largest buffers at each peak (conv2d's activations, dense's weights), and
+    convolution) with the largest buffers at each peak (XLA's own peak moment, position 9: dense's
+    weights and conv2d's activations at batch 1, conv2d's and max_pooling2d's activations at 64), and
     why (FLOPs, bytes, fusions). At 80x24 the rest scrolls."""
     app = create_app(VARIANTS / "batch1", level="layers", target="cpu", select="conv2d")
 

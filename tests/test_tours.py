@@ -219,10 +219,12 @@ def _with_header(capture: str):
     return replace(parse_tour(HEADER + "step: level=hlo target=tpu:v5e\ntext: x\n", "t.tour"), capture=capture)
 
 
-# Headers beside the built-in lessons': every option, a flag, a repeated option (the last one counts).
+# Headers beside the built-in lessons': every option, a flag, a repeated option (the last one counts, but
+# --xla-flag's add up).
 HEADERS = ("--mode train --optimizer sgd --remat --batch 4", "--mesh 2x2 --shard data --targets tpu:v5e --batch 4",
            "--targets cpu,tvm:cpu --batch 2", "--mode train --mode inference", "--batch 8 --mesh 4x2 --shard model "
-           "--targets tpu:v5e,gpu:h100 --mode train --optimizer adam")
+           "--targets tpu:v5e,gpu:h100 --mode train --optimizer adam",
+           "--xla-flag xla_disable_hlo_passes=fusion --targets cpu,tpu:v5e --xla-flag xla_cpu_enable_fast_math=true")
 
 
 @pytest.mark.parametrize("tour", [tour for _, tour in builtin_tours()] + [_with_header(h) for h in HEADERS],

@@ -10,12 +10,17 @@ import pytest
 
 from explorer.cli.main import main
 from explorer.errors import TensorwegError
+from explorer.labels import label
+from explorer.model.buffer_assignment import occupied_bytes
 from explorer.model.bundle import Bundle
+from explorer.model.records import Allocation, AssignedValue, LiveRange, MemoryLevel
 from explorer.texts.lookup import explain_topic
-from explorer.views.memory_skyline import draw, skyline
+from explorer.views.format import format_bytes
+from explorer.views.memory_skyline import draw, peak_lines, skyline
 from explorer.views.variant_choice import cached_variants
 from explorer.views.variant_diff import DELTA_KINDS, variant_diff
-from explorer.views.variant_diff_text import as_json, as_text, narration_key
+from explorer.views.variant_diff_text import as_json, as_text, kernels_note, layer_rows, narration_key, totals_rows
+from explorer.views.whatif_panes import whatif_panes
 
 from tests.conftest import FIXTURES, committed
 
@@ -119,6 +124,32 @@ def test_json_has_the_variants_and_per_layer_deltas():
     assert "whatif:flops" in data["explanations"]
 
 
+def test_on_the_tpu_the_kernels_are_the_instructions_and_shown_once_with_a_note():
+    """XLA:TPU's kernels are the entry computation's working instructions (program steps): two equal
+    columns would look like two pieces of evidence. The recorded mnist_cnn bundle has tpu:v5e."""
+    mnist = Bundle.open(committed(FIXTURES / "bundles" / "mnist_cnn" / "manifest.json").parent)
+    tpu = variant_diff(("a", mnist), ("b", mnist), "tpu:v5e")
+    assert all(v.kernels == v.instructions for v in tpu.variants)
+    for lang, kernels in (("en", "kernels"), ("de", "Kernel")):
+        text = as_text(tpu, lang)
+        model_rows = text.split("\n\n")[1].splitlines()
+        assert not any(row.startswith(f"{kernels} ") for row in model_rows)
+        assert sum(label("whatif.kernels_are_steps", lang) == line for line in text.splitlines()) == 1
+        header, _ = layer_rows(tpu, lang)
+        assert kernels not in header and label("whatif.col.instructions", lang) in header
+    assert label("whatif.kernels_are_steps", "en") in whatif_panes(
+        ("a", mnist), ("b", mnist), "tpu:v5e", "conv2d", "en", 120).model
+    json_variant = json.loads(as_json(tpu))["variants"][0]
+    assert json_variant["kernels"] == json_variant["instructions"]  # the JSON keeps both fields
+
+
+def test_on_cpu_and_gpu_kernels_and_instructions_stay_two_columns_without_the_note():
+    cpu = diff_of("batch1", "no_fusion")
+    assert kernels_note(cpu) == ""
+    assert "kernels" in layer_rows(cpu)[0]
+    assert any(row[0] == "kernels" for row in totals_rows(cpu))
+
+
 def test_a_target_one_capture_lacks_is_refused():
     with pytest.raises(TensorwegError, match="no tpu:v5e in this capture"):
         diff_of("batch1", "batch64", "tpu:v5e")
@@ -145,8 +176,41 @@ def test_the_skyline_draws_both_variants_on_one_scale_and_names_the_buffers_at_t
     assert len(draw(large.live, 5, scale)) == 5  # a narrow screen gets the most live of each stretch
     roles = {buffer.role for buffer in small.at_peak}
     assert {"weights", "inputs", "activations"} <= roles
-    assert {buffer.layer for buffer in large.at_peak[:2]} == {"conv2d"}  # the batch's activations
+    # the batch's activations: conv2d's ReLU output and the pooling it feeds, as XLA lists its peak
+    # (`Live ranges at 9 (peak)`; the convolution's own output shares the ReLU's slot, so it is gone)
+    assert [(buffer.layer, buffer.role) for buffer in large.at_peak[:2]] == [
+        ("conv2d", "activations"), ("max_pooling2d", "activations")]
     assert sum(buffer.bytes for buffer in large.at_peak) == large.peak_bytes
+
+
+@pytest.mark.parametrize("name", ["batch1", "batch64", "bfloat16", "no_fusion"])
+def test_the_skylines_peak_is_what_the_buffer_assignment_holds_and_agrees_with_xlas_peak(name):
+    """XLA:CPU gives an elementwise fusion its dying operand's slot (both values at one offset, both
+    live at that position): summing the values put the peak above every allocation together (batch1:
+    100,848 bytes against 84,700 allocated, XLA's own peak 84,624). Counted by offset, the peak is
+    XLA's own figure (`Live ranges at N (peak)`), entry parameters included as XLA includes them."""
+    memory = bundle(name).memory("cpu")
+    found = skyline(bundle(name), "cpu")
+    allocated = sum(allocation.size for allocation in memory.allocations)
+    assert found.allocated_bytes == allocated and max(found.live) == found.peak_bytes <= allocated
+    assert memory.peak_source == "xla"
+    if name == "no_fusion":  # XLA's peak moment is two positions later, when one f32 constant has died
+        assert found.peak_bytes == memory.peak_bytes + 4
+    else:
+        assert found.peak_bytes == memory.peak_bytes
+    assert {"weights", "inputs"} <= {buffer.role for buffer in found.at_peak}  # the parameters are in it
+    assert f"(allocated {format_bytes(allocated)})" in peak_lines(found)[0]
+
+
+def test_values_sharing_a_slot_count_once_and_apart_count_both():
+    shared = MemoryLevel(
+        allocations=(Allocation(0, 64, "temp", values=(AssignedValue("a", "{}", 0, 32), AssignedValue("b", "{}", 0, 32),
+                                                       AssignedValue("c", "{}", 32, 16))),
+                     Allocation(1, 8, "parameter", values=(AssignedValue("p", "{}", 0, 8),))),
+        peak_bytes=0,
+        live_ranges=(LiveRange("p{}", 0, 3), LiveRange("a{}", 0, 1), LiveRange("b{}", 1, 2), LiveRange("c{}", 2, 3),
+                     LiveRange("gone{}", 0, 3)))
+    assert occupied_bytes(shared) == (40, 40, 56, 24)
 
 
 def test_the_cache_offers_the_other_variants_of_the_same_model(tmp_path):

@@ -3,6 +3,8 @@ and every bad input of them: one `error:` line, exit 2, nothing written or cache
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from explorer.capture.cache import cache_key
@@ -183,3 +185,38 @@ def test_a_lesson_may_be_written_on_a_dtype_policy():
     bad = parse_tour(header + "# capture: --dtype float64\nstep: level=hlo\ntext: x\n", "t.tour")
     with pytest.raises(TensorwegError, match="t.tour: # capture: bad --dtype 'float64'"):
         capture_options(bad)
+
+
+def test_a_lesson_may_be_written_on_xla_flags():
+    """`--xla-flag` in a `# capture:` header: repeatable as on the command line, checked against the
+    app's list, and a bundle without the flags (or with other ones) lacks what the lesson needs."""
+    header = "# title: T\n# model: mnist_cnn\n# lang: en\n"
+    both = ("--xla-flag xla_disable_hlo_passes=fusion --xla-flag xla_cpu_enable_fast_math=true "
+            "--targets cpu")
+    tour = parse_tour(header + f"# capture: {both}\nstep: level=hlo\ntext: x\n", "t.tour")
+    options = capture_options(tour)
+    assert options.xla_flags == (("xla_cpu_enable_fast_math", "true"), ("xla_disable_hlo_passes", "fusion"))
+    assert missing_capture(tour, "mnist_cnn", options) == ""
+    plain = build_capture_options(targets="cpu")
+    assert missing_capture(tour, "mnist_cnn", plain) == ("--xla-flag xla_disable_hlo_passes=fusion "
+                                                         "--xla-flag xla_cpu_enable_fast_math=true")
+    fusion_only = parse_tour(header + "# capture: --xla-flag xla_disable_hlo_passes=fusion\nstep: level=hlo\n"
+                             "text: x\n", "t.tour")
+    assert missing_capture(parse_tour(header + "step: level=hlo\ntext: x\n", "t.tour"), "mnist_cnn",
+                           capture_options(fusion_only)) == ""  # a lesson without a header takes any capture
+    no_header_but_mode = parse_tour(header + "# capture: --targets cpu\nstep: level=hlo\ntext: x\n", "t.tour")
+    assert missing_capture(no_header_but_mode, "mnist_cnn", capture_options(fusion_only)) == "without --xla-flag"
+
+
+@pytest.mark.parametrize(("capture", "fragment"), [
+    ("--xla-flag xla_gpu_everything=true", "bad --xla-flag 'xla_gpu_everything=true': the app knows "),
+    ("--xla-flag xla_disable_hlo_passes=nosuchpass", "bad --xla-flag 'xla_disable_hlo_passes=nosuchpass'"),
+    ("--xla-flag", "capture option '--xla-flag' needs a value"),
+])
+def test_a_bad_xla_flag_in_a_lesson_header_is_one_line_naming_the_tour(capture, fragment):
+    header = "# title: T\n# model: mnist_cnn\n# lang: en\n"
+    tour = replace(parse_tour(header + "step: level=hlo\ntext: x\n", "t.tour"), capture=capture)
+    with pytest.raises(TensorwegError) as caught:
+        capture_options(tour)
+    assert str(caught.value).startswith("t.tour: # capture: ") and fragment in str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -78,3 +78,44 @@ def test_a_step_that_keeps_its_arguments_aliases_nothing_on_the_tpu(capsys):
     assert donating["xla_memory_analysis"]["alias_size_in_bytes"] > 0
     assert keeping["xla_memory_analysis"]["alias_size_in_bytes"] == 0
     assert keeping["xla_peak_bytes"] > donating["xla_peak_bytes"]  # old and new weights both live
+
+
+# --- the rest of the issue's matrix: batch, dtype, remat and a disabled pass on each of cpu, gpu:h100, tpu:v5e
+
+
+def test_batch_64_on_the_h100_multiplies_the_work_and_the_peak(capsys):
+    data = diff(capsys, "batch=1,64", "gpu:h100")
+    conv = layer(data, "conv2d")
+    assert conv["after"]["flops"] == pytest.approx(64 * conv["before"]["flops"])
+    first, second = data["variants"]
+    assert second["peak_bytes"] > first["peak_bytes"] and second["xla_peak_bytes"] > first["xla_peak_bytes"]
+
+
+def test_bfloat16_on_the_tpu_halves_the_dense_layers_bytes(capsys):
+    data = diff(capsys, "dtype=float32,bfloat16", "tpu:v5e")
+    dense = layer(data, "dense")
+    assert dense["after"]["bytes_accessed"] < 0.6 * dense["before"]["bytes_accessed"]
+    first, second = data["variants"]
+    assert second["xla_memory_analysis"]["argument_size_in_bytes"] < first["xla_memory_analysis"][
+        "argument_size_in_bytes"]  # the weights are bfloat16 too
+
+
+def test_switching_off_algebraic_simplification_on_the_tpu_keeps_the_work(capsys):
+    """XLA:TPU's fusion passes are not on the app's list (its pipeline is not XLA's open one); the
+    algebraic simplifier is, and switching it off leaves the model's FLOPs where they were."""
+    data = diff(capsys, "xla-flag=none,xla_disable_hlo_passes=algsimp", "tpu:v5e")
+    first, second = data["variants"]
+    assert (first["label"], second["label"]) == ("xla-flag=none", "xla-flag=xla_disable_hlo_passes=algsimp")
+    assert second["flops"] == pytest.approx(first["flops"], rel=0.05)
+    assert second["instructions"] >= first["instructions"]
+
+
+@pytest.mark.parametrize("target", ["cpu", "gpu:h100"])
+def test_remat_of_chosen_layers_on_cpu_and_the_h100(capsys, target):
+    assert main(["diff", "mnist_cnn", "--vary", "remat-layers=none,conv", "--mode", "train",
+                 "--target", target, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    first, second = data["variants"]
+    assert (first["label"], second["label"]) == ("remat-layers=none", "remat-layers=conv")
+    assert second["flops"] >= first["flops"]  # recomputation adds work (or XLA removes it again)
+    assert first["peak_bytes"] and second["peak_bytes"]

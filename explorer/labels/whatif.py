@@ -24,10 +24,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "binding.whatif.close_pair": ("Close", "Schließen"),
     "tooltip.whatif.close_pair": ("Back to the diff", "Zurück zum Vergleich"),
     "whatif.no_fusion_change": ("none", "keine"),
-    "whatif.skyline": ("Memory skyline: the bytes of every value live over program order, parameters "
-                       "included (one scale for both)",
-                       "Speicher-Skyline: die Bytes aller lebenden Werte in Programmreihenfolge, Parameter "
-                       "eingeschlossen (ein Maßstab für beide)"),
+    "whatif.skyline": ("Memory skyline: the bytes the buffer assignment holds over program order, parameters "
+                       "included, a slot two values share once (one scale for both)",
+                       "Speicher-Skyline: die Bytes, die die Pufferzuweisung in Programmreihenfolge belegt, "
+                       "Parameter eingeschlossen, ein geteilter Platz einmal (ein Maßstab für beide)"),
     "whatif.no_skyline": ("no live ranges captured", "keine Lebensdauern erfasst"),
     "whatif.why": ("Why", "Warum"),
     "whatif.nothing": (
@@ -87,6 +87,11 @@ LABELS: dict[str, tuple[str, str]] = {
                          "Temporäres - Aliase {xla}"),
     "whatif.row.fusions": ("fusions", "Fusionen"),
     "whatif.row.kernels": ("kernels", "Kernel"),
+    "whatif.kernels_are_steps": (
+        "TPU: each working instruction counts as a kernel (no inspectable machine code), so kernels = "
+        "instructions; shown once",
+        "TPU: Jede arbeitende Instruktion zählt als Kernel (kein einsehbarer Maschinencode), also Kernel = "
+        "Instruktionen; einmal gezeigt"),
     "whatif.row.instructions": ("instructions", "Instruktionen"),
     "whatif.row.flops": ("FLOPs", "FLOPs"),
     "whatif.row.bytes_moved": ("bytes moved", "bewegte Bytes"),

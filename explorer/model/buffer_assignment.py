@@ -230,6 +230,62 @@ def live_bytes(ranges: tuple[LiveRange, ...], sizes: dict[str, int]) -> tuple[in
     return tuple(profile)
 
 
+def occupied_bytes(memory: MemoryLevel) -> tuple[int, ...]:
+    """The bytes the buffer assignment's allocations hold at each time of program order (ends
+    inclusive): each allocation's live values by their offsets, a stretch two live values share
+    counted once. XLA gives an elementwise fusion its operand's slot when that operand dies there
+    (both values sit at one offset, both "live" at that time); summing value sizes counted that slot
+    twice and put the skyline's peak above what the buffer assignment allocates. Empty without live
+    ranges; values no allocation holds count nothing."""
+    if not memory.live_ranges:
+        return ()
+    placed = {f"{value.instruction}{value.shape_index}": (allocation.index, value.offset, value.size)
+              for allocation in memory.allocations for value in allocation.values}
+    last = max(r.end for r in memory.live_ranges)
+    change = [0] * (last + 2)
+    spans: dict[int, list[tuple[int, int, int, int]]] = {}  # allocation -> (start, end, offset, size)
+    for r in memory.live_ranges:
+        if r.value in placed:
+            index, offset, size = placed[r.value]
+            spans.setdefault(index, []).append((r.start, r.end, offset, offset + size))
+    for held in spans.values():
+        _add_occupied(held, change)
+    profile, running = [], 0
+    for delta in change[:-1]:
+        running += delta
+        profile.append(running)
+    return tuple(profile)
+
+
+def _add_occupied(held: list[tuple[int, int, int, int]], change: list[int]) -> None:
+    """Add one allocation's occupied bytes to `change` (a running total's steps), re-measuring the
+    union of its live values' [offset, end) only where a value starts or ends."""
+    if len(held) == 1:
+        start, end, low, high = held[0]
+        change[start] += high - low
+        change[end + 1] -= high - low
+        return
+    starting: dict[int, list[tuple[int, int, int, int]]] = {}
+    for span in held:
+        starting.setdefault(span[0], []).append(span)
+    live: list[tuple[int, int, int, int]] = []
+    before = 0
+    for time in sorted({start for start, _, _, _ in held} | {end + 1 for _, end, _, _ in held}):
+        live = [span for span in live if span[1] >= time] + starting.get(time, [])
+        now = _union_bytes([(low, high) for _, _, low, high in live])
+        change[time] += now - before
+        before = now
+
+
+def _union_bytes(stretches: list[tuple[int, int]]) -> int:
+    total, reached = 0, 0
+    for low, high in sorted(stretches):
+        if high > reached:
+            total += high - max(low, reached)
+            reached = high
+    return total
+
+
 def peak_from_live_ranges(ranges: tuple[LiveRange, ...], sizes: dict[str, int]) -> tuple[int, int]:
     """(peak live bytes, time of the peak): the max over program order of the
     sizes of the values live at each time (ends inclusive, as XLA counts)."""

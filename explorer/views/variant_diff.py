@@ -122,12 +122,20 @@ def variant_diff(before: tuple[str, Bundle], after: tuple[str, Bundle], target: 
     names_a = [layer.name for layer in bundle_a.layers]
     if names_a != [layer.name for layer in bundle_b.layers]:
         raise TensorwegError(f"{label_a} and {label_b} are captures of different models: their layers differ")
-    layers = tuple(_layer_delta(record.name, record.class_name, bundle_a, bundle_b, target)
+    # Each layer's program read once per variant: the figures and the fusion matching both use it
+    # (reading a ResNet50 layer twice was a third of the diff screen's wait).
+    found_a, found_b = _target_layers(bundle_a, target), _target_layers(bundle_b, target)
+    layers = tuple(_layer_delta(record.name, record.class_name, bundle_a, bundle_b, target, found_a, found_b)
                    for record in bundle_a.layers)
     return VariantDiff(
         model=bundle_a.model_name, target=target,
         variants=(variant_totals(label_a, bundle_a, target), variant_totals(label_b, bundle_b, target)),
-        layers=layers, fusion_changes=fusion_changes(bundle_a, bundle_b, target))
+        layers=layers, fusion_changes=_changes(_groups(found_a), _groups(found_b)))
+
+
+def _target_layers(bundle: Bundle, target: str) -> dict[str, TargetLayer]:
+    program = program_for(bundle, target)
+    return {record.name: program.target_layer(record.name) for record in bundle.layers}
 
 
 # --- whole model ---------------------------------------------------------------------------------
@@ -170,9 +178,10 @@ def _instruction_count(bundle: Bundle, target: str) -> int | None:
 # --- per layer -----------------------------------------------------------------------------------
 
 
-def _layer_delta(layer: str, class_name: str, bundle_a: Bundle, bundle_b: Bundle, target: str) -> LayerDelta:
-    before = layer_figures(bundle_a, layer, target)
-    after = layer_figures(bundle_b, layer, target)
+def _layer_delta(layer: str, class_name: str, bundle_a: Bundle, bundle_b: Bundle, target: str,
+                 found_a: dict[str, TargetLayer], found_b: dict[str, TargetLayer]) -> LayerDelta:
+    before = _figures(bundle_a, found_a[layer], target)
+    after = _figures(bundle_b, found_b[layer], target)
     pairs = {"fusions": (before.fusions, after.fusions), "kernels": (before.kernels, after.kernels),
              "instructions": (before.instructions, after.instructions), "flops": (before.flops, after.flops),
              "bytes": (before.bytes_accessed, after.bytes_accessed), "bound": (before.bound, after.bound),
@@ -183,7 +192,10 @@ def _layer_delta(layer: str, class_name: str, bundle_a: Bundle, bundle_b: Bundle
 
 
 def layer_figures(bundle: Bundle, layer: str, target: str) -> LayerFigures:
-    found = program_for(bundle, target).target_layer(layer)
+    return _figures(bundle, program_for(bundle, target).target_layer(layer), target)
+
+
+def _figures(bundle: Bundle, found: TargetLayer, target: str) -> LayerFigures:
     if not found.captured:
         return LayerFigures(captured=False)
     working = found.working
@@ -223,13 +235,12 @@ def _gpu_figures(bundle: Bundle, target: str, found: TargetLayer) -> tuple[list[
 # --- fusions matched by the layers they compute -------------------------------------------------------
 
 
-def fusion_groups(bundle: Bundle, target: str) -> dict[tuple[str, ...], list[str]]:
+def _groups(found_layers: dict[str, TargetLayer]) -> dict[tuple[str, ...], list[str]]:
     """Every fusion the index gives a layer, once, keyed by the sorted layers it computes."""
     seen: dict[str, tuple[tuple[str, ...], str]] = {}
-    for record in bundle.layers:
-        found = program_for(bundle, target).target_layer(record.name)
+    for name, found in found_layers.items():
         for fusion in found.fusions if found.captured else ():
-            layers = tuple(sorted({record.name, *fusion.also_layers}))
+            layers = tuple(sorted({name, *fusion.also_layers}))
             seen.setdefault(fusion.name, (layers, fusion.fusion_kind))
     groups: dict[tuple[str, ...], list[str]] = {}
     for name, (layers, kind) in seen.items():
@@ -237,9 +248,9 @@ def fusion_groups(bundle: Bundle, target: str) -> dict[tuple[str, ...], list[str
     return groups
 
 
-def fusion_changes(bundle_a: Bundle, bundle_b: Bundle, target: str) -> tuple[FusionChange, ...]:
+def _changes(groups_a: dict[tuple[str, ...], list[str]],
+             groups_b: dict[tuple[str, ...], list[str]]) -> tuple[FusionChange, ...]:
     """The layer sets whose fusions differ in number or kind between the variants."""
-    groups_a, groups_b = fusion_groups(bundle_a, target), fusion_groups(bundle_b, target)
     changes = []
     for layers in sorted(set(groups_a) | set(groups_b)):
         before, after = groups_a.get(layers, []), groups_b.get(layers, [])

@@ -59,11 +59,31 @@ def _count(value: int | None) -> str:
     return MISSING if value is None else str(value)
 
 
+def kernels_are_steps(diff: VariantDiff) -> bool:
+    """Whether the kernels repeat the instructions: on a TPU each working entry instruction is counted
+    as a kernel (a program step, explorer.capture.jax_levels.tpu_program_steps), so the two figures
+    are one by definition, not two pieces of evidence. Checked on every figure, not assumed: an
+    instruction that is no step (`partition-id` in a mesh) keeps both shown."""
+    if diff.target not in TARGETS or TARGETS[diff.target].kind != "tpu":
+        return False
+    totals = all(v.kernels == v.instructions for v in diff.variants if v.captured)
+    return totals and all(f.kernels == f.instructions for d in diff.layers for f in (d.before, d.after) if f.captured)
+
+
+def kernels_note(diff: VariantDiff, lang: str = "en") -> str:
+    """The one line saying why the kernels are not shown beside the instructions; "" where they are."""
+    return label("whatif.kernels_are_steps", lang) if kernels_are_steps(diff) else ""
+
+
 def totals_rows(diff: VariantDiff, lang: str = "en") -> list[tuple[str, str, str, str]]:
-    """(figure, variant A, variant B, change) for the whole model; rows with nothing in either left out."""
+    """(figure, variant A, variant B, change) for the whole model; rows with nothing in either left out,
+    and the kernels where they are the instructions again (`kernels_note` says so)."""
     first, second = diff.variants
     rows = []
+    skipped = {"whatif.row.kernels"} if kernels_are_steps(diff) else set()
     for key, shown, value in _TOTALS:
+        if key in skipped:
+            continue
         a, b = shown(first), shown(second)
         if a == MISSING and b == MISSING:
             continue
@@ -77,12 +97,14 @@ def _bound(bound: str, lang: str) -> str:
     return label(f"whatif.bound.{bound}", lang) if bound in ("compute", "memory") else (bound or MISSING)
 
 
-def _layer_columns(target: str, lang: str) -> tuple[tuple[str, Callable[[LayerFigures], str]], ...]:
-    """The per-layer figures worth showing on the target's kind (GPU: registers, occupancy; TPU: tiles),
-    each under its heading's label key."""
-    kind = TARGETS[target].kind if target in TARGETS else ""
+def _layer_columns(diff: VariantDiff, lang: str) -> tuple[tuple[str, Callable[[LayerFigures], str]], ...]:
+    """The per-layer figures worth showing on the target's kind (GPU: registers, occupancy; TPU: tiles;
+    no kernels where they are the instructions again), each under its heading's label key."""
+    kind = TARGETS[diff.target].kind if diff.target in TARGETS else ""
+    kernels: list[tuple[str, Callable[[LayerFigures], str]]] = (
+        [] if kernels_are_steps(diff) else [("whatif.row.kernels", lambda f: str(f.kernels))])
     columns: list[tuple[str, Callable[[LayerFigures], str]]] = [
-        ("whatif.row.fusions", lambda f: str(f.fusions)), ("whatif.row.kernels", lambda f: str(f.kernels)),
+        ("whatif.row.fusions", lambda f: str(f.fusions)), *kernels,
         ("whatif.col.instructions", lambda f: str(f.instructions)),
         ("whatif.row.flops", lambda f: format_count(f.flops)),
         ("whatif.col.bytes", lambda f: format_bytes(f.bytes_accessed)),
@@ -98,7 +120,7 @@ def _layer_columns(target: str, lang: str) -> tuple[tuple[str, Callable[[LayerFi
 
 def layer_rows(diff: VariantDiff, lang: str = "en") -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """The per-layer table: each figure as `A -> B` where it changed; a changed layer is marked `*`."""
-    columns = _layer_columns(diff.target, lang)
+    columns = _layer_columns(diff, lang)
     header = ("", label("whatif.col.layer", lang), *(label(key, lang) for key, _ in columns))
     rows = []
     for delta in diff.layers:
@@ -119,6 +141,8 @@ def as_text(diff: VariantDiff, lang: str = "en") -> str:
             lines.append(f"{variant.label}: {variant.status}")
     columns = (label("whatif.col.model", lang), first.label, second.label, label("whatif.col.change", lang))
     lines.append(text_table(columns, totals_rows(diff, lang)))
+    if note := kernels_note(diff, lang):
+        lines.append(note)
     lines += ["", label("whatif.per_layer", lang), text_table(*layer_rows(diff, lang))]
     none = label("whatif.no_fusion_change", lang)
     lines += ["", label("whatif.fusions_changed", lang)]

@@ -13,7 +13,7 @@ from explorer.texts.lookup import explain_topic
 from explorer.views.format import text_table
 from explorer.views.memory_skyline import draw, peak_lines, skyline
 from explorer.views.variant_diff import FusionChange, VariantDiff, variant_diff
-from explorer.views.variant_diff_text import layer_rows, narration_key, totals_rows
+from explorer.views.variant_diff_text import kernels_note, layer_rows, narration_key, totals_rows
 
 SKYLINE_LABEL_WIDTH = 12
 
@@ -30,10 +30,12 @@ class WhatIfPanes:
 
 
 def whatif_panes(this: tuple[str, Bundle], other: tuple[str, Bundle], target: str, layer: str,
-                 lang: str, width: int, picked: int = 0) -> WhatIfPanes:
+                 lang: str, width: int, picked: int = 0, diff: VariantDiff | None = None) -> WhatIfPanes:
     """The screen's blocks for `layer` (its row of the per-layer table, both variants) at `width` columns;
-    `picked`: the changed fusion marked in the list (Enter opens both versions' HLO)."""
-    diff = variant_diff(this, other, target)
+    `picked`: the changed fusion marked in the list (Enter opens both versions' HLO); `diff`: the
+    two variants' `variant_diff`, when the caller kept it (it reads every layer of both: the screen
+    computes it once per variant, not on every key)."""
+    diff = diff or variant_diff(this, other, target)
     first, second = diff.variants
     title = (f"{label('whatif.title', lang)} | {diff.model} | {target} | {first.label} vs {second.label} | "
              f"{label('whatif.keys', lang)}")
@@ -61,7 +63,9 @@ def _layer_block(diff: VariantDiff, layer: str, lang: str) -> str:
 
 def _model_block(diff: VariantDiff, lang: str) -> str:
     first, second = diff.variants
-    return label("whatif.model", lang) + "\n" + text_table(("", first.label, second.label, ""), totals_rows(diff, lang))
+    table = text_table(("", first.label, second.label, ""), totals_rows(diff, lang))
+    note = kernels_note(diff, lang)
+    return label("whatif.model", lang) + "\n" + table + (f"\n{note}" if note else "")
 
 
 def _fusion_block(changes: tuple[FusionChange, ...], picked: int, lang: str) -> str:

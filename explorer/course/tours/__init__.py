@@ -44,10 +44,17 @@ TWINS: dict[str, str] = {
     "training_memory": "training_speicher",
     "four_chips": "vier_chips",
     "what_if": "was_waere_wenn",
+    "what_if_no_fusion": "was_waere_ohne_fusion",
 }
 
 # The `# capture:` options that stand alone; every other one takes the next word as its value.
 _FLAGS = ("--remat",)
+# The options given once per value, as on the command line (argparse's `append`): `--xla-flag A=1
+# --xla-flag B=2` is two flags, not the second replacing the first.
+_REPEATED = ("--xla-flag",)
+# A header option's name where build_capture_options' keyword differs from the command line's
+# destination (`--xla-flag` appends to `xla_flag`; the options take `xla_flags`).
+_KEYWORDS = {"xla_flag": "xla_flags"}
 
 
 def capture_options(tour: Tour) -> CaptureOptions:
@@ -56,7 +63,7 @@ def capture_options(tour: Tour) -> CaptureOptions:
     every target its steps visit."""
     header = capture_header(tour)  # before the try: its errors name the tour already
     try:
-        options = build_capture_options(**header)
+        options = build_capture_options(**{_KEYWORDS.get(name, name): value for name, value in header.items()})
     except TensorwegError as exc:
         raise TensorwegError(f"{_tour_name(tour)}: # capture: {exc}") from None
     return replace(options, targets=tuple(dict.fromkeys((*options.targets, *visited_targets(tour)))))
@@ -68,16 +75,18 @@ def visited_targets(tour: Tour) -> tuple[str, ...]:
     return tuple(dict.fromkeys(step.target for step in tour.steps if step.level in TARGET_LEVELS))
 
 
-def capture_header(tour: Tour) -> dict[str, str | int | bool]:
-    """The `# capture:` header as build_capture_options' keywords, which are also the command line's
-    argument names: `--mode train --batch 8 --remat` -> {"mode": "train", "batch": 8, "remat": True}.
+def capture_header(tour: Tour) -> dict[str, str | int | bool | list[str]]:
+    """The `# capture:` header as the command line's argument names (build_capture_options' keywords
+    but for `_KEYWORDS`): `--mode train --batch 8 --remat` -> {"mode": "train", "batch": 8, "remat": True};
+    `--xla-flag xla_disable_hlo_passes=fusion` -> {"xla_flag": ["xla_disable_hlo_passes=fusion"]}.
 
     Only CAPTURE_OPTIONS (parse_tour refuses the others too: a tour never points the capture at a
-    file or at unsafe code); a later option replaces an earlier one, as on the command line. An
-    unknown option, one without its value, or a value the command line's parser would refuse raises
-    one TensorwegError line naming the tour.
+    file or at unsafe code); a later option replaces an earlier one, as on the command line, except
+    `_REPEATED` ones, which add up. An unknown option, one without its value, or a value the command
+    line's parser would refuse raises one TensorwegError line naming the tour; an XLA flag the app
+    does not know is refused when the options are built (capture_options), with the list.
     """
-    found: dict[str, str | int | bool] = {}
+    found: dict[str, str | int | bool | list[str]] = {}
     words = tour.capture.split()
     at = 0
     while at < len(words):
@@ -91,7 +100,10 @@ def capture_header(tour: Tour) -> dict[str, str | int | bool]:
             continue
         if at + 1 == len(words) or words[at + 1].startswith("--"):
             raise TensorwegError(f"{_tour_name(tour)}: # capture: capture option '{word}' needs a value")
-        found[name] = _value(tour, name, words[at + 1])
+        if word in _REPEATED:
+            found[name] = [*found.get(name, []), words[at + 1]]
+        else:
+            found[name] = _value(tour, name, words[at + 1])
         at += 2
     return found
 
@@ -116,10 +128,10 @@ def _tour_name(tour: Tour) -> str:
 
 
 # A `# capture:` option's field in CaptureOptions, where the names differ.
-_FIELDS = {"input_shape": "input_shapes"}
+_FIELDS = {"input_shape": "input_shapes", "xla_flag": "xla_flags"}
 # What decides the compiled function: a lesson with a `# capture:` header is written for its values
 # of these (named or left at their defaults); batch and input shapes only matter where it names them.
-_STEP_FIELDS = ("mode", "optimizer", "mesh", "shard", "remat", "layout_map", "dtype")
+_STEP_FIELDS = ("mode", "optimizer", "mesh", "shard", "remat", "layout_map", "dtype", "xla_flag")
 
 
 def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
@@ -131,7 +143,10 @@ def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
     needed = capture_options(tour)
     words: list[str] = [tour.model] if model != tour.model else []
     if tour.capture:
-        named = dict(header_options(tour.capture))
+        named: dict[str, str] = {}
+        for name, text in header_options(tour.capture):  # a repeated --xla-flag: every one is needed
+            repeated = f"--{name.replace('_', '-')}" in _REPEATED and name in named
+            named[name] = f"{named[name]} {text}" if repeated else text
         for name in dict.fromkeys([*_STEP_FIELDS, *named]):
             field = _FIELDS.get(name, name)
             if name != "targets" and getattr(needed, field, None) != getattr(options, field, None):

@@ -16,7 +16,8 @@ from explorer.texts.lookup import LEVELS, has_topic
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
 # `# capture:` names the capture options a lesson was written for (a training step, a mesh);
 # only these, so a tour file can never point the capture at a file or at unsafe code.
-CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch", "--dtype")
+CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch", "--dtype",
+                   "--xla-flag")
 REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
 ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
