@@ -7,32 +7,29 @@ and a tour step go) is decided by `explorer.views.session` on `app.session`.
 Captures run in a thread worker that only posts `screens.messages` events (`screens.capturing`),
 so the first frame never waits for a compiler; opening a bundle (reading its
 JSON, building the cross-level index) runs in a thread worker too, started as
-the app loads, while Textual builds the first screen; the rows go on screen
-first, their selection's panes the frame after.
+the app loads, while Textual builds the first screen (`screens.opening`); the rows go on
+screen first, their selection's panes the frame after. Which screen draws each level:
+`screens.level_modes`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
-from importlib import import_module
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from textual import on, work
 from textual.app import App
 from textual.filter import LineFilter, NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed
 
-from explorer.capture.ready_bundle import ready_cached_bundle
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
 from explorer.labels import label
@@ -42,19 +39,11 @@ from explorer.safe_text import visible
 from explorer.views.session import FollowedLayer, LevelProgress, Session, StatusNote
 from explorer.views.trace import build_trace
 from explorer.views.trace import descend as item_below
-from explorer.views.warm import level_rows, prepare_first_screen, prepare_levels
 
-from screens.background import start_daemon
 from screens.bindings import keyed, localise
-from screens.capturing import CapturingApp
 from screens.commands import ItemCommands
-from screens.messages import (
-    BundleOpened,
-    BundleOpenFailed,
-    CachedBundleFound,
-    CaptureNeeded,
-    TargetsRead,
-)
+from screens.level_modes import CSS_DIR, SCREENS, level_sheets, screen_class
+from screens.opening import OpeningApp
 from screens.refresh_work import KeepsRefreshWorkOfPoppedScreens
 from screens.widgets.visible_text import VisibleTextFilter
 
@@ -63,35 +52,8 @@ if TYPE_CHECKING:
     from explorer.course.tours import Tour
     from explorer.views.trace import Trace
 
-CSS_DIR = Path(__file__).parent
 # One instance: Textual caches each line's filtered copy per filter.
 VISIBLE_TEXT = VisibleTextFilter()
-# How long the open worker waits for the first screen to show the rows and their selection.
-FIRST_SELECTION_WAIT_S = 2.0
-
-
-# mode -> (module, class) of its screen; a screen's module is imported when it is first shown.
-SCREENS = {
-    "layers": ("screens.layers", "LayersScreen"), "graph": ("screens.graph", "GraphScreen"),
-    "hlo": ("screens.hlo", "HloScreen"), "optimized-hlo": ("screens.optimized_hlo", "OptimizedHloScreen"),
-    "kernels": ("screens.kernels", "KernelsScreen"), "memory": ("screens.memory_map", "MemoryMapScreen"),
-}
-
-
-def _sheets(modes) -> list[Path]:
-    """The level screens' own sheets (each screen's CSS_PATH: its module's name, `.tcss`)."""
-    return [CSS_DIR / f"{SCREENS[mode][0].rsplit('.', 1)[1]}.tcss" for mode in modes if mode in SCREENS]
-
-
-# Every level's sheet, and those of the screens pushed over a level (x, f, D, ?, G, T).
-OTHER_SHEETS = (*_sheets(SCREENS), *(CSS_DIR / f"{name}.tcss" for name in ("compare", "passes", "mesh", "help",
-                                                                             "glossary", "tour", "passport",
-                                                                             "source")))
-
-
-def _screen_class(mode: str) -> type:
-    module, name = SCREENS[mode]
-    return getattr(import_module(module), name)
 
 
 def plain_terminal(environ=os.environ) -> bool:
@@ -106,10 +68,10 @@ def plain_terminal(environ=os.environ) -> bool:
 
 def _screen_factories() -> dict:
     """mode -> screen class, every one imported (for tests that look at all screens)."""
-    return {mode: _screen_class(mode) for mode in SCREENS}
+    return {mode: screen_class(mode) for mode in SCREENS}
 
 
-class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
+class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, OpeningApp):
     # The app's sheet and the first level's (`__init__`); the other screens' sheets join the
     # stylesheet once the rows are shown (`_read_other_sheets`).
     CSS_PATH = CSS_DIR / "app.tcss"
@@ -230,7 +192,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         # The first level's screen is the app's default mode: Textual builds it with the app.
         # (Switching to it from on_mount held every frame back 50 ms and parsed the CSS again.)
         self.DEFAULT_MODE = level
-        self.CSS_PATH = [CSS_DIR / "app.tcss", *_sheets((level,))]
+        self.CSS_PATH = [CSS_DIR / "app.tcss", *level_sheets((level,))]
         super().__init__(ansi_color=True if plain else None)
         for mode in SCREENS:  # lazily: only the first screen's module is imported before the first frame
             self.add_mode(mode, partial(self._new_level_screen, mode))
@@ -279,7 +241,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         marked behind the app, and a new one always is). The first screen, built while the app
         starts and its theme settles, keeps Textual's refresh.
         """
-        screen = _screen_class(mode)()
+        screen = screen_class(mode)()
         if mode != self.DEFAULT_MODE:
             screen._css_update_count = self._css_update_count
         return screen
@@ -321,148 +283,6 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, CapturingApp):
         if tour is not None:
             self.start_tour = None
             self.begin_tour(tour, getattr(self, "start_tour_step", 0))
-
-    @work(thread=True, exclusive=True, group="open")
-    def open_bundle(self, path: Path) -> None:
-        """Read a bundle and index it off the UI thread; only posts messages. What later screens
-        and keys need is warmed after it on a daemon thread (`_warm_after_open`)."""
-        self._read_bundle(path)
-
-    @work(thread=True, exclusive=True, group="open")
-    def open_cached_or_capture(self) -> None:
-        """`model_spec` opened as a bundle when the cache holds all of it, without the orchestrator
-        (start-up: it and the growth machinery are a tenth of the time to the rows); captured otherwise."""
-        path = ready_cached_bundle(self.model_spec, self.options)
-        if path is None:
-            self.post_message(CaptureNeeded())
-            return
-        self.post_message(CachedBundleFound(path))
-        self._read_bundle(path)
-
-    @on(CaptureNeeded)
-    def _capture_needed(self) -> None:
-        self.opened.set()
-        self.run_capture()
-
-    @on(CachedBundleFound)
-    def _cached_bundle_found(self, event: CachedBundleFound) -> None:
-        if self.bundle is None:  # the session says "reading", not "capturing"
-            self.opening = event.path
-            self._sync_screen()
-
-    def _read_bundle(self, path: Path) -> None:
-        """The body of `open_bundle`, on its worker thread."""
-        try:
-            bundle = Bundle.open(path)
-            trace = build_trace(bundle)  # parses every target's modules once
-            target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
-            level = self.current_mode or self.start_level
-            level_rows(bundle, level, target, self.lang)  # the first screen's list, cached: no rows worker
-        except TensorwegError as exc:
-            self.post_message(BundleOpenFailed(path, str(exc)))
-            return
-        # A large module is millions of objects that live as long as the bundle is open: out of
-        # the cyclic collector's sight, whose full passes over them paused key presses for 0.8 s.
-        gc.freeze()
-        shown = threading.Event()
-        self.post_message(BundleOpened(path, bundle, trace, shown))
-        start_daemon(partial(self._warm_after_open, bundle, level, target, shown), "warm-after-open")
-
-    def _warm_after_open(self, bundle: Bundle, level: str, target: str, shown: threading.Event) -> None:
-        """On a daemon thread (`q` never waits for it): the first selection's panes, then what later
-        key presses show for each layer and level. Only posts messages."""
-        from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
-
-        from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
-
-        # The rows go on screen now, then the selection's panes: this thread waits for them, as its
-        # turns on the interpreter would slow the UI thread down (bounded: a screen without a list
-        # never says). Then the side panes' tables and renderers get ready here, then what later
-        # key presses show for each layer.
-        shown.wait(FIRST_SELECTION_WAIT_S)
-        unread = list(bundle.targets)
-
-        def read(done: str) -> None:
-            if done in unread:
-                unread.remove(done)
-                self.post_message(TargetsRead(bundle, (done,)))
-
-        def cancelled() -> bool:  # the app ends, or another bundle replaced this one
-            return self._quitting.is_set() or self.bundle is not bundle
-
-        try:
-            prepare_first_screen(bundle, level, target, self.lang, read)
-        except TensorwegError:
-            return  # the pane says what is wrong when it asks itself
-        finally:
-            if unread:  # not prepared (a damaged level, no rows): the pane reads them when asked
-                self.post_message(TargetsRead(bundle, tuple(unread)))
-        warm_up_renderers()
-        warm_layer_facts(bundle, self.lang, cancelled)
-        prepare_levels(bundle, target, self.lang, cancelled)
-        gc.freeze()
-
-    @on(BundleOpened)
-    def _bundle_opened(self, event: BundleOpened) -> None:
-        self.opening = None
-        self._reading = (event.bundle, frozenset(event.bundle.targets))  # the worker posts TargetsRead
-        if not event.bundle.targets:
-            self.opened.set()
-        self.load_error = ""
-        self.progress.clear()  # a finished capture's marks give way to the bundle's own statuses
-        self.bundle = event.bundle
-        if self.target not in event.bundle.targets and event.bundle.targets:
-            self.target = event.bundle.targets[0]
-        self.trace = event.trace
-        self._selection_shown = event.shown
-        self._sync_screen()
-        self._start_tour_once()
-
-    @on(TargetsRead)
-    def _targets_read(self, event: TargetsRead) -> None:
-        if event.bundle is not self.bundle:
-            return  # another bundle replaced it meanwhile
-        self._reading = (self.bundle, self.reading - set(event.targets))
-        if not self.reading:
-            self.opened.set()
-        for screen in self.screen_stack:  # also a level screen under a tour's panel
-            show_panes = getattr(screen, "show_panes", None)
-            if show_panes is not None:
-                show_panes()
-
-    def selection_shown(self) -> None:
-        """The screen shows the new rows and their selection: the open worker may go on."""
-        if self._selection_shown is not None:
-            self._selection_shown.set()
-            self._selection_shown = None
-        self.call_after_refresh(self._read_other_sheets)
-
-    def _read_other_sheets(self) -> None:
-        """Add every other screen's sheet to the app's stylesheet, once the first rows are shown.
-
-        A screen whose sheet the app lacks makes Textual 8.2.8 re-parse every sheet from scratch
-        and restyle every node when it is first shown (`App._load_screen_css`). Added here, each is
-        parsed alone (the stylesheet caches what it parsed) and restyles nothing: their rules
-        select screens not built yet. Not in CSS_PATH: the first frame would parse them too.
-        """
-        stylesheet = self.stylesheet
-        new = [path for path in OTHER_SHEETS if not stylesheet.has_source(str(path))]
-        for path in new:
-            stylesheet.add_source(path.read_text(encoding="utf-8"), read_from=(str(path), ""))
-        if new:
-            stylesheet.parse()  # now, while idle, not in the next key press
-
-    @on(BundleOpenFailed)
-    def _bundle_open_failed(self, event: BundleOpenFailed) -> None:
-        self.opening = None
-        self.opened.set()
-        self.load_error = event.error
-        self._sync_screen()
-
-    def _sync_screen(self) -> None:
-        sync = getattr(self.screen, "sync", None)
-        if sync is not None:
-            sync()
 
     # --- what screens ask ------------------------------------------------------
 

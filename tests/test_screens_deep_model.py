@@ -48,7 +48,7 @@ def _held_kernels_build(monkeypatch) -> tuple[threading.Event, threading.Event]:
 
     monkeypatch.setattr(level_screen, "level_rows", held_build)
     # The warm-up after opening would build every level's rows ahead: these tests need the kernels unbuilt.
-    monkeypatch.setattr("screens.app.prepare_levels", lambda *args: None)
+    monkeypatch.setattr("screens.opening.prepare_levels", lambda *args: None)
     return release, building
 
 
