@@ -43,6 +43,7 @@ from explorer.views.trace import descend as item_below
 from screens.bindings import keyed, localise
 from screens.commands import ItemCommands
 from screens.level_modes import CSS_DIR, SCREENS, level_sheets, screen_class
+from screens.level_prebuild import PrebuildsLevelScreens
 from screens.opening import OpeningApp
 from screens.refresh_work import KeepsRefreshWorkOfPoppedScreens
 from screens.widgets.visible_text import VisibleTextFilter
@@ -71,7 +72,7 @@ def _screen_factories() -> dict:
     return {mode: screen_class(mode) for mode in SCREENS}
 
 
-class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, OpeningApp):
+class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, OpeningApp):
     # The app's sheet and the first level's (`__init__`); the other screens' sheets join the
     # stylesheet once the rows are shown (`_read_other_sheets`).
     CSS_PATH = CSS_DIR / "app.tcss"
@@ -241,6 +242,9 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, OpeningApp):
         marked behind the app, and a new one always is). The first screen, built while the app
         starts and its theme settles, keeps Textual's refresh.
         """
+        prebuilt = self.take_prebuilt(mode)
+        if prebuilt is not None:  # built while the learner read the screen before (screens.level_prebuild)
+            return prebuilt
         screen = screen_class(mode)()
         if mode != self.DEFAULT_MODE:
             screen._css_update_count = self._css_update_count

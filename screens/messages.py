@@ -80,6 +80,14 @@ class BundleLoaded(Message):
         self.generation = generation
 
 
+class LevelsWarmed(Message):
+    """The open worker has built what every level of `bundle` shows: the level screens may be built."""
+
+    def __init__(self, bundle) -> None:
+        super().__init__()
+        self.bundle = bundle
+
+
 class CaptureNeeded(Message):
     """The cache does not hold the whole model asked for: the app captures it (`run_capture`)."""
 

@@ -25,7 +25,14 @@ from explorer.views.warm import level_rows, prepare_first_screen, prepare_levels
 from screens.background import start_daemon
 from screens.capturing import CapturingApp
 from screens.level_modes import OTHER_SHEETS
-from screens.messages import BundleOpened, BundleOpenFailed, CachedBundleFound, CaptureNeeded, TargetsRead
+from screens.messages import (
+    BundleOpened,
+    BundleOpenFailed,
+    CachedBundleFound,
+    CaptureNeeded,
+    LevelsWarmed,
+    TargetsRead,
+)
 
 # How long the open worker waits for the first screen to show the rows and their selection.
 FIRST_SELECTION_WAIT_S = 2.0
@@ -111,6 +118,8 @@ class OpeningApp(CapturingApp):
         warm_layer_facts(bundle, self.lang, cancelled)
         prepare_levels(bundle, target, self.lang, cancelled)
         gc.freeze()
+        if not cancelled():
+            self.post_message(LevelsWarmed(bundle))
 
     @on(BundleOpened)
     def _bundle_opened(self, event: BundleOpened) -> None:

@@ -186,17 +186,27 @@ class CodeView(Widget, can_focus=True):
         self.refresh()
 
     def _scroll_to_focus(self) -> None:
+        if self._focus and self.size.height:
+            self.top = self._shown_top()
+
+    def _shown_top(self) -> int:
+        """The first line drawn: a third above the focus while the view follows it, for the height
+        the view has now. (Textual paints a widget in the frame that gives it its size, before the
+        widget hears of the size: a stored `top` would draw that frame at the old place, and
+        highlight thirty lines nobody sees.)"""
         height = self.size.height
         if self._focus and height:
-            self.top = max(0, min(self._focus - 1 - height // 3, max(0, len(self._source) - height)))
+            return max(0, min(self._focus - 1 - height // 3, max(0, len(self._source) - height)))
+        return self.top
 
     def on_resize(self) -> None:
         # A screen marks its selection before layout gives this widget a height.
         self._scroll_to_focus()
 
     def action_scroll_lines(self, delta: int) -> None:
+        top = self._shown_top()
         self._focus = 0  # the reader scrolls now; a resize must not jump back
-        self.top = max(0, min(self.top + delta, max(0, len(self._source) - 1)))
+        self.top = max(0, min(top + delta, max(0, len(self._source) - 1)))
 
     def action_scroll_columns(self, delta: int) -> None:
         visible = max(1, self.size.width - self._gutter_width())
@@ -218,7 +228,7 @@ class CodeView(Widget, can_focus=True):
     def render_line(self, y: int) -> Strip:
         """One row of the view, cached: moving the mark redraws two rows, not the window."""
         width = self.size.width
-        number = self.top + y + 1
+        number = self._shown_top() + y + 1
         if not self._source:
             text = Text(self._placeholder if y == 0 else "")
             return self._strip(text, width)

@@ -1,0 +1,71 @@
+"""Level screens built while the learner reads, so a level's first visit only switches screens.
+
+Building a level's screen (composing some thirty widgets, styling and mounting them) was most of a
+first visit: 0.3 to 0.6 s on a two-core machine, while a visit of a screen built before takes a
+layout and a paint. Once the open worker has warmed every level's tables (`LevelsWarmed`), the app
+builds the screens of the levels not visited yet, one at a time, each only after no key came for
+`PREBUILD_IDLE_S` (a key never waits behind more than one screen's build). A screen built ahead is
+registered with the app but on no screen stack; its mode's factory (`TensorwegApp._new_level_screen`)
+hands it over on the first visit, and Textual shows it as it shows a screen visited before.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import events, on
+from textual.app import App
+from textual.screen import Screen
+from textual.timer import Timer
+
+from explorer.levels import LIST_LEVELS
+
+from screens.messages import LevelsWarmed
+
+# No key for this long: the next level's screen is built (a learner reading, not typing).
+PREBUILD_IDLE_S = 0.6
+# The order levels are built in: down the trace first (where `Enter` and the number keys go next).
+PREBUILD_ORDER = (*LIST_LEVELS, "memory")
+
+
+class PrebuildsLevelScreens(App):
+    """Mixin of `screens.app.TensorwegApp`, which provides `_new_level_screen(mode)`."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._prebuilt: dict[str, Screen] = {}  # mode -> its screen, built, not shown yet
+        self._prebuild_timer: Timer | None = None
+        self._last_key_at = 0.0
+
+    def take_prebuilt(self, mode: str) -> Screen | None:
+        """The screen built ahead for `mode`, handed over once (None: build it now)."""
+        return self._prebuilt.pop(mode, None)
+
+    @property
+    def prebuilt_modes(self) -> frozenset[str]:
+        """Modes whose screen is built and waiting for its first visit."""
+        return frozenset(self._prebuilt)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key):
+            self._last_key_at = time.monotonic()
+        await super().on_event(event)
+
+    @on(LevelsWarmed)
+    def _levels_warmed(self, event: LevelsWarmed) -> None:
+        if event.bundle is self.bundle and self._prebuild_timer is None:
+            self._prebuild_timer = self.set_interval(PREBUILD_IDLE_S / 2, self._prebuild_next)
+
+    def _prebuild_next(self) -> None:
+        if time.monotonic() - self._last_key_at < PREBUILD_IDLE_S:
+            return
+        mode = next((mode for mode in PREBUILD_ORDER if self._unbuilt(mode)), None)
+        if mode is None:
+            self._prebuild_timer.stop()
+            return
+        screen = self._prebuilt[mode] = self._new_level_screen(mode)
+        self._register(self, screen)  # composed and mounted off screen, as Textual does when it shows one
+
+    def _unbuilt(self, mode: str) -> bool:
+        return (mode in self._modes and mode != self.current_mode and mode not in self._screen_stacks
+                and mode not in self.prebuilt_modes)

@@ -1,0 +1,93 @@
+"""Level screens built while the learner reads (screens/level_prebuild.py): once the open worker has
+warmed the levels and no key came for a while, the levels not visited yet get their screens built;
+a first visit then shows the built screen, and shows exactly what a screen built on the visit shows."""
+
+from __future__ import annotations
+
+from screens import level_prebuild
+from screens.app import create_app
+from screens.widgets.code_view import CodeView
+from screens.widgets.item_table import ItemTable
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+
+SIZE = (120, 40)
+
+
+async def _prebuilt(pilot, mode: str) -> None:
+    for _ in range(300):  # bounded: the warm-up, then one screen per idle tick
+        if mode in pilot.app.prebuilt_modes:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"no screen built ahead for {mode}: {sorted(pilot.app.prebuilt_modes)}")
+
+
+async def _settle(pilot) -> None:
+    await opened(pilot)
+    for _ in range(4):
+        await pilot.pause()
+
+
+def _shown(app) -> tuple[str, str | None, list[str], tuple[int, set[int]]]:
+    """The level, its selection, the screen's text outside the code, and the code view's place."""
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    code = app.screen.query_one(CodeView)
+    return (app.current_mode, app.screen.query_one("#items", ItemTable).current.name,
+            [line for line in lines if line.strip()], (code.top, code._marked))
+
+
+async def _dense_then_optimized_hlo(pilot) -> tuple:
+    app = pilot.app
+    app.screen.query_one("#items", ItemTable).select("dense")
+    await pilot.pause()
+    await pilot.press("4")
+    await _settle(pilot)
+    return _shown(app)
+
+
+@sync
+async def test_the_levels_not_visited_are_built_while_the_learner_reads():
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await _prebuilt(pilot, "memory")  # the last one built
+        assert app.prebuilt_modes == {"graph", "hlo", "optimized-hlo", "kernels", "memory"}
+        built = app._prebuilt["optimized-hlo"]
+        await pilot.press("4")
+        await _settle(pilot)
+        assert app.screen is built  # the visit shows the screen built ahead, not a new one
+        assert "optimized-hlo" not in app.prebuilt_modes
+
+
+@sync
+async def test_a_first_visit_of_a_screen_built_ahead_shows_what_a_new_screen_shows(monkeypatch):
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await _prebuilt(pilot, "optimized-hlo")
+        ahead = await _dense_then_optimized_hlo(pilot)
+
+    monkeypatch.setattr(level_prebuild, "PREBUILD_ORDER", ())  # nothing is built ahead
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        assert not app.prebuilt_modes
+        on_visit = await _dense_then_optimized_hlo(pilot)
+
+    assert ahead[1] and ahead[1] == on_visit[1]  # dense's instruction, selected on both
+    assert ahead == on_visit
+
+
+@sync
+async def test_keys_hold_the_building_back():
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await _prebuilt(pilot, "graph")
+        count = len(app.prebuilt_modes)
+        for _ in range(12):  # a key every 0.1 s: never idle for PREBUILD_IDLE_S
+            await pilot.press("down")
+            await pilot.pause(0.1)
+        assert len(app.prebuilt_modes) <= count + 1  # at most the one that was due as the keys began
