@@ -66,6 +66,21 @@ async def test_t_switches_the_passports_target_and_enter_lands_there():
 
 
 @sync
+async def test_moving_to_a_hop_shows_its_course_text_and_the_fused_output_is_said():
+    app = create_app(BUNDLE, level="layers", target="tpu:v5e", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_passport(app, pilot)
+        explanation = screen.query_one("#passport-explanation")
+        assert "Python" in str(explanation.render())  # the first hop's text: where the lines come from
+        for _ in range(4):  # python, layer, graph, hlo -> the fusion
+            await pilot.press("down")
+        await pilot.pause()
+        assert "Which instruction holds a layer's output" in str(explanation.render())
+        fusion = screen.query_one("#passport-hops", OptionList).get_option_at_index(4)
+        assert "never written to memory on its own" in str(fusion.prompt)
+
+
+@sync
 async def test_p_from_a_kernel_follows_it_from_its_layer_and_escape_closes():
     app = create_app(BUNDLE, level="kernels", target="cpu", select="dot_add_fusion")
     async with app.run_test(size=(120, 40)) as pilot:
