@@ -106,8 +106,9 @@ def test_the_keys_decisions_without_textual():
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_passport_snapshot(snap_compare, size):
     """conv2d on cpu: the title 'Passport of conv2d on cpu' with its keys, then the hops as rows: 1. Python
-    (base_conv.py:256 BaseConv.call and the lines below it, with the note that they come from gpu:h100's
-    module), 2. the Keras layer, 3. the TensorFlow ops (Conv2D first), 4. the HLO instructions; at 120x40
+    (base_conv.py:256 call and the lines below it down to keras/src/backend/tensorflow/nn.py's
+    tf.nn.convolution -> convolution.1, read from the TF ops' tracebacks: no note of another target),
+    2. the Keras layer, 3. the TensorFlow ops (Conv2D first), 4. the HLO instructions; at 120x40
     also the fusion broadcast_maximum_fusion (broadcast, add, maximum) and further down the ymm lines."""
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
 
