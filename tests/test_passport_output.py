@@ -11,7 +11,7 @@ import pytest
 
 from explorer.model.bundle import Bundle
 from explorer.views.passport import passport
-from explorer.views.passport_output import output_tensor
+from explorer.views.passport_output import folded_into, moves_bytes_only, output_tensor
 from explorer.views.passport_text import as_json
 
 from tests.conftest import FIXTURES, committed
@@ -115,3 +115,13 @@ def test_an_item_below_the_layers_keeps_its_own_instruction(mnist):
     found = passport(mnist, "tpu:v5e", level="optimized-hlo", item="fusion.11")
     fusion = next(hop for hop in json.loads(as_json(found))["hops"] if hop["level"] == "optimized-hlo")
     assert found.tensor == "fusion.11" and fusion["output"]["how"] == "item" and not fusion["heuristic"]
+
+
+def test_where_a_layer_without_instructions_went(mnist):
+    # A Flatten only reshapes: an optimized bitcast of the tensor before it is all that is left.
+    assert moves_bytes_only(mnist, "cpu", "flatten") and not moves_bytes_only(mnist, "cpu", "conv2d")
+    assert "became a bitcast" in passport(mnist, "cpu", "flatten").went
+    # Who reads the tensor before it, for a layer folded into its consumer (ResNet50's ZeroPadding2D
+    # into conv1_conv's window): the first instruction of a layer it feeds reading that tensor.
+    assert folded_into(mnist, "cpu", "flatten", "wrapped_reduce-window") == ("dot_add_fusion", "dense")
+    assert folded_into(mnist, "cpu", "dense", "broadcast_divide_fusion") == ("", "")

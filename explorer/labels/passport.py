@@ -101,6 +101,16 @@ LABELS: dict[str, tuple[str, str]] = {
     "passport.went.bitcast": ("its HLO ({hlo}) became a bitcast: the same bytes as {source}'s output ({tensor})",
                               "sein HLO ({hlo}) wurde zum Bitcast: dieselben Bytes wie die Ausgabe von "
                               "{source} ({tensor})"),
+    "passport.went.folded": ("its HLO ({hlo}) left no instruction of its own (folded into what reads the tensor "
+                             "before it): the first instruction of {fed} that reads {source}'s output ({tensor}), "
+                             "past the compiler's own, is {reader}",
+                             "sein HLO ({hlo}) hinterließ keine eigene Instruktion (eingefaltet in das, was den "
+                             "Tensor davor liest): die erste Instruktion von {fed}, die die Ausgabe von {source} "
+                             "({tensor}) liest, nach den eigenen des Compilers, ist {reader}"),
+    "passport.went.folded_somewhere": ("its HLO ({hlo}) left no instruction of its own: XLA made it part of what "
+                                       "reads {source}'s output ({tensor})",
+                                       "sein HLO ({hlo}) hinterließ keine eigene Instruktion: XLA machte es zu "
+                                       "einem Teil dessen, was die Ausgabe von {source} ({tensor}) liest"),
     "passport.went.nowhere": ("nothing in the optimized module carries it", "nichts im optimierten Modul trägt ihn"),
     "passport.python_version": ("the installed {package} is {installed}; the bundle was captured with {captured}: "
                                 "lines may have moved",

@@ -33,7 +33,7 @@ from explorer.views.passport_hops import (
     machine_hop,
     python_hop,
 )
-from explorer.views.passport_output import OutputTensor, does_work, output_tensor
+from explorer.views.passport_output import OutputTensor, does_work, folded_into, moves_bytes_only, output_tensor
 from explorer.views.tables import instruction, kernel, layer_record
 
 if TYPE_CHECKING:
@@ -172,8 +172,14 @@ def _where_it_went(bundle: Bundle, target: str, layer: str, hlo_names: tuple[str
     else:
         source, tensor = _source_layer(bundle, target, layer)
         hlo = ", ".join(trace.items_for_layer(bundle, layer, "hlo", target)) or "-"
-        where = (label("passport.went.bitcast", lang).format(hlo=hlo, source=source, tensor=tensor) if tensor
-                 else label("passport.went.nowhere", lang))
+        if not tensor:
+            where = label("passport.went.nowhere", lang)
+        elif moves_bytes_only(bundle, target, layer):
+            where = label("passport.went.bitcast", lang).format(hlo=hlo, source=source, tensor=tensor)
+        else:  # a pad, say, that XLA made part of what reads it (a convolution's window)
+            reader, fed = folded_into(bundle, target, layer, tensor)
+            key = "passport.went.folded" if reader else "passport.went.folded_somewhere"
+            where = label(key, lang).format(hlo=hlo, source=source, tensor=tensor, reader=reader, fed=fed)
     return label("passport.no.computation", lang).format(layer=layer, where=where)
 
 

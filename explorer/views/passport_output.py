@@ -225,6 +225,36 @@ def _op_names_in(bundle: Bundle, target: str, name: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def moves_bytes_only(bundle: Bundle, target: str, layer: str) -> bool:
+    """Whether the layer's HLO instructions (a JAX `call`: its called root) only reshape or name bytes
+    (a Flatten), so that an optimized bitcast of the tensor before it is all that is left of it."""
+    computations = computation_table(bundle, target, False)
+    for name in trace.items_for_layer(bundle, layer, "hlo", target):
+        at = instruction(bundle, "hlo", target, name)
+        for _ in range(8):
+            if at is None or at.opcode != "call" or not at.called_computations:
+                break
+            called = computations.get(at.called_computations[0])
+            at = called.root if called is not None else None
+        if at is not None and at.opcode not in _PASS_ON | {"reshape"}:
+            return False
+    return True
+
+
+def folded_into(bundle: Bundle, target: str, layer: str, tensor: str) -> tuple[str, str]:
+    """(instruction, layer): where a layer without instructions of its own went, read off the data flow:
+    the first instruction of a layer it feeds that reads `tensor` (the tensor before it); ("", "") when none."""
+    module = bundle.hlo_module(target, optimized=True)
+    if module is None or module.entry is None:
+        return "", ""
+    flow, feeds = _Flow(bundle, target, module), _fed_layers(bundle, target, layer)
+    for reader in flow.doers(tensor):
+        fed = _first(feeds, flow.layers_of(reader))
+        if fed:
+            return reader, fed
+    return "", ""
+
+
 def _first(wanted: frozenset[str], layers: tuple[str, ...]) -> str:
     """The first of `layers` that is `wanted` ("" when none)."""
     return next((x for x in layers if x in wanted), "")
