@@ -41,7 +41,15 @@ def test_cpu_conv2d_reads_from_the_keras_line_to_the_ymm_registers_and_the_buffe
     python = dict(found["python"].details)
     assert python["file"] == "keras/src/layers/convolutional/base_conv.py" and python["line"] == 256
     assert python["text"] == "outputs = self.convolution_op(inputs, self.kernel)"
-    assert "gpu:h100" in found["python"].heuristic  # TF's metadata names ops.py only: borrowed, and says so
+    # cpu's own lines, from the TF ops' tracebacks graph.json records (TF's HLO metadata names ops.py only)
+    assert found["python"].evidence == "op_traceback" and python["source_target"] == "cpu"
+    assert not found["python"].heuristic
+    emitting = {line["text"]: line["instructions"] for line in python["source_lines"] if line["instructions"]}
+    assert emitting["result = tf.nn.convolution("] == ["convolution.1"]
+    assert dict(found["layers"].details) == {"class_name": "Conv2D", "output_shapes": [[1, 26, 26, 8]]}
+    assert found["graph"].name == "mnist_cnn_1/conv2d_1/convolution"  # the Conv2D op, not a variable read
+    assert [op["op"] for op in dict(found["graph"].details)["ops"]] == ["Conv2D", "Reshape", "Squeeze", "BiasAdd",
+                                                                        "Relu"]
     assert found["hlo"].name == "convolution.1"
     assert found["optimized-hlo"].name == "broadcast_maximum_fusion"
     assert dict(found["optimized-hlo"].details)["fused"] == ["broadcast", "add", "maximum"]

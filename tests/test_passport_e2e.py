@@ -1,5 +1,6 @@
 """(e2e) The passport on fresh captures of mnist_cnn and tiny_transformer for cpu, gpu:h100 and tpu:v5e:
-every layer on every target gets its eight hops in order, and the hops the issue names are there.
+every layer on every target gets its eight hops in order, its output tensor read off the data flow
+(never the last-instruction guess), and the hops the issue names are there.
 
 The captures run the real compilers (about a minute on two cores, or a cache hit); the passport
 is asked through `explorer.views.passport`, what `P` and `tensorweg passport` call.
@@ -35,6 +36,9 @@ def test_every_layer_on_every_target_has_its_hops_in_order(sample):
             assert [hop.level for hop in found.hops] == LEVELS, (target, record.name)
             assert as_json(found)
             assert found.tensor or found.went, (target, record.name)  # computed, or says where it went
+            fusion = next(hop for hop in found.hops if hop.level == "optimized-hlo")
+            # the output tensor is read off the data flow, never guessed, on XLA's three targets
+            assert not found.tensor or (fusion.evidence == "data_flow" and not fusion.heuristic), (target, record.name)
 
 
 def test_mnist_cnn_conv2d_down_to_registers_on_each_target():

@@ -2,14 +2,16 @@
 op's traceback (`GraphOp.source`) gives `cpu` its own Keras lines, and a `module:function` model's
 layers carry where the user's function called them (`LayerRecord.called_at`), shown first. Read on
 the recorded `tiny_convnet` bundle (tests/fixtures/bundles/record_tiny_convnet.py: the model file
-tests/fixtures/function_model/tiny_convnet.py captured on cpu); the older mnist_cnn bundle, whose
-graph has no tracebacks, still opens and borrows. Also the source view (`0`) decided in the core,
-and the capture's path and frame rules on frames made here."""
+tests/fixtures/function_model/tiny_convnet.py captured on cpu); a bundle recorded before the
+tracebacks (the mnist_cnn fixture with them taken out) still opens and borrows. Also the source
+view (`0`) decided in the core, and the capture's path and frame rules on frames made here."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,6 +20,8 @@ import pytest
 from explorer.capture.source_lines import op_source, relative_file
 from explorer.cli.main import main
 from explorer.model.bundle import Bundle
+from explorer.model.graph_file import load_graph_level
+from explorer.model.serial import dump_json
 from explorer.views.passport import passport
 from explorer.views.passport_text import as_json, as_text
 from explorer.views.source_view import line_place, notes, rows, source_for_selection, source_view, title
@@ -82,8 +86,20 @@ def test_the_recorded_graph_keeps_tracebacks_only_on_the_layers_working_ops(tiny
     assert not any(op.source for op in tiny.graph.optimized_ops)
 
 
-def test_an_older_bundle_without_tracebacks_still_opens_and_borrows(recorded_bundle):
-    bundle = Bundle.open(recorded_bundle)
+@pytest.fixture(scope="module")
+def older(recorded_bundle, tmp_path_factory) -> Bundle:
+    """The recorded mnist_cnn bundle as captured before the TF worker recorded tracebacks: its
+    graph.json without `source` (inline, no table), everything else as committed."""
+    path = tmp_path_factory.mktemp("older") / "mnist_cnn"
+    shutil.copytree(recorded_bundle, path)
+    graph = load_graph_level(path / "graph.json")
+    assert any(op.source for op in graph.ops)  # the committed fixture has them (spliced from a fresh capture)
+    dump_json(replace(graph, ops=tuple(replace(op, source=()) for op in graph.ops)), path / "graph.json")
+    return Bundle.open(path)
+
+
+def test_an_older_bundle_without_tracebacks_still_opens_and_borrows(older):
+    bundle = older
     assert not any(op.source for op in bundle.graph.ops)
     assert not any(record.called_at for record in bundle.layers)
     hop = python_hop(passport(bundle, "cpu", "conv2d"))
@@ -132,8 +148,8 @@ def test_source_view_of_a_fusion_follows_it_up_to_its_hlo_instructions(tiny):
     assert any(line.text == "return tf.nn.relu(x)" for line in view.lines)
 
 
-def test_source_view_on_the_old_bundle_borrows_and_says_so(recorded_bundle):
-    bundle = Bundle.open(recorded_bundle)
+def test_source_view_on_the_old_bundle_borrows_and_says_so(older):
+    bundle = older
     view = source_for_selection(bundle, "memory", {"layers": "dense"}, "cpu")
     assert view.layer == "dense" and view.target == "gpu:h100"  # Enter goes where the lines were read
     assert any("gpu:h100" in note for note in notes(view, "en"))

@@ -54,13 +54,30 @@ async def test_t_switches_the_passports_target_and_enter_lands_there():
         screen = await open_passport(app, pilot)
         await pilot.press("t")
         await pilot.press("t")
-        assert screen.passport.target == "tpu:v5e" and screen.passport.tensor == "fusion.11"
+        # conv2d's bias and ReLU are fused into max_pooling2d's reduce-window on the v5e (fusion.11 is the
+        # bare convolution): data flow says the output lives in `fusion`, computed with the next layer's.
+        assert screen.passport.target == "tpu:v5e" and screen.passport.tensor == "fusion"
         for _ in range(5):  # -> the kernel
             await pilot.press("down")
         await pilot.press("enter")
         await opened(pilot)
         assert app.target == "tpu:v5e" and app.current_mode == "kernels"
-        assert app.screen.query_one("#items").current.name == "fusion.11"
+        assert app.screen.query_one("#items").current.name == "fusion"
+
+
+@sync
+async def test_moving_to_a_hop_shows_its_course_text_and_the_fused_output_is_said():
+    app = create_app(BUNDLE, level="layers", target="tpu:v5e", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_passport(app, pilot)
+        explanation = screen.query_one("#passport-explanation")
+        assert "Python" in str(explanation.render())  # the first hop's text: where the lines come from
+        for _ in range(4):  # python, layer, graph, hlo -> the fusion
+            await pilot.press("down")
+        await pilot.pause()
+        assert "Which instruction holds a layer's output" in str(explanation.render())
+        fusion = screen.query_one("#passport-hops", OptionList).get_option_at_index(4)
+        assert "never written to memory on its own" in str(fusion.prompt)
 
 
 @sync
@@ -89,8 +106,9 @@ def test_the_keys_decisions_without_textual():
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 def test_passport_snapshot(snap_compare, size):
     """conv2d on cpu: the title 'Passport of conv2d on cpu' with its keys, then the hops as rows: 1. Python
-    (base_conv.py:256 BaseConv.call and the lines below it, with the note that they come from gpu:h100's
-    module), 2. the Keras layer, 3. the TensorFlow ops (Conv2D first), 4. the HLO instructions; at 120x40
+    (base_conv.py:256 call and the lines below it down to keras/src/backend/tensorflow/nn.py's
+    tf.nn.convolution -> convolution.1, read from the TF ops' tracebacks: no note of another target),
+    2. the Keras layer, 3. the TensorFlow ops (Conv2D first), 4. the HLO instructions; at 120x40
     also the fusion broadcast_maximum_fusion (broadcast, add, maximum) and further down the ymm lines."""
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
 

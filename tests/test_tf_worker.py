@@ -21,7 +21,8 @@ from explorer.capture.tf_graph import graph_level_and_film, layer_for_op, trace_
 from explorer.capture.tf_layers import iter_layers, layer_records
 from explorer.capture.tf_loading import input_signature, load_model
 from explorer.errors import TensorwegError
-from explorer.model.records import GraphLevel, LayerRecord, ModelIdentity
+from explorer.model.graph_file import load_graph_level
+from explorer.model.records import LayerRecord, ModelIdentity
 from explorer.model.serial import load_json
 
 # Loading models runs Keras on TensorFlow: the whole file belongs to the e2e lane.
@@ -365,7 +366,7 @@ def test_worker_captures_mnist_and_links_conv_ops_to_their_layer(tmp_path):
     assert load_json(ModelIdentity, staging / "identity.json").name == "mnist_cnn"
     layers = load_json(list[LayerRecord], staging / "layers.json")
     assert next(r for r in layers if r.name == "conv2d").output_shapes[0][0] == 2
-    graph = load_json(GraphLevel, staging / "graph.json")
+    graph = load_graph_level(staging / "graph.json")
     conv_ops = [op for op in graph.ops if op.op == "Conv2D"]
     assert conv_ops and all(op.layer == "conv2d" for op in conv_ops)
 

@@ -43,6 +43,7 @@ from explorer.capture.tf_layers import layer_records
 from explorer.capture.tf_loading import input_signature, load_model
 from explorer.capture.variants import worker_xla_flags
 from explorer.errors import TensorwegError
+from explorer.model.graph_file import dump_graph_level
 from explorer.model.normalise import normalise_text
 from explorer.model.passes_dump import pass_dump_flags
 from explorer.model.passes_grappler import write_grappler_frames
@@ -179,7 +180,7 @@ def _graph(traced: Any, staging: Path, protocol: Protocol, per_optimizer: bool) 
         if film is not None:  # before graph.json: the level's "ok" means its film is there too
 
             write_grappler_frames(*film, staging)
-        dump_json(level, staging / "graph.json")
+        dump_graph_level(level, staging / "graph.json")
         # TF's HLO op_name metadata is the graph op name, so one map serves both.
         dump_json({"graph": traced.scope_map, "cpu": traced.scope_map}, staging / "scopes.json")
         protocol.level_done("graph")

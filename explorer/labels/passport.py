@@ -31,6 +31,9 @@ LABELS: dict[str, tuple[str, str]] = {
                           "ebenenübergreifender Index (Namensräume, op_name-Metadaten)"),
     "passport.ev.fusion": ("cross-level index, the optimized module's fusion body",
                            "ebenenübergreifender Index, Rumpf der Fusion im optimierten Modul"),
+    "passport.ev.data_flow": ("data flow in the optimized module (who reads the result), layers.json's edges, the "
+                              "cross-level index", "Datenfluss im optimierten Modul (wer das Ergebnis liest), die "
+                              "Kanten aus layers.json, der ebenenübergreifende Index"),
     "passport.ev.kernel": ("kernel record (the HLO instruction it implements)",
                            "Kernel-Eintrag (die HLO-Instruktion, die er umsetzt)"),
     "passport.ev.asm": ("registers read off the assembly", "Register aus dem Assembler gelesen"),
@@ -45,8 +48,27 @@ LABELS: dict[str, tuple[str, str]] = {
         "Die Op-Metadaten von TensorFlow nennen nur die Stelle, an der TensorFlow jede Op erzeugt ({where}); "
         "diese Keras-Zeilen stammen aus dem Modul von {target} (Keras auf JAX führt denselben Schichtcode aus; "
         "die Backend-Zeilen unterscheiden sich)"),
-    "passport.h.output": ("the layer's output is taken as its last instruction in program order that does work",
-                          "als Ausgabe der Schicht gilt ihre letzte arbeitende Instruktion in Programmreihenfolge"),
+    "passport.h.output": ("no data flow tells the layer's output here: it is taken as its last instruction in "
+                          "program order that does work",
+                          "kein Datenfluss zeigt hier die Ausgabe der Schicht: als Ausgabe gilt ihre letzte "
+                          "arbeitende Instruktion in Programmreihenfolge"),
+    "passport.output.consumer": ("{layer}'s output: {tensor}'s result is read by {reader} of {fed}, the layer it feeds",
+                                 "Ausgabe von {layer}: das Ergebnis von {tensor} liest {reader} von {fed}, der "
+                                 "Schicht, die sie speist"),
+    "passport.output.result": ("{layer}'s output: {tensor} is the module's result",
+                               "Ausgabe von {layer}: {tensor} ist das Ergebnis des Moduls"),
+    "passport.output.fused": ("{layer}'s output is never written to memory on its own: it is computed inside "
+                              "{tensor}, together with {fed}, the layer it feeds",
+                              "Die Ausgabe von {layer} wird nie eigens in den Speicher geschrieben: sie entsteht "
+                              "in {tensor}, zusammen mit {fed}, der Schicht, die sie speist"),
+    "passport.buffer.fused": ("{layer}'s output has no buffer of its own: this one holds {tensor}'s result, "
+                              "computed with {fed}",
+                              "Die Ausgabe von {layer} hat keinen eigenen Puffer: dieser hält das Ergebnis von "
+                              "{tensor}, berechnet mit {fed}"),
+    "passport.output.other_count": ("Keras's output {shape} has another element count than {tensor}'s result "
+                                    "(padded tiles, or more than this layer's tensor)",
+                                    "Die Keras-Ausgabe {shape} hat eine andere Elementzahl als das Ergebnis von "
+                                    "{tensor} (aufgefüllte Kacheln, oder mehr als der Tensor dieser Schicht)"),
     "passport.h.lines": ("which lines touch this tensor is read off the mnemonics and operands; "
                          "the machine code names no tensors",
                          "welche Zeilen diesen Tensor berühren, ist aus Mnemonics und Operanden gelesen; "
@@ -79,6 +101,16 @@ LABELS: dict[str, tuple[str, str]] = {
     "passport.went.bitcast": ("its HLO ({hlo}) became a bitcast: the same bytes as {source}'s output ({tensor})",
                               "sein HLO ({hlo}) wurde zum Bitcast: dieselben Bytes wie die Ausgabe von "
                               "{source} ({tensor})"),
+    "passport.went.folded": ("its HLO ({hlo}) left no instruction of its own (folded into what reads the tensor "
+                             "before it): the first instruction of {fed} that reads {source}'s output ({tensor}), "
+                             "past the compiler's own, is {reader}",
+                             "sein HLO ({hlo}) hinterließ keine eigene Instruktion (eingefaltet in das, was den "
+                             "Tensor davor liest): die erste Instruktion von {fed}, die die Ausgabe von {source} "
+                             "({tensor}) liest, nach den eigenen des Compilers, ist {reader}"),
+    "passport.went.folded_somewhere": ("its HLO ({hlo}) left no instruction of its own: XLA made it part of what "
+                                       "reads {source}'s output ({tensor})",
+                                       "sein HLO ({hlo}) hinterließ keine eigene Instruktion: XLA machte es zu "
+                                       "einem Teil dessen, was die Ausgabe von {source} ({tensor}) liest"),
     "passport.went.nowhere": ("nothing in the optimized module carries it", "nichts im optimierten Modul trägt ihn"),
     "passport.python_version": ("the installed {package} is {installed}; the bundle was captured with {captured}: "
                                 "lines may have moved",

@@ -16,6 +16,7 @@ from pathlib import Path
 from explorer.errors import BundleError, DataError, ParseError
 from explorer.hlo.model import HloModule
 from explorer.levels import TARGET_LEVELS
+from explorer.model.graph_file import load_graph_level
 from explorer.model.records import (
     CostAnalysis,
     GraphLevel,
@@ -252,6 +253,8 @@ class Bundle:
         path = self.path / relative
         if not path.is_file():
             return None
+        if cls is GraphLevel:  # its lines are kept once in a table (explorer.model.graph_file)
+            return load_graph_level(path, relative)
         return load_json(cls, path, relative)
 
     def _read_text(self, path: Path) -> str:

@@ -250,8 +250,9 @@ def dump_json(value: Any, path: Path) -> None:
     write_text_atomic(path, json.dumps(to_jsonable(value), separators=(",", ":")))
 
 
-def load_json(cls: type[T], path: Path, name: str = "") -> T:
-    """Read `path` as `cls`; DataError (naming `name`, else the file name) when unreadable or malformed."""
+def load_json(cls: type[T], path: Path, name: str = "", prepare: typing.Callable[[Any], Any] | None = None) -> T:
+    """Read `path` as `cls`; DataError (naming `name`, else the file name) when unreadable or malformed.
+    `prepare` turns the parsed JSON into `cls`'s form first (graph.json's table of lines)."""
     name = name or path.name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -265,7 +266,7 @@ def load_json(cls: type[T], path: Path, name: str = "") -> T:
     except OSError as exc:
         raise DataError(f"{name}: cannot read ({exc.strerror or exc.__class__.__name__})") from None
     try:
-        return from_jsonable(cls, data)
+        return from_jsonable(cls, prepare(data) if prepare is not None else data)
     except DataError as exc:
         raise DataError(f"{name}: {exc}") from None
     except RecursionError:

@@ -13,7 +13,6 @@ passport that says where its tensor went (`Passport.went`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,6 @@ from explorer.targets import TARGETS
 from explorer.views import trace
 from explorer.views.buffers import allocation_of
 from explorer.views.passport_hops import (
-    NO_WORK,
     Hop,
     buffer_hop,
     fusion_hop,
@@ -35,7 +33,8 @@ from explorer.views.passport_hops import (
     machine_hop,
     python_hop,
 )
-from explorer.views.tables import instruction, kernel, layer_record, per_bundle
+from explorer.views.passport_output import OutputTensor, does_work, folded_into, moves_bytes_only, output_tensor
+from explorer.views.tables import instruction, kernel, layer_record
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -69,43 +68,6 @@ def check_layer(bundle: Bundle, layer: str) -> None:
         raise TensorwegError(f"unknown layer {layer!r} (layers: {shown or 'none'})")
 
 
-@per_bundle
-def _positions(bundle: Bundle, target: str) -> dict[str, int]:
-    """Each optimized entry instruction's place in program order (the schedule XLA printed)."""
-    module = bundle.hlo_module(target, optimized=True)
-    return {i.name: n for n, i in enumerate(module.entry.instructions)} if module is not None else {}
-
-
-def does_work(bundle: Bundle, level: str, target: str, name: str) -> bool:
-    found = instruction(bundle, level, target, name)
-    return found is None or found.opcode not in NO_WORK
-
-
-def output_tensor(bundle: Bundle, target: str, layer: str) -> str:
-    """HEURISTIC: the layer's output is its last optimized instruction in program order that does
-    work, one the layer owns alone before one it shares with another layer (a fusion across them)."""
-    work = [n for n in trace.items_for_layer(bundle, layer, "optimized-hlo", target)
-            if does_work(bundle, "optimized-hlo", target, n)]
-    owned = [n for n in work if trace.layer_of(bundle, "optimized-hlo", n, target) == layer]
-    positions = _positions(bundle, target)
-    candidates = owned or work
-    candidates = [n for n in candidates if _holds_output(bundle, target, layer, n)] or candidates
-    # Without an HLO schedule (TVM's functions) the program's own order of the layer's items counts.
-    order = {n: positions.get(n, number) for number, n in enumerate(candidates)}
-    return max(candidates, key=order.__getitem__) if candidates else ""
-
-
-def _holds_output(bundle: Bundle, target: str, layer: str, name: str) -> bool:
-    """Whether `name`'s result (or a part of its tuple) has as many elements as the layer's output."""
-    record, found = layer_record(bundle, layer), instruction(bundle, "optimized-hlo", target, name)
-    if record is None or found is None or not record.output_shapes:
-        return False
-    batch = bundle.manifest.options.batch if bundle.has_manifest else 1
-    wanted = math.prod(batch if d is None else d for d in record.output_shapes[0])
-    parts = found.shape.tuple_shapes if found.shape.tuple_shapes else (found.shape,)
-    return any(part.element_count == wanted for part in parts)
-
-
 def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers", item: str = "",
              lang: str = "en") -> Passport:
     """The passport of `layer` (or of `item` at `level`, followed from its layer) on `target`.
@@ -120,7 +82,10 @@ def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers"
         layer = item
     if layer:
         check_layer(bundle, layer)
-    tensor = _anchored_tensor(bundle, target, level, item) or (output_tensor(bundle, target, layer) if layer else "")
+    anchored = _anchored_tensor(bundle, target, level, item)
+    output = OutputTensor(anchored, "item") if anchored else output_tensor(bundle, target, layer) if layer \
+        else OutputTensor("")
+    tensor = output.name
     hlo_names = _hlo_work(bundle, target, layer, level, item)
     hops: list[Hop] = []
     if layer:
@@ -130,12 +95,14 @@ def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers"
     hops.append(hlo_hop(bundle, target, hlo_names, lang))
     went = "" if tensor else _where_it_went(bundle, target, layer, hlo_names, lang)
     shown = tensor or _went_tensor(bundle, target, layer)
-    hops.append(fusion_hop(bundle, target, layer, tensor, lang))
+    hops.append(fusion_hop(bundle, target, layer, output, lang))
     record = _kernel_of(bundle, target, tensor) if tensor else None
     hops.append(kernel_hop(bundle, target, tensor, record, lang))
     hops.append(machine_hop(bundle, target, tensor, record, lang))
     borrowed = bool(went) and not _entry_parameter(bundle, target, layer)
-    hops.append(buffer_hop(bundle, target, shown, lang, borrowed=borrowed))
+    note = label("passport.buffer.fused", lang).format(layer=layer, tensor=tensor, fed=output.layer) \
+        if output.how == "fused" else ""
+    hops.append(buffer_hop(bundle, target, shown, lang, borrowed=borrowed, note=note))
     return Passport(bundle.model_name, target, layer, tensor, tuple(hops), went,
                     (level, item) if level != "layers" and item else ("", ""))
 
@@ -185,7 +152,7 @@ def _source_layer(bundle: Bundle, target: str, layer: str) -> tuple[str, str]:
         current = record.inbound[0] if record is not None and record.inbound else ""
         if not current:
             break
-        found = output_tensor(bundle, target, current) or _entry_parameter(bundle, target, current)
+        found = output_tensor(bundle, target, current).name or _entry_parameter(bundle, target, current)
         if found:
             return current, found
     return "", ""
@@ -205,8 +172,14 @@ def _where_it_went(bundle: Bundle, target: str, layer: str, hlo_names: tuple[str
     else:
         source, tensor = _source_layer(bundle, target, layer)
         hlo = ", ".join(trace.items_for_layer(bundle, layer, "hlo", target)) or "-"
-        where = (label("passport.went.bitcast", lang).format(hlo=hlo, source=source, tensor=tensor) if tensor
-                 else label("passport.went.nowhere", lang))
+        if not tensor:
+            where = label("passport.went.nowhere", lang)
+        elif moves_bytes_only(bundle, target, layer):
+            where = label("passport.went.bitcast", lang).format(hlo=hlo, source=source, tensor=tensor)
+        else:  # a pad, say, that XLA made part of what reads it (a convolution's window)
+            reader, fed = folded_into(bundle, target, layer, tensor)
+            key = "passport.went.folded" if reader else "passport.went.folded_somewhere"
+            where = label(key, lang).format(hlo=hlo, source=source, tensor=tensor, reader=reader, fed=fed)
     return label("passport.no.computation", lang).format(layer=layer, where=where)
 
 

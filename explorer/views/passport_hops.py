@@ -17,15 +17,13 @@ from explorer.views.buffers import allocation_of
 from explorer.views.items import shape_text
 from explorer.views.panes import buffer_lines
 from explorer.views.passport_machine import machine_code
+from explorer.views.passport_output import OutputTensor
 from explorer.views.passport_python import PythonLine, python_end
 from explorer.views.tables import computation_table, instruction, layer_record, op_table
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
-# Instructions that move or name bytes without computing them.
-NO_WORK = frozenset({"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "copy-start", "copy-done",
-                     "iota"})
 # TensorFlow ops that read variables or name shapes: the layer's plumbing, not its work.
 _GRAPH_PLUMBING = frozenset({"Placeholder", "ReadVariableOp", "Const", "Shape", "Identity", "VarHandleOp", "NoOp"})
 _MOST_ROWS = 8  # rows per hop; the rest are counted
@@ -129,7 +127,8 @@ def _fused_opcodes(bundle: Bundle, target: str, name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i.opcode for i in body.instructions if i.opcode not in ("parameter", "constant")))
 
 
-def fusion_hop(bundle: Bundle, target: str, layer: str, tensor: str, lang: str) -> Hop:
+def fusion_hop(bundle: Bundle, target: str, layer: str, output: OutputTensor, lang: str) -> Hop:
+    tensor = output.name
     if not tensor:
         return Hop("optimized-hlo", "", "fusion", missing=label("passport.no.fusion", lang))
     found = instruction(bundle, "optimized-hlo", target, tensor)
@@ -140,14 +139,29 @@ def fusion_hop(bundle: Bundle, target: str, layer: str, tensor: str, lang: str) 
         head += f" ({found.custom_call_target})"
     fused = _fused_opcodes(bundle, target, tensor)
     lines = [head] + ([f"{label('passport.fused', lang)}: {', '.join(fused)}"] if fused else [])
+    if layer and output.how in ("consumer", "result", "fused"):
+        lines.append(label(f"passport.output.{output.how}", lang).format(
+            layer=layer, tensor=tensor, fed=output.layer, reader=output.reader))
+    if layer and output.elements_match is False and output.how != "fused":  # a fused result is the next layer's
+        lines.append(label("passport.output.other_count", lang).format(
+            shape=_keras_output(bundle, layer), tensor=tensor))
     others = [n for n in trace.items_for_layer(bundle, layer, "optimized-hlo", target) if n != tensor
               and (i := instruction(bundle, "optimized-hlo", target, n)) is not None
               and i.opcode not in ("parameter", "constant")] if layer else []
     lines += [f"+ {n}" for n in others]
-    return Hop("optimized-hlo", tensor, "fusion", _capped(lines), label("passport.h.output", lang) if layer else "",
+    guessed = layer and output.how == "heuristic"
+    evidence = "data_flow" if output.how in ("consumer", "result", "fused") else "fusion"
+    return Hop("optimized-hlo", tensor, evidence, _capped(lines), label("passport.h.output", lang) if guessed else "",
                details=(("opcode", found.opcode if found is not None else ""), ("fused", list(fused)),
-                        ("shape", shape_text(found.shape) if found is not None else ""), ("also", others)),
+                        ("shape", shape_text(found.shape) if found is not None else ""), ("also", others),
+                        ("output", {"how": output.how, "layer": output.layer, "reader": output.reader,
+                                    "elements_match": output.elements_match})),
                jump=("optimized-hlo", tensor))
+
+
+def _keras_output(bundle: Bundle, layer: str) -> str:
+    record = layer_record(bundle, layer)
+    return str(tuple(record.output_shapes[0])) if record is not None and record.output_shapes else "?"
 
 
 def kernel_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord | None, lang: str) -> Hop:
@@ -193,7 +207,8 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
                         ("registers_per_thread", code.registers_per_thread)), jump=jump)
 
 
-def buffer_hop(bundle: Bundle, target: str, tensor: str, lang: str, borrowed: bool = False) -> Hop:
+def buffer_hop(bundle: Bundle, target: str, tensor: str, lang: str, borrowed: bool = False, note: str = "") -> Hop:
+    """`note`: a worded line first (whose buffer it is when the layer's output has none of its own)."""
     if not tensor or bundle.memory(target) is None:
         return Hop("memory", "", "buffers", missing=label("passport.no.buffer", lang))
     allocation = allocation_of(bundle, target, tensor)
@@ -205,6 +220,7 @@ def buffer_hop(bundle: Bundle, target: str, tensor: str, lang: str, borrowed: bo
                ("offset", value.offset if value is not None else None),
                ("size", value.size if value is not None else None),
                ("live_range", [live.start, live.end] if live is not None else None))
-    return Hop("memory", tensor, "buffers", (f"{label('passport.tensor', lang)} {tensor}",
-                                             *buffer_lines(bundle, target, tensor, lang)),
+    lines = ((note,) if note else ()) + (f"{label('passport.tensor', lang)} {tensor}",
+                                         *buffer_lines(bundle, target, tensor, lang))
+    return Hop("memory", tensor, "buffers", lines,
                label("passport.h.went", lang) if borrowed else "", details=details, jump=("optimized-hlo", tensor))

@@ -56,7 +56,7 @@ def retarget(bundle: Bundle, found: Passport, lang: str) -> Passport:
 
 
 # The course text beside each hop in the `P` screen: the two hops with texts of their own, else the overview.
-_HOP_TEXTS = {"python": "passport:python", "machine-code": "passport:machine-code"}
+_HOP_TEXTS = {"python": "passport:python", "optimized-hlo": "passport:output", "machine-code": "passport:machine-code"}
 
 
 def hop_explanation(hop: Hop, lang: str) -> Explanation:
