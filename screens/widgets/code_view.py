@@ -215,7 +215,9 @@ class CodeView(Widget, can_focus=True):
     def _gutter_width(self) -> int:
         return len(str(len(self._source))) + 1
 
-    def watch_top(self) -> None:
+    def watch_top(self, top: int) -> None:
+        if self._focus and top != self._shown_top():
+            self._focus = 0  # scrolled elsewhere (a key, a caller): the view no longer follows the focus
         self.refresh()
 
     def watch_left(self) -> None:
