@@ -40,7 +40,10 @@ FIRST_FRAME = r"""
 import json, sys
 from screens.cli import main  # the console script's module
 from screens.app import create_app
+from screens.level_modes import screen_class
 app = create_app(sys.argv[1], level="optimized-hlo", target="cpu")  # what `tensorweg BUNDLE` builds
+for level in ("optimized-hlo", "layers"):  # the first screen's module, imported as Textual builds it
+    screen_class(level)
 print(json.dumps(sorted(sys.modules)))
 """
 

@@ -25,9 +25,6 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from screens.widgets.hlo_lexer import HloLexer
-from screens.widgets.sass_lexer import SassLexer
-
 # Pygments lexer names per kind of code: llvm for IR, nasm for x86 assembly, Pygments' own PTX
 # lexer; HLO and SASS have lexers of ours (screens/widgets/hlo_lexer.py, sass_lexer.py).
 LEXERS = {"hlo": "hlo", "llvm": "llvm", "asm": "nasm", "ptx": "ptx", "text": "text"}
@@ -39,8 +36,12 @@ def _lexer(language: str):
     from pygments.util import ClassNotFound  # noqa: PLC0415 (kept off the first frame)
 
     if language == "hlo":
+        from screens.widgets.hlo_lexer import HloLexer  # noqa: PLC0415 (built on Pygments: loads on first use)
+
         return HloLexer()
     if language == "sass":
+        from screens.widgets.sass_lexer import SassLexer  # noqa: PLC0415 (built on Pygments: loads on first use)
+
         return SassLexer()
     try:
         return get_lexer_by_name(LEXERS.get(language, "text"))

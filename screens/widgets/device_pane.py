@@ -13,7 +13,6 @@ from textual.widgets import Tab, TabbedContent, TabPane
 
 from explorer.labels import label
 from explorer.targets import device_kind, device_tabs
-from explorer.views.panes import device_lines
 from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
@@ -27,6 +26,8 @@ def family_text(selection: Selection | None, family: str, captured: tuple[str, .
     """One tab: each captured target of the family (`explorer.views.panes.device_lines`), or how to capture one.
 
     A target in `reading` is being read by the open worker: said so, not read here on the UI thread."""
+    from explorer.views.panes import device_lines  # noqa: PLC0415 (kept off the first frame: the open worker loads it)
+
     targets = [t for t in captured if device_kind(t) == family]
     if not targets:
         how = label("text.press_to_capture", lang).format(key=CAPTURE_KEY) if can_capture \

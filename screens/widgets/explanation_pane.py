@@ -9,13 +9,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from explorer.labels import label
-from explorer.views.explain import explanations
 from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
 
 
 def explanation_markdown(selection: Selection) -> str:
+    from explorer.views.explain import explanations  # noqa: PLC0415 (kept off the first frame: the open worker loads it)
+
     texts = explanations(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
     return _markdown_text(texts, selection.lang)
 

@@ -7,13 +7,14 @@ from rich.text import Text
 
 from explorer.labels import label
 from explorer.safe_text import visible
-from explorer.views.panes import memory_facts
 from explorer.views.tables import Selection
 
 from screens.widgets.pane_text import PaneText
 
 
 def memory_text(selection: Selection) -> Text:
+    from explorer.views.panes import memory_facts  # noqa: PLC0415 (kept off the first frame: the open worker loads it)
+
     facts = memory_facts(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
     return Text(visible("\n".join(facts), multiline=True))
 
