@@ -76,14 +76,19 @@ async def test_the_selection_panes_follow_the_rows():
         assert label("state.select_item", "en") not in app.screen.query_one("#explanation", PaneText).plain
 
 
+async def _footer(pilot) -> KeysFooter:
+    """The screen's footer, once the bundle is open and the lazy footer mounted."""
+    await opened(pilot)
+    for _ in range(3):
+        await pilot.pause()
+    return pilot.app.screen.query_one(KeysFooter)
+
+
 @sync
 async def test_the_footer_is_not_redrawn_for_the_same_keys():
     app = create_app(BUNDLE, level="hlo", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
-        for _ in range(3):
-            await pilot.pause()
-        footer = app.screen.query_one(KeysFooter)
+        footer = await _footer(pilot)
         keys = footer.keys_shown
         assert [key.display for key in keys][:2] == ["/", "⌫"]
         assert "Back" in [key.description for key in keys]
@@ -101,11 +106,7 @@ async def test_the_footer_is_not_redrawn_for_the_same_keys():
 async def test_a_click_on_a_footer_key_presses_it():
     app = create_app(BUNDLE, level="layers", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
-        for _ in range(3):
-            await pilot.pause()
-        footer = app.screen.query_one(KeysFooter)
-        line = footer.render().plain
+        line = (await _footer(pilot)).render().plain
         x = line.index(" 2 Graph") + 1
         assert await pilot.click(KeysFooter, offset=(x, 0))
         await pilot.pause()
