@@ -76,6 +76,7 @@ def time_open(command: str, size: tuple[int, int], marker: str) -> float:
 def time_keys(command: str, marker: str, before: str | None, presses: int) -> tuple[list[float], list[float]]:
     """`Down` pressed `presses` times, each once the screen settled: seconds to the first change, to the last."""
     pane, _ = opened(command, LARGE, marker)
+    pane.styled = True  # the cursor's highlight moving is the answer a learner sees
     try:
         if before is not None:  # to the level measured first
             pane.settle(pane.send(before))
@@ -94,6 +95,7 @@ def time_keys(command: str, marker: str, before: str | None, presses: int) -> tu
 def time_visit(command: str, marker: str, key: str) -> tuple[float, float]:
     """`key` pressed on the settled first screen: seconds to the first change and to the settled screen."""
     pane, _ = opened(command, LARGE, marker)
+    pane.styled = True  # every change a learner sees counts, colours included
     try:
         pane.settle(0.0)
         time.sleep(READ_S)

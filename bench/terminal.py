@@ -59,8 +59,14 @@ class Pane:
                         "-y", str(self.size[1]), "sh", "-c", script, check=True)
         return started
 
+    # With the colours and attributes (`capture-pane -e`): a moved highlight is a change on screen,
+    # though the text stays the same (a list's cursor row, in tensorweg). Markers are looked for in
+    # the plain text, changes in the styled one once a bench sets this.
+    styled = False
+
     def screen(self) -> str:
-        return tmux("capture-pane", "-p", "-t", self.session, capture_output=True, text=True).stdout
+        flags = ("-p", "-e") if self.styled else ("-p",)
+        return tmux("capture-pane", *flags, "-t", self.session, capture_output=True, text=True).stdout
 
     def send(self, key: str) -> float:
         """Press `key` (tmux's key names: Down, q, 4); returns the time just before it was sent."""
