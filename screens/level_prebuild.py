@@ -4,17 +4,22 @@ Building a level's screen (composing some thirty widgets, styling and mounting t
 first visit: 0.3 to 0.6 s on a two-core machine, while a visit of a screen built before takes a
 layout and a paint. Once the open worker has warmed every level's tables (`LevelsWarmed`), the app
 builds the screens of the levels not visited yet, one at a time, each only after no key came for
-`PREBUILD_IDLE_S` (a key never waits behind more than one screen's build). A screen built ahead is
-registered with the app but on no screen stack; its mode's factory (`TensorwegApp._new_level_screen`)
-hands it over on the first visit, and Textual shows it as it shows a screen visited before.
+`PREBUILD_IDLE_S` (a key never waits behind more than one step). A screen built ahead is registered
+with the app but on no screen stack; at a later idle tick it is laid out and drawn off screen at the
+terminal's size (Textual displays only the current screen), so its widgets keep their drawn lines.
+Its mode's factory (`TensorwegApp._new_level_screen`) hands it over on the first visit, and Textual
+shows it as it shows a screen visited before. Textual 8.2.8 internals: `App._register`, `_modes`,
+`_screen_stacks`, `Screen._refresh_layout`, `Screen._compositor`.
 """
 
 from __future__ import annotations
 
 import time
+from weakref import WeakSet
 
 from textual import events, on
 from textual.app import App
+from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -34,6 +39,7 @@ class PrebuildsLevelScreens(App):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._prebuilt: dict[str, Screen] = {}  # mode -> its screen, built, not shown yet
+        self._laid_out: WeakSet[Screen] = WeakSet()  # built ahead and laid out off screen
         self._prebuild_timer: Timer | None = None
         self._last_key_at = 0.0
 
@@ -45,6 +51,11 @@ class PrebuildsLevelScreens(App):
     def prebuilt_modes(self) -> frozenset[str]:
         """Modes whose screen is built and waiting for its first visit."""
         return frozenset(self._prebuilt)
+
+    @property
+    def laid_out_modes(self) -> frozenset[str]:
+        """Modes whose screen built ahead is also laid out and drawn, off screen."""
+        return frozenset(mode for mode, screen in self._prebuilt.items() if screen in self._laid_out)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
@@ -59,12 +70,27 @@ class PrebuildsLevelScreens(App):
     def _prebuild_next(self) -> None:
         if time.monotonic() - self._last_key_at < PREBUILD_IDLE_S:
             return
+        if self._lay_out_one():
+            return
         mode = next((mode for mode in PREBUILD_ORDER if self._unbuilt(mode)), None)
         if mode is None:
-            self._prebuild_timer.stop()
+            if self.laid_out_modes == self.prebuilt_modes:  # else one still mounts: laid out at a later tick
+                self._prebuild_timer.stop()
             return
         screen = self._prebuilt[mode] = self._new_level_screen(mode)
         self._register(self, screen)  # composed and mounted off screen, as Textual does when it shows one
+
+    def _lay_out_one(self) -> bool:
+        """Lay out and draw, off screen, one screen built ahead that is mounted and was not yet: its
+        first visit then only paints what is drawn (a first layout and drawing were most of what was
+        left of a first visit). Whether one was done."""
+        for screen in self._prebuilt.values():
+            if screen.is_mounted and not screen.query(Lazy) and screen not in self._laid_out:  # lazy parts in
+                self._laid_out.add(screen)
+                screen._refresh_layout(self.size)  # off screen: Textual displays only the current screen
+                screen._compositor.render_update(full=True)  # each widget's lines drawn and kept
+                return True
+        return False
 
     def _unbuilt(self, mode: str) -> bool:
         return (mode in self._modes and mode != self.current_mode and mode not in self._screen_stacks

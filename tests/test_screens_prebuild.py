@@ -17,11 +17,12 @@ SIZE = (120, 40)
 
 
 async def _prebuilt(pilot, mode: str) -> None:
-    for _ in range(300):  # bounded: the warm-up, then one screen per idle tick
-        if mode in pilot.app.prebuilt_modes:
+    """Until `mode`'s screen is built ahead, laid out and drawn off screen."""
+    for _ in range(400):  # bounded: the warm-up, then one step per idle tick
+        if mode in pilot.app.laid_out_modes:
             return
         await pilot.pause(0.05)
-    raise AssertionError(f"no screen built ahead for {mode}: {sorted(pilot.app.prebuilt_modes)}")
+    raise AssertionError(f"no screen built and laid out ahead for {mode}: {sorted(pilot.app.laid_out_modes)}")
 
 
 async def _settle(pilot) -> None:
@@ -53,7 +54,7 @@ async def test_the_levels_not_visited_are_built_while_the_learner_reads():
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot)
         await _prebuilt(pilot, "memory")  # the last one built
-        assert app.prebuilt_modes == {"graph", "hlo", "optimized-hlo", "kernels", "memory"}
+        assert app.prebuilt_modes == app.laid_out_modes == {"graph", "hlo", "optimized-hlo", "kernels", "memory"}
         built = app._prebuilt["optimized-hlo"]
         await pilot.press("4")
         await _settle(pilot)
