@@ -111,3 +111,17 @@ async def test_a_click_on_a_footer_key_presses_it():
         assert await pilot.click(KeysFooter, offset=(x, 0))
         await pilot.pause()
         assert app.current_mode == "graph"
+
+
+@sync
+async def test_the_filter_input_is_mounted_on_the_first_slash():
+    """The first screen styles and lays out no filter input; `/` mounts it and typing filters."""
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        table = app.screen.query_one("#items", ItemTable)
+        assert not table.query("#filter")
+        await pilot.press("slash", *"fusion")
+        await pilot.pause()
+        assert table.query("#filter") and table.filter_text == "fusion"
+        assert all("fusion" in item.search_text for item in table._shown if hasattr(item, "search_text"))

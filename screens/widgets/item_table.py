@@ -99,13 +99,22 @@ class ItemTable(Vertical):
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter (substring of name, opcode, shape, op_name) - Esc closes", id="filter")
+        # The filter's input is mounted on the first `/` (`_filter_box`): a first screen without it
+        # styles and lays out one widget and its sheet less before the rows show.
         yield _Rows(id="rows")
 
     def on_mount(self) -> None:
-        # No blinking cursor: snapshots and screen readers both prefer a steady one.
-        self.query_one("#filter", Input).cursor_blink = False
         self._show(self._first_item_row())
+
+    def _filter_box(self) -> Input:
+        """The filter's input, mounted above the rows the first time it is asked for."""
+        found = self.query("#filter")
+        if found:
+            return found.first(Input)
+        box = Input(placeholder="filter (substring of name, opcode, shape, op_name) - Esc closes", id="filter")
+        box.cursor_blink = False  # no blinking cursor: snapshots and screen readers both prefer a steady one
+        self.mount(box, before=self.table)
+        return box
 
     @property
     def table(self) -> ItemRows:
@@ -272,7 +281,7 @@ class ItemTable(Vertical):
             return False
         if self.filter_text and item not in self._shown:
             self.filter_text = ""
-            self.query_one("#filter", Input).value = ""
+            self._filter_box().value = ""
         self._folded.difference_update(self._enclosing(item.group))
         self._fill(item)
         self.table.scroll_to_row(self._row_of(item), third=True)  # held there through later layouts
@@ -306,7 +315,7 @@ class ItemTable(Vertical):
 
     def open_filter(self) -> None:
         self.add_class("-filtering")
-        self.query_one("#filter", Input).focus()
+        self._filter_box().focus()
 
     def close_filter(self) -> None:
         self.remove_class("-filtering")
