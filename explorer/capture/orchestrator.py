@@ -59,11 +59,11 @@ from explorer.capture.placement import (
     keep_log,
     prepare_folder,
     remove_abandoned,
-    reusable,
     settled,
     shown_path,
     wanted_levels,
 )
+from explorer.capture.ready_bundle import settled_cached_bundle
 from explorer.capture.staging_manifest import write_manifest
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError, no_space_left
 from explorer.levels import LEVELS
@@ -99,8 +99,8 @@ def staging_reader(event: CaptureEvent, previous: Bundle | None = None) -> Bundl
 
 def cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
     """The cached bundle for this model and options, or None (no compiler is started)."""
-    path = cached_bundle_path(resolve(spec), options)
-    return path if reusable(path, options) is not None else None
+    bundle = settled_cached_bundle(spec, options)
+    return bundle.path if bundle is not None else None
 
 
 def cached_capture(spec: str, options: CaptureOptions) -> Path | None:

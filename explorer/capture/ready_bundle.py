@@ -18,9 +18,16 @@ from explorer.capture.cache import cached_bundle_path
 from explorer.capture.model_source import resolve
 from explorer.capture.placement import reusable, wanted_levels
 from explorer.errors import TensorwegError
+from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import check_mesh_options
 from explorer.targets import parse_targets
+
+
+def settled_cached_bundle(spec: str, options: CaptureOptions) -> Bundle | None:
+    """The cache's bundle of `spec` when every level `options` asks for is settled there (captured, or
+    failed with the compiler's reason: `placement.reusable`), else None."""
+    return reusable(cached_bundle_path(resolve(spec), options), options)
 
 
 def ready_cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
@@ -29,11 +36,10 @@ def ready_cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
     try:
         options = replace(options, targets=parse_targets(",".join(options.targets)))
         check_mesh_options(options)
-        path = cached_bundle_path(resolve(spec), options)
-        bundle = reusable(path, options)
+        bundle = settled_cached_bundle(spec, options)
     except TensorwegError:
         return None
     if bundle is None:
         return None
     clean = all(bundle.manifest.status(level, target).status == "ok" for target, level in wanted_levels(options))
-    return path if clean else None
+    return bundle.path if clean else None

@@ -152,6 +152,15 @@ class HloComputation:
                 return instruction
         return self.instructions[-1] if self.instructions else None
 
+    def readers(self) -> dict[str, tuple[str, ...]]:
+        """Instruction -> the instructions of this computation that read its result, in program order
+        (each once, however many of its operands name it). Built on each call: cache it by identity."""
+        table: dict[str, list[str]] = {}
+        for instruction in self.instructions:
+            for operand in dict.fromkeys(instruction.operands):
+                table.setdefault(operand, []).append(instruction.name)
+        return {name: tuple(names) for name, names in table.items()}
+
 
 @dataclass(frozen=True)
 class HloModule:

@@ -313,10 +313,7 @@ def live_ranges_from_schedule(module: HloModule, memory: MemoryLevel) -> tuple[L
         return ()
     position = {instruction.name: i for i, instruction in enumerate(entry.instructions)}
     by_name = {instruction.name: instruction for instruction in entry.instructions}
-    users: dict[str, list[str]] = {}
-    for instruction in entry.instructions:
-        for operand in dict.fromkeys(instruction.operands):
-            users.setdefault(operand, []).append(instruction.name)
+    users = entry.readers()
     end_of_program = len(entry.instructions)
     root = entry.root.name if entry.root else ""
 

@@ -28,7 +28,6 @@ not a filter, except in the heuristic).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,7 +36,7 @@ from explorer.views import trace
 from explorer.views.tables import computation_table, cross_index, instruction, layer_record, per_bundle
 
 if TYPE_CHECKING:
-    from explorer.hlo.model import HloModule
+    from explorer.hlo.model import HloInstruction, HloModule
     from explorer.model.bundle import Bundle
 
 # Instructions that move or name bytes without computing them.
@@ -190,18 +189,25 @@ def _end_op_names(bundle: Bundle, target: str, layer: str) -> frozenset[str]:
     for name in mine:
         if kept.intersection(readers.get(name, ())):
             continue
-        at, prefix = instruction(bundle, "hlo", target, name), ""
-        for _ in range(8):  # a call's root, and that root's call's, a few levels down
-            if at is None or at.opcode != "call" or not at.called_computations:
-                break
-            # JAX names a called computation's ops from the call (`max` in `.../jit(relu)`); inlining
-            # prefixes them, as the optimized module shows (`.../jit(relu)/max`).
-            prefix = _joined(prefix, at.metadata.op_name)
-            called = computations.get(at.called_computations[0])
-            at = called.root if called is not None else None
+        at, prefix = _through_calls(computations, instruction(bundle, "hlo", target, name))
         if at is not None and at.metadata.op_name:
             found.add(_joined(prefix, at.metadata.op_name))
     return frozenset(found)
+
+
+def _through_calls(computations: dict, at: HloInstruction | None) -> tuple[HloInstruction | None, str]:
+    """`at`, or for a JAX `call` its called computation's root (and that root's call's, a few levels
+    down), with the calls' op_names as the prefix their inlined ops get: JAX names a called
+    computation's ops from the call (`max` in `.../jit(relu)`), as the optimized module shows
+    (`.../jit(relu)/max`)."""
+    prefix = ""
+    for _ in range(8):
+        if at is None or at.opcode != "call" or not at.called_computations:
+            break
+        prefix = _joined(prefix, at.metadata.op_name)
+        called = computations.get(at.called_computations[0])
+        at = called.root if called is not None else None
+    return at, prefix
 
 
 def _joined(prefix: str, op_name: str) -> str:
@@ -230,12 +236,7 @@ def moves_bytes_only(bundle: Bundle, target: str, layer: str) -> bool:
     (a Flatten), so that an optimized bitcast of the tensor before it is all that is left of it."""
     computations = computation_table(bundle, target, False)
     for name in trace.items_for_layer(bundle, layer, "hlo", target):
-        at = instruction(bundle, "hlo", target, name)
-        for _ in range(8):
-            if at is None or at.opcode != "call" or not at.called_computations:
-                break
-            called = computations.get(at.called_computations[0])
-            at = called.root if called is not None else None
+        at, _ = _through_calls(computations, instruction(bundle, "hlo", target, name))
         if at is not None and at.opcode not in _PASS_ON | {"reshape"}:
             return False
     return True
@@ -310,13 +311,7 @@ def _pick_crossing(bundle: Bundle, target: str, layer: str, crossing: list[tuple
 
 def _readers(module: HloModule) -> dict[str, tuple[str, ...]]:
     """Entry instruction -> the entry instructions reading its result, in program order."""
-    def build() -> dict[str, tuple[str, ...]]:
-        table: dict[str, list[str]] = defaultdict(list)
-        for inst in module.entry.instructions:
-            for operand in dict.fromkeys(inst.operands):
-                table[operand].append(inst.name)
-        return {k: tuple(v) for k, v in table.items()}
-    return derived(module, "entry_readers", build)
+    return derived(module, "entry_readers", module.entry.readers)
 
 
 def _roots(module: HloModule) -> frozenset[str]:

@@ -30,28 +30,21 @@ class FooterKeyShown(NamedTuple):
     enabled: bool
 
 
-def _shown_keys(screen: Screen) -> tuple[FooterKeyShown, ...]:
-    """The bindings `screen` lists in its footer, with their words and state, in order: the first
-    key of each action (`Backspace` and `Esc` both go back: the footer says it once)."""
+def _footer_keys(screen: Screen) -> tuple[tuple[FooterKeyShown, ...], FooterKeyShown | None]:
+    """What a footer on `screen` lists, read off its active bindings once (Textual walks the focus
+    chain for them on every read): the first key of each action shown, in order (`Backspace` and
+    `Esc` both go back: the footer says it once), and the command palette's key (None: none)."""
     app = screen.app
+    palette_key = app.COMMAND_PALETTE_BINDING
     shown: dict[str, FooterKeyShown] = {}
-    palette = app.COMMAND_PALETTE_BINDING
-    for key, binding, enabled, _ in screen.active_bindings.values():
-        if binding.show and key != palette and binding.action not in shown:
-            shown[binding.action] = FooterKeyShown(binding.key, app.get_key_display(binding),
-                                                   binding.description, enabled)
-    return tuple(shown.values())
-
-
-def _palette_key(screen: Screen) -> FooterKeyShown | None:
-    app = screen.app
-    if not app.ENABLE_COMMAND_PALETTE:
-        return None
-    found = screen.active_bindings.get(app.COMMAND_PALETTE_BINDING)
-    if found is None:
-        return None
-    _, binding, enabled, _ = found
-    return FooterKeyShown(binding.key, app.get_key_display(binding), binding.description, enabled)
+    palette = None
+    for key, (_, binding, enabled, _) in screen.active_bindings.items():
+        entry = FooterKeyShown(binding.key, app.get_key_display(binding), binding.description, enabled)
+        if key == palette_key:
+            palette = entry if app.ENABLE_COMMAND_PALETTE else None
+        elif binding.show and binding.action not in shown:
+            shown[binding.action] = entry
+    return tuple(shown.values()), palette
 
 
 class KeysFooter(Widget, can_focus=False):
@@ -96,7 +89,7 @@ class KeysFooter(Widget, can_focus=False):
         focus change, every widget that mounts and every `localise`)."""
         if not self.is_attached or screen is not self.screen:
             return
-        keys, palette = _shown_keys(screen), _palette_key(screen)
+        keys, palette = _footer_keys(screen)
         if (keys, palette) != (self._keys, self._palette):
             self._keys, self._palette = keys, palette
             self.refresh()
