@@ -108,3 +108,24 @@ async def test_code_drawn_before_pygments_is_in_is_highlighted_the_frame_after()
         drawn = view.render_line(1)
     assert view._lines  # highlighted lines replaced the plain ones
     assert len({segment.style for segment in drawn if segment.text.strip()}) > 2  # gutter, keyword, name...
+
+
+@sync
+async def test_a_first_visit_highlights_only_the_code_lines_it_shows(monkeypatch):
+    """The module text is drawn at the selection's place in the first frame that shows it: no line
+    above it (the module's start) is lexed on the way."""
+    from screens import level_prebuild
+    from screens.widgets.code_view import CodeView
+
+    monkeypatch.setattr(level_prebuild, "PREBUILD_ORDER", ())  # the screen is built on the visit
+    app = create_app(BUNDLE, level="layers", target="cpu", select="dense")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("4")
+        await opened(pilot)
+        for _ in range(4):
+            await pilot.pause()
+        view = app.screen.query_one(CodeView)
+        shown = range(view.top, view.top + view.size.height)
+        assert view.top > 0 and view._marked  # dense's lines, far below the module's start
+        assert view._lines and set(view._lines) <= set(shown)

@@ -1,0 +1,89 @@
+"""The start's fast path (explorer/capture/ready_bundle.py): a model the cache holds whole opens as a
+bundle, read while the first screen is built, without the orchestrator; anything less is captured."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from explorer.capture import orchestrator
+from explorer.capture.cache import cached_bundle_path
+from explorer.capture.model_source import resolve
+from explorer.capture.ready_bundle import ready_cached_bundle
+from explorer.model.bundle import MANIFEST
+from explorer.model.records import CaptureOptions
+
+from screens.app import create_app
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+
+ALL = CaptureOptions(targets=("cpu", "gpu:h100", "tpu:v5e"))
+
+
+def _cached(options: CaptureOptions = ALL):
+    """The recorded mnist_cnn bundle where the cache keeps mnist_cnn's capture with `options`."""
+    path = cached_bundle_path(resolve("mnist_cnn"), options)
+    shutil.copytree(BUNDLE, path)
+    return path
+
+
+def _fail_level(path, target: str, level: str) -> None:
+    manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    for entry_target, entry_level, status in manifest["levels"]:
+        if (entry_target, entry_level) == (target, level):
+            status.update(status="failed", error="the compiler said no")
+    (path / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_whole_clean_capture_is_ready():
+    path = _cached()
+    assert ready_cached_bundle("mnist_cnn", ALL) == path
+    assert ready_cached_bundle("mnist_cnn", CaptureOptions(targets=("cpu",))) == path  # a target it holds
+
+
+def test_anything_less_is_not_ready():
+    assert ready_cached_bundle("mnist_cnn", ALL) is None  # nothing cached
+    path = _cached()
+    assert ready_cached_bundle("mnist_cnn", CaptureOptions(targets=("cpu", "tpu:v6e"))) is None  # a target it lacks
+    assert ready_cached_bundle("no_such_model", ALL) is None  # bad input: the orchestrator says why
+    _fail_level(path, "gpu:h100", "kernels")
+    assert ready_cached_bundle("mnist_cnn", ALL) is None  # a failed level: the capture path names it
+    assert ready_cached_bundle("mnist_cnn", CaptureOptions(targets=("cpu",))) == path  # not one asked for
+
+
+@sync
+async def test_the_app_opens_a_ready_capture_without_the_orchestrator(monkeypatch):
+    _cached()
+
+    def no_capture(*args, **kwargs):
+        raise AssertionError("the orchestrator ran for a capture the cache holds whole")
+
+    monkeypatch.setattr(orchestrator, "capture", no_capture)
+    app = create_app(model_spec="mnist_cnn", options=ALL, level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        await pilot.pause()
+        assert [item.name for item in app.screen.query_one("#items").items][:2] == ["image", "conv2d"]
+        assert app.session.title_line("layers").startswith("mnist_cnn | ")  # the model, not the cache's folder
+
+
+@sync
+async def test_the_app_captures_what_the_cache_lacks(monkeypatch):
+    path = _cached()
+    _fail_level(path, "gpu:h100", "kernels")
+    asked = []
+
+    def capture(spec, options, **kwargs):
+        asked.append(spec)
+        return path
+
+    monkeypatch.setattr(orchestrator, "capture", capture)
+    app = create_app(model_spec="mnist_cnn", options=ALL, level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):
+            if asked and app.bundle is not None:
+                break
+            await pilot.pause(0.05)
+    assert asked == ["mnist_cnn"]
