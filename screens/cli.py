@@ -4,6 +4,8 @@
 that need Textual (`open`, `tour`, `screenshot`, `serve`, `handout`) are handed to it from here,
 so the dependency points one way: the UI imports the core, never the reverse.
 Everything a user can get wrong is checked before the terminal is taken over.
+Importing this module loads no command: each loads what it uses when it runs, so
+`tensorweg MODEL` loads only the checks of its own command line before the UI.
 """
 
 from __future__ import annotations
@@ -11,28 +13,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from explorer.atomic_file import write_whole
-from explorer.capture.model_source import resolve
 from explorer.cli import main as core_cli
-from explorer.cli.commands import (
-    capture_options,
-    check_output_file,
-    default_language,
-    load_tour_argument,
-    open_or_capture,
-    screenshot_size,
-    shown_target,
-    target_argument,
-    with_capture_options,
-)
-from explorer.cli.handout_command import find_tour
-from explorer.course.pack import bundle_argument, is_pack, open_pack
-from explorer.course.tours import Tour, visited_targets
 from explorer.errors import TensorwegError
-from explorer.targets import require_compilers
 
 from screens import serve_policy
+
+if TYPE_CHECKING:
+    from explorer.course.tours import Tour
 
 
 def _require_terminal() -> None:
@@ -46,6 +35,11 @@ def _require_terminal() -> None:
 
 def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step: int = 0) -> int:
     """Open the explorer on a bundle directory, or capture MODEL in it; bad input fails before the UI."""
+    from explorer.capture.model_source import resolve  # noqa: PLC0415 (start-up: each command loads what it uses)
+    from explorer.cli.commands import capture_options, default_language  # noqa: PLC0415 (start-up: as resolve)
+    from explorer.course.pack import bundle_argument  # noqa: PLC0415 (start-up: as resolve)
+    from explorer.targets import require_compilers  # noqa: PLC0415 (start-up: as resolve)
+
     options = capture_options(args)
     lang = args.lang or default_language()
     bundle_path = bundle_argument(args.model, tour)  # a bundle, or a lesson pack's (the tour's) bundle
@@ -71,6 +65,8 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step:
 
 def cmd_open(args: argparse.Namespace) -> int:
     """A lesson pack with tours opens in its first lesson (what `tensorweg course.twpack` is for)."""
+    from explorer.course.pack import is_pack, open_pack  # noqa: PLC0415 (start-up: each command loads what it uses)
+
     tour = open_pack(Path(args.model)).tour() if is_pack(Path(args.model)) else None
     return _run_explorer(args, tour)
 
@@ -87,6 +83,9 @@ def cmd_tour(args: argparse.Namespace) -> int:
 
     With a lesson pack, TOUR may name one of the pack's tours.
     """
+    from explorer.cli.commands import load_tour_argument, with_capture_options  # noqa: PLC0415 (start-up: each command loads what it uses)
+    from explorer.course.pack import is_pack, open_pack  # noqa: PLC0415 (start-up: as the commands)
+
     if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
         return _run_explorer(args, tour, _step_index(tour, args.step))
     tour = load_tour_argument(args.tour)
@@ -98,6 +97,8 @@ def cmd_tour(args: argparse.Namespace) -> int:
 def with_tour_targets(targets: str, tour: Tour) -> str:
     """`--targets` plus every target the tour's steps visit (the two-compiler lesson needs `tvm:cpu`),
     so a capture for the tour has them; a bundle opened as it is keeps its own."""
+    from explorer.course.tours import visited_targets  # noqa: PLC0415 (start-up: the tours load only with a tour)
+
     asked = [target.strip() for target in targets.split(",") if target.strip()]
     return ",".join(dict.fromkeys([*asked, *visited_targets(tour)]))
 
@@ -111,6 +112,10 @@ def step_picture_targets(args: argparse.Namespace, tour: Tour, index: int) -> st
 
 def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
     """`screenshot --tour TOUR --step N`: the step as the learner sees it (a handout's step-NN.svg)."""
+    from explorer.atomic_file import write_whole  # noqa: PLC0415 (start-up: each command loads what it uses)
+    from explorer.cli.commands import capture_options, open_or_capture, with_capture_options  # noqa: PLC0415 (start-up: as write_whole)
+    from explorer.cli.handout_command import find_tour  # noqa: PLC0415 (start-up: as write_whole)
+
     if args.select is not None:
         raise TensorwegError("--select: a tour step selects its own item; leave out --select with --tour")
     tour, _ = find_tour(args.tour, args.model)
@@ -126,6 +131,16 @@ def _tour_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
+    from explorer.atomic_file import write_whole  # noqa: PLC0415 (start-up: each command loads what it uses)
+    from explorer.cli.commands import (  # noqa: PLC0415 (start-up: as write_whole)
+        capture_options,
+        check_output_file,
+        open_or_capture,
+        screenshot_size,
+        shown_target,
+        target_argument,
+    )
+
     size = screenshot_size(args.size)
     check_output_file(args.out, ".svg")
     if args.tour is not None:
@@ -147,6 +162,8 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 def cmd_handout(args: argparse.Namespace) -> int:
     """The words come from `explorer.course.handout`, the pictures from the screens; one folder, whole or absent."""
+    from explorer.cli.commands import capture_options, open_or_capture, with_capture_options  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.cli.handout_command import find_tour  # noqa: PLC0415 (loads only for the command that uses it)
     from explorer.course.handout import HANDOUT_FILES, HTML_FILE, MARKDOWN_FILE, handout_steps, render_html  # noqa: PLC0415 (loads only for the command that uses it)
     from explorer.course.handout_markdown import render_markdown  # noqa: PLC0415 (loads only for the command that uses it)
     from explorer.course.output_folder import check_output_folder, write_output_folder  # noqa: PLC0415 (loads only for the command that uses it)

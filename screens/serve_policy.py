@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from explorer.capture.queue import CaptureQueue
+if TYPE_CHECKING:
+    from explorer.capture.queue import CaptureQueue
 
 # Set by `tensorweg serve` for its tabs: "0" when learners may not start a capture.
 CAPTURE_VARIABLE = "TENSORWEG_SERVE_CAPTURE"
@@ -26,7 +28,11 @@ def captures_forbidden(environ=os.environ) -> bool:
 def capture_queue(environ=os.environ) -> CaptureQueue | None:
     """The server's capture queue, for a tab that may capture; None outside `serve`."""
     folder = environ.get(QUEUE_VARIABLE)
-    return CaptureQueue(Path(folder)) if folder else None
+    if not folder:
+        return None
+    from explorer.capture.queue import CaptureQueue  # noqa: PLC0415 (start-up: the queue loads only in a `serve` tab that may capture)
+
+    return CaptureQueue(Path(folder))
 
 
 def in_browser(environ=os.environ) -> bool:

@@ -14,7 +14,6 @@ from pathlib import Path
 from explorer.capture.variants import check_remat_layers, check_variant_targets, parse_xla_flags
 from explorer.errors import TensorwegError
 from explorer.model.records import DTYPES, MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
-from explorer.model.sharding import check_mesh_options
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
@@ -68,7 +67,10 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
         raise TensorwegError(f"{'--remat-layers' if remat_layers else '--remat'} needs --mode train")
     check_variant_targets(options)
     _check_train_targets(options)
-    check_mesh_options(options)  # refuses tvm:cpu with --mesh too: it is one device
+    if options.mesh or options.shard:  # check_mesh_options passes any other options
+        from explorer.model.sharding import check_mesh_options  # noqa: PLC0415 (start-up: the mesh's HLO scanners load only with --mesh or --shard)
+
+        check_mesh_options(options)  # refuses tvm:cpu with --mesh too: it is one device
     return options
 
 

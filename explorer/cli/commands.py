@@ -2,6 +2,8 @@
 
 The commands that open the UI (`open`, `tour`, `screenshot`) live in
 `screens.cli`; the checks they make before the UI starts are here, in the core.
+What `tensorweg MODEL` runs before the UI (capture_options, default_language) loads only the
+option checks: tours, bundles and capture events load with the commands that use them.
 """
 
 from __future__ import annotations
@@ -12,24 +14,18 @@ import re
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from explorer.capture.events import (
-    CacheHit,
-    CaptureEvent,
-    CaptureFinished,
-    LevelCaptured,
-    LevelFailed,
-    LevelStarted,
-)
 from explorer.capture.options import build_capture_options
-from explorer.course.pack import bundle_argument
-from explorer.course.tours import Tour, builtin_tour, capture_header, parse_tour
-from explorer.course.tours.parser import read_tour_file
 from explorer.errors import TensorwegError
-from explorer.model.bundle import Bundle
-from explorer.model.records import CaptureOptions
 from explorer.targets import parse_target
-from explorer.texts.lookup import default_language as language_from_environment
+from explorer.texts.language import default_language as language_from_environment
+
+if TYPE_CHECKING:
+    from explorer.capture.events import CaptureEvent
+    from explorer.course.tours import Tour
+    from explorer.model.bundle import Bundle
+    from explorer.model.records import CaptureOptions
 
 
 def capture_keywords(args: argparse.Namespace, targets: str | None = None) -> dict:
@@ -78,6 +74,8 @@ def with_capture_options(args: argparse.Namespace, tour: Tour) -> argparse.Names
     line's, unless the command line asks for a training step or a mesh of its own."""
     if not tour.capture or args.mode != "inference" or args.mesh:
         return args
+    from explorer.course.tours import capture_header  # noqa: PLC0415 (start-up: the tours load only with a tour)
+
     # The header's words are the parser's destinations with the parser's types (`--batch 8` -> 8).
     return argparse.Namespace(**{**vars(args), **capture_header(tour)})
 
@@ -91,6 +89,13 @@ def progress_printer(stream=None):
 
     `sys.stderr` is looked up when a line is printed, not when this module loads: the CLI's
     `main` swaps it for a stream that shows control characters from a worker's error."""
+    from explorer.capture.events import (  # noqa: PLC0415 (start-up: the events load only with a capture)
+        CacheHit,
+        CaptureFinished,
+        LevelCaptured,
+        LevelFailed,
+        LevelStarted,
+    )
 
     def show(event: CaptureEvent) -> None:
         out = stream or sys.stderr
@@ -112,6 +117,9 @@ def progress_printer(stream=None):
 
 def open_or_capture(model: str, options: CaptureOptions, quiet: bool = False) -> Bundle:
     """A bundle directory or a lesson pack opens as it is; anything else is captured (or taken from the cache)."""
+    from explorer.course.pack import bundle_argument  # noqa: PLC0415 (start-up: loads only for the commands that open a bundle)
+    from explorer.model.bundle import Bundle  # noqa: PLC0415 (start-up: loads only for the commands that open a bundle)
+
     bundle_path = bundle_argument(model)
     if bundle_path is not None:
         return Bundle.open(bundle_path)
@@ -207,6 +215,9 @@ def check_output_file(out: Path, suffix: str) -> None:
 
 def load_tour_argument(text: str) -> Tour:
     """A tour file, else a built-in tour's name; a malformed file raises ParseError (FILE:LINE:COL)."""
+    from explorer.course.tours import builtin_tour, parse_tour  # noqa: PLC0415 (start-up: the tours load only with a tour)
+    from explorer.course.tours.parser import read_tour_file  # noqa: PLC0415 (start-up: the tours load only with a tour)
+
     path = Path(text)
     if path.is_file():  # errors name the file as the user typed it
         return parse_tour(read_tour_file(path, text), text)

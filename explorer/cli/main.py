@@ -5,6 +5,8 @@ The console script is `screens.cli:main`: it passes the commands that open the U
 module never imports the UI. `python -m explorer.cli` runs the headless subcommands only.
 Errors print one line `error: ...` and exit 2; `--debug` shows the traceback. Every line printed
 passes one sanitiser (`explorer.cli.output`): control characters from a model are shown, never obeyed.
+Importing this module loads neither the parser nor a command: `main` builds the parser of the one
+subcommand it runs, whose handler loads its own modules (the console script's start-up).
 """
 
 from __future__ import annotations
@@ -13,9 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 
-from explorer.cli import commands
 from explorer.cli.output import visible_output
-from explorer.cli.parser import SUBCOMMANDS, UI_COMMANDS, build_parser
 from explorer.errors import TensorwegError
 
 EXIT_USAGE = 2
@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None, ui_handlers: Mapping[str, Handler] | Non
 
 
 def _run(argv: list[str] | None, ui_handlers: Mapping[str, Handler] | None) -> int:
+    from explorer.cli import commands  # noqa: PLC0415 (start-up: the capture options' checks load with a command line)
+    from explorer.cli.parser import SUBCOMMANDS, UI_COMMANDS, build_parser  # noqa: PLC0415 (start-up: as the commands)
+
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -41,7 +44,8 @@ def _run(argv: list[str] | None, ui_handlers: Mapping[str, Handler] | None) -> i
     if not wants_help and (not argv or argv[0] not in SUBCOMMANDS):
         argv = ["open", *argv]
     try:
-        args = build_parser().parse_args(argv)
+        # Only the named subcommand's arguments: `tensorweg MODEL` loads no other command's module.
+        args = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None).parse_args(argv)
         handlers = {**commands.HANDLERS, **(ui_handlers or {})}
         if args.command in UI_COMMANDS and args.command not in handlers:
             raise TensorwegError(f"'{args.command}' opens the explorer: run it as `tensorweg {args.command} ...`")

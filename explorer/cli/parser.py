@@ -2,15 +2,18 @@
 
 `explorer.cli.main` runs what it parses. The subcommands in UI_COMMANDS are parsed here too,
 but run on the UI side (`screens.cli`), so the core never imports the UI.
+A command line that names its subcommand gets a parser with that subcommand's arguments only
+(`build_parser(command)`): `tensorweg MODEL` loads none of the other commands' modules.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 from explorer.capture.variants import XLA_FLAG_CHOICES
-from explorer.cli import diff_command, graph_command, handout_command, pack_command, passport_command, texts_commands
 from explorer.cli.commands import MAX_SIZE
 from explorer.course.pack import MAX_CACHE_BYTES, MAX_MEMBERS
 from explorer.errors import TensorwegError
@@ -96,26 +99,41 @@ def _serve_limits(serve: argparse.ArgumentParser) -> None:
                             f"this is refused (default {MAX_CACHE_BYTES / (1 << 30):g})")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    defaults = ",".join(DEFAULT_TARGETS)
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; with `command` (one of SUBCOMMANDS), of that one alone.
+
+    Both parse that command's arguments alike; the whole one is for `--help` and a command line
+    that names no subcommand (argparse lists every subcommand in their messages)."""
     parser = _Parser(prog="tensorweg", description="Der Weg eines Tensors: "
                                      "what TensorFlow and XLA make of a Keras model, level by level.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for names, add in _SUBPARSERS:
+        if command is None or command in names:
+            add(sub)
+    return parser
 
+
+def _samples(sub: argparse._SubParsersAction) -> None:
     sub.add_parser("samples", help="list the built-in sample models")
 
+
+def _open(sub: argparse._SubParsersAction) -> None:
     open_parser = sub.add_parser("open", help="open the explorer (the default command)")
     open_parser.add_argument("model", nargs="?", default=DEFAULT_MODEL, help="MODEL or BUNDLE")
-    _common_capture_options(open_parser, defaults)
+    _common_capture_options(open_parser, _DEFAULTS)
     open_parser.add_argument("--lang", choices=("de", "en"), default=None)
 
+
+def _capture(sub: argparse._SubParsersAction) -> None:
     capture = sub.add_parser("capture", help="capture every level into a bundle")
     capture.add_argument("model")
     capture.add_argument("-o", "--output", type=Path, default=None, help="bundle directory to write")
     capture.add_argument("--no-cache", action="store_true", help="capture again even if cached")
-    _common_capture_options(capture, defaults)
+    _common_capture_options(capture, _DEFAULTS)
 
+
+def _inspect(sub: argparse._SubParsersAction) -> None:
     inspect = sub.add_parser("inspect", help="print one level as text or JSON")
     inspect.add_argument("model", help="MODEL or BUNDLE")
     inspect.add_argument("--level", required=True, choices=LEVELS)
@@ -125,12 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
                          help="also one item's trace, explanation keys and device mapping, as the side panes show them")
     _common_capture_options(inspect, None)
 
+
+def _compare(sub: argparse._SubParsersAction) -> None:
     compare = sub.add_parser("compare", help="one layer (or the whole model) side by side on every target")
     compare.add_argument("model", help="MODEL or BUNDLE")
     compare.add_argument("--layer", default=None, metavar="NAME", help="the layer to compare (default: summary only)")
     compare.add_argument("--json", action="store_true", help="JSON (schema: docs/inspect-json.md)")
-    _common_capture_options(compare, defaults)
+    _common_capture_options(compare, _DEFAULTS)
 
+
+def _passes(sub: argparse._SubParsersAction) -> None:
     passes = sub.add_parser("passes", help="the compiler's passes one by one (the filmstrip), as text or JSON")
     passes.add_argument("model", help="MODEL or BUNDLE (a model is captured with --passes)")
     passes.add_argument("--target", default=None, help=TARGET_HELP)
@@ -143,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     passes.add_argument("--lang", choices=("de", "en"), default=None, help="the text's words (default: the locale's)")
     _common_capture_options(passes, None)
 
+
+def _screenshot(sub: argparse._SubParsersAction) -> None:
     shot = sub.add_parser("screenshot", help="render a screen headlessly to SVG")
     shot.add_argument("model", help="MODEL or BUNDLE")
     shot.add_argument("--level", default="layers", choices=LEVELS)
@@ -156,14 +180,18 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--step", type=int, default=None, metavar="N", help="with --tour: the step (default 1)")
     _common_capture_options(shot, None)
 
+
+def _tour(sub: argparse._SubParsersAction) -> None:
     tour = sub.add_parser("tour", help="open the explorer in a guided tour")
     tour.add_argument("tour", metavar="FILE", help="a tour file, or the name of a built-in tour")
     tour.add_argument("model", metavar="MODEL",
                       help="MODEL or BUNDLE (the tour's '# model:' names what it was written for)")
-    _common_capture_options(tour, defaults)
+    _common_capture_options(tour, _DEFAULTS)
     tour.add_argument("--lang", choices=("de", "en"), default=None)
     tour.add_argument("--step", type=int, default=1, metavar="N", help="start at step N (default 1)")
 
+
+def _serve(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="serve the explorer to web browsers (textual-serve)",
                            description="Each browser tab runs the explorer in its own process, with a terminal "
                                        f"of at most {MAX_SIZE[0]}x{MAX_SIZE[1]} (as `screenshot --size`).")
@@ -179,12 +207,33 @@ def build_parser() -> argparse.ArgumentParser:
                             "the others queued (default 1)")
     serve.add_argument("--lang", choices=("de", "en"), default=None)
     _serve_limits(serve)
-    _common_capture_options(serve, defaults)
+    _common_capture_options(serve, _DEFAULTS)
 
-    texts_commands.register(sub)
-    pack_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
-    handout_command.register(sub, lambda parser: _common_capture_options(parser, defaults))
-    graph_command.register(sub, lambda parser: _common_capture_options(parser, None))
-    passport_command.register(sub, lambda parser: _common_capture_options(parser, None))
-    diff_command.register(sub, lambda parser: _common_capture_options(parser, None))
-    return parser
+
+def _module_command(module: str, default_targets: str | None) -> Callable[[argparse._SubParsersAction], None]:
+    """A subcommand that `explorer.cli.<module>.register` adds (with the capture options), its module
+    imported only when that subcommand is parsed."""
+
+    def add(sub: argparse._SubParsersAction) -> None:
+        importlib.import_module(f"explorer.cli.{module}").register(
+            sub, lambda parser: _common_capture_options(parser, default_targets))
+
+    return add
+
+
+def _texts_commands(sub: argparse._SubParsersAction) -> None:
+    importlib.import_module("explorer.cli.texts_commands").register(sub)
+
+
+_DEFAULTS = ",".join(DEFAULT_TARGETS)
+# Each subcommand (or pair) and what adds it, in `tensorweg --help`'s order.
+_SUBPARSERS: tuple[tuple[tuple[str, ...], Callable[[argparse._SubParsersAction], None]], ...] = (
+    (("samples",), _samples), (("open",), _open), (("capture",), _capture), (("inspect",), _inspect),
+    (("compare",), _compare), (("passes",), _passes), (("screenshot",), _screenshot), (("tour",), _tour),
+    (("serve",), _serve), (("explain", "glossary"), _texts_commands),
+    (("pack",), _module_command("pack_command", _DEFAULTS)),
+    (("handout",), _module_command("handout_command", _DEFAULTS)),
+    (("graph",), _module_command("graph_command", None)),
+    (("passport",), _module_command("passport_command", None)),
+    (("diff",), _module_command("diff_command", None)),
+)

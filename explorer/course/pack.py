@@ -14,25 +14,29 @@ Limits (`PackLimits`; `serve --max-pack-members/--max-pack-disk` set them): a pa
 MAX_MEMBERS files is refused before anything is unpacked (a zip of a million empty files fills a disk's
 inodes, not its bytes), and so is one that would take the cache's unpacked packs together past
 MAX_CACHE_BYTES. Nothing already unpacked is removed to make room: a served class may be using it.
+
+`tensorweg MODEL` asks `bundle_argument` whether MODEL is a pack or a bundle: the tours, the bundle
+reader and zipfile load only when one is opened, read or written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import stat
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from explorer.atomic_file import staged_file
-from explorer.course.tours import builtin_tours, missing_capture, parse_tour
 from explorer.errors import BundleError, TensorwegError, no_space_left
-from explorer.model.bundle import Bundle, is_bundle, read_manifest
+
+if TYPE_CHECKING:
+    import zipfile
+
+    from explorer.model.bundle import Bundle
 
 PACK_SUFFIX = ".twpack"
 PACK_FORMAT = "tensorweg-pack"
@@ -76,6 +80,9 @@ class Pack:
 
     def bundle_for(self, tour) -> Path:
         """The first bundle that has the capture `tour` selects in (`pack` checked one does), else the first."""
+        from explorer.course.tours import missing_capture  # noqa: PLC0415 (start-up: the tours load only with a pack's lesson)
+        from explorer.model.bundle import read_manifest  # noqa: PLC0415 (start-up: the bundle reader loads only with a pack)
+
         for name in self.bundles:
             manifest = read_manifest(self.root / "bundles" / name)
             if not missing_capture(tour, manifest.model.spec, manifest.options):
@@ -90,6 +97,8 @@ class Pack:
         name = name if name is not None else (self.tours[0] if self.tours else None)
         if name is None or name not in self.tours:
             return None
+        from explorer.course.tours import parse_tour  # noqa: PLC0415 (start-up: the tours load only with a pack's lesson)
+
         return parse_tour(self.tour_text(name), f"{name}.tour")
 
 
@@ -105,9 +114,11 @@ def bundle_argument(text: str, tour=None, limits: PackLimits = PackLimits()) -> 
     if is_pack(path):
         pack = open_pack(path, limits)
         return pack.bundle_for(tour) if tour is not None else pack.bundle_path()
-    if path.is_dir() and is_bundle(path):
-        return path
-    return None
+    if not path.is_dir():
+        return None
+    from explorer.model.bundle import is_bundle  # noqa: PLC0415 (start-up: the bundle reader loads only for a folder)
+
+    return path if is_bundle(path) else None
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -116,12 +127,19 @@ def bundle_argument(text: str, tour=None, limits: PackLimits = PackLimits()) -> 
 def lessons_with_capture(bundles: list[Bundle]) -> list[str]:
     """The built-in lessons (in both languages) that one of `bundles` has the capture for: what
     `tensorweg pack` packs when no `--tours` is named (a lesson for another model selects nothing)."""
+    from explorer.course.tours import builtin_tours, missing_capture  # noqa: PLC0415 (start-up: the tours load only for `pack`)
+
     return [name for name, tour in builtin_tours()
             if any(not missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles)]
 
 
 def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> None:
     """Write `bundles` and `tours` ((name, text)) to `out`, whole or not at all (an existing file is replaced)."""
+    import json  # noqa: PLC0415 (start-up: json loads only when a pack is written or opened)
+    import zipfile  # noqa: PLC0415 (start-up: zipfile loads only when a pack is written or opened)
+
+    from explorer.atomic_file import staged_file  # noqa: PLC0415 (start-up: loads only when a pack is written)
+
     names = _bundle_names(bundles)
     members: list[tuple[str, Path | str]] = []
     for name, bundle in zip(names, bundles, strict=True):
@@ -167,6 +185,8 @@ def open_pack(path: Path, limits: PackLimits = PackLimits()) -> Pack:
         digest = _sha256(path)
     except OSError as exc:
         raise PackError(f"{label}: cannot read ({exc.strerror or exc})") from None
+    import zipfile  # noqa: PLC0415 (start-up: zipfile loads only when a pack is written or opened)
+
     from explorer.capture.cache import cache_root  # noqa: PLC0415 (the capture cache loads only when a pack is opened)
 
     root = cache_root() / "packs" / digest[:32]
@@ -195,6 +215,8 @@ def _sha256(path: Path) -> str:
 
 
 def _read_manifest(data: bytes, label: str) -> dict:
+    import json  # noqa: PLC0415 (start-up: json loads only when a pack is written or opened)
+
     try:
         manifest = json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -250,6 +272,8 @@ def _check_archive(archive: zipfile.ZipFile, label: str, max_members: int) -> tu
 def _archive_manifest(archive: zipfile.ZipFile, names: list[str], label: str) -> dict:
     if PACK_MANIFEST not in names:
         raise PackError(f"{label}: not a tensorweg lesson pack (no {PACK_MANIFEST})")
+    import zipfile  # noqa: PLC0415 (start-up: zipfile loads only when a pack is written or opened)
+
     try:
         return _read_manifest(archive.read(PACK_MANIFEST), label)
     except (zipfile.BadZipFile, OSError, EOFError):  # zlib.error is caught in _extract only, not here
@@ -305,6 +329,8 @@ def _check_listed(names: list[str], manifest: dict, label: str) -> None:
 
 def _extract(archive: zipfile.ZipFile, root: Path, label: str) -> None:
     """Extract into a staging sibling of `root`, check every bundle and tour there, then rename."""
+    import zipfile  # noqa: PLC0415 (start-up: zipfile loads only when a pack is written or opened)
+
     try:
         root.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root.parent))
@@ -342,6 +368,11 @@ def _unpack_failed(error: OSError, root: Path, label: str) -> PackError:
 
 
 def _check_contents(root: Path, label: str) -> None:
+    import json  # noqa: PLC0415 (start-up: json loads only when a pack is written or opened)
+
+    from explorer.course.tours import parse_tour  # noqa: PLC0415 (start-up: the tours load only with a pack)
+    from explorer.model.bundle import read_manifest  # noqa: PLC0415 (start-up: the bundle reader loads only with a pack)
+
     manifest = json.loads((root / PACK_MANIFEST).read_text(encoding="utf-8"))
     for name in manifest["bundles"]:
         try:

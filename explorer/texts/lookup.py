@@ -18,6 +18,7 @@ from explorer.levels import LEVELS
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 from explorer.texts.chip_figures import chip_figures
 from explorer.texts.content_files import LANGUAGES, ContentFile, load_language
+from explorer.texts.language import default_language as default_language  # one place; the CLI asks it alone
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
@@ -35,15 +36,6 @@ class Explanation:
     source: str
     terms: tuple[str, ...]
     fallback: str
-
-
-def default_language(environ: Mapping[str, str]) -> str:
-    """"de" when the locale is German (LC_ALL, then LC_MESSAGES, then LANG), else "en"."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = environ.get(name, "")
-        if value:  # the first one set decides, as in POSIX locale lookup
-            return "de" if value.lower().startswith("de") else "en"
-    return "en"
 
 
 def target_family(target: str) -> str:
