@@ -225,6 +225,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         self._quitting = threading.Event()  # set as the app ends: `_warm_after_open` stops (Textual owns `_closing`)
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
         self.note: StatusNote | None = None  # the last notification and where it was made (`Session.status_line`)
+        self._first_screen_built = False  # the first gets its side panes after its rows (`LevelScreen`)
         self.came_from: dict[str, str] = {}  # mode -> the mode it was entered from (Esc returns there)
         # `tensorweg serve --allow-capture`: captures wait here for a slot shared with the other tabs.
         self.capture_queue: CaptureQueue | None = None
@@ -248,24 +249,21 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         screen = screen_class(mode)()
         if mode != self.DEFAULT_MODE:
             screen._css_update_count = self._css_update_count
+        elif not self._first_screen_built:
+            screen.panes_after_rows = True
+        self._first_screen_built = True
         return screen
 
     # --- start and data -------------------------------------------------------
 
     def on_load(self) -> None:
-        # The bundle is read while Textual builds the first screen and paints it empty; so is a
-        # model's bundle the cache holds whole (`open_cached_or_capture`).
-        if self.bundle_path is not None:
-            self.open_bundle(self.bundle_path)
-        elif self.model_spec:
-            self.opened.clear()
-            self.open_cached_or_capture()
+        self.open_at_start()
 
     def on_mount(self) -> None:
         # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
         self.screen_change_signal.subscribe(self, lambda screen: localise(screen, self.lang))
         localise(self.screen, self.lang)  # the first one, built with the app
-        if self.bundle_path is None:
+        if self.bundle_path is None or self.bundle is not None:  # else it starts when the bundle is read
             self._start_tour_once()
 
     def on_unmount(self) -> None:

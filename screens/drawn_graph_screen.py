@@ -14,14 +14,10 @@ from textual.widgets import Static
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.views.graph_parts import ROLES, neighbourhood
 from explorer.views.items import LevelItem
-from explorer.views.level_graph import graph_of, level_graph
 
 from screens.bindings import keyed
-from screens.graph_export import export_picture
 from screens.level_screen import LevelScreen
-from screens.widgets.graph_drawing import draw_text
 
 MAX_RADIUS = 6
 MAX_NODES = 40  # beyond this a terminal drawing stops being readable
@@ -59,6 +55,9 @@ class DrawnGraphScreen(LevelScreen):
             app.notify(label("graph.nothing_to_export", app.lang))
             return
         bundle, level, target, radius, lang = app.bundle, self.LEVEL, app.target, self.radius, app.lang
+        from explorer.views.level_graph import graph_of  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
+
+        from screens.graph_export import export_picture  # noqa: PLC0415 (loads with the first export, not the first frame)
 
         def build() -> tuple[str, int]:
             from explorer.views.dot_graph import dot_text  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
@@ -75,6 +74,11 @@ class DrawnGraphScreen(LevelScreen):
         if item is None:
             drawing.update(label("text.nothing_selected", self.tensorweg.lang))
             return
+        from explorer.views.graph_parts import ROLES, neighbourhood  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
+        from explorer.views.level_graph import level_graph  # noqa: PLC0415 (as above)
+
+        from screens.widgets.graph_drawing import draw_text  # noqa: PLC0415 (as above)
+
         bundle = self.tensorweg.bundle
         try:
             graph = level_graph(bundle, self.LEVEL, self.tensorweg.target) if bundle is not None else None

@@ -43,10 +43,16 @@ if TYPE_CHECKING:
 
 # Refreshes the selection of new rows waits for one that paints them (`LevelScreen._show_after_rows`).
 ROWS_FIRST_TRIES = 10
+# The app's first screen shows its rows first, alone; its side panes follow them, or come after this
+# long when the rows do not (a capture runs, the bundle is unreadable).
+PANES_AT_THE_LATEST_S = 0.3
 
 
 class LevelScreen(Screen):
     LEVEL = "layers"
+    # Set on the app's first screen (`TensorwegApp._new_level_screen`): its first frame, the one a
+    # learner waits for, is the rows alone; the side panes' widgets, styles and tabs come right after.
+    panes_after_rows = False
     # Side pane -> its title's label key (titles follow the app's language on every sync).
     PANE_TITLES = (("#memory-box", "pane.memory_layout"), ("#device-box", "pane.device_mapping"),
                    ("#explain-box", "pane.explanation"))
@@ -76,21 +82,20 @@ class LevelScreen(Screen):
 
     def compose(self) -> ComposeResult:
         lang = self.tensorweg.lang
+        self._set_width_class()
         yield Static("", id="title")
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Static("", id="notice")
                 yield ItemTable(column_titles(self.LEVEL, lang), id="items", on_highlighted=self._highlighted)
                 yield from self.compose_extra()
-            # The side panes and the footer (some 40 widgets) mount just after the first
-            # frame: until a bundle is read they have nothing to show anyway.
-            with Lazy(VerticalScroll(id="side")):
-                for box_id, key, pane in (("memory-box", "pane.memory_layout", MemoryPane(id="memory")),
-                                          ("device-box", "pane.device_mapping", DevicePane(id="devices")),
-                                          ("explain-box", "pane.explanation", ExplanationPane(id="explanation"))):
-                    with Vertical(classes="pane", id=box_id) as box:
-                        box.border_title = label(key, lang)
-                        yield pane
+            # The side panes (some 25 widgets) of the app's first screen mount once its rows are
+            # on screen (`_mount_side_panes`): their box keeps their place meanwhile.
+            if self.panes_after_rows:
+                yield VerticalScroll(id="side")
+            else:
+                with VerticalScroll(id="side"):
+                    yield from self._side_panes()
         yield StatusLine(self.tensorweg.session.status_line(self.LEVEL), id="status")
         yield Static("", id="progress")
         yield Lazy(KeysFooter())
@@ -98,9 +103,37 @@ class LevelScreen(Screen):
     def compose_extra(self) -> ComposeResult:
         yield from ()
 
+    def _set_width_class(self) -> None:
+        """The app's breakpoint class for the terminal's width (`-narrow`, `-wide`), set before the
+        first layout. Textual sets it after laying a screen out at a new size, so the first frame
+        was laid out and drawn twice, first without it (the side panes beside an 80-column list)."""
+        width = self.app.size.width
+        for minimum, name in sorted(self.app.HORIZONTAL_BREAKPOINTS or (), reverse=True):
+            if width >= minimum:
+                self.add_class(name)
+                return
+
+    def _side_panes(self) -> list[Vertical]:
+        lang, boxes = self.tensorweg.lang, []
+        for box_id, key, pane in (("memory-box", "pane.memory_layout", MemoryPane(id="memory")),
+                                  ("device-box", "pane.device_mapping", DevicePane(id="devices")),
+                                  ("explain-box", "pane.explanation", ExplanationPane(id="explanation"))):
+            box = Vertical(pane, classes="pane", id=box_id)
+            box.border_title = label(key, lang)
+            boxes.append(box)
+        return boxes
+
+    def _mount_side_panes(self) -> None:
+        """The side panes of a screen that composed without them (`panes_after_rows`), once."""
+        if self.panes_after_rows:
+            self.panes_after_rows = False
+            self.query_one("#side", VerticalScroll).mount_all(self._side_panes())
+
     # --- refresh from app state -------------------------------------------------
 
     def on_mount(self) -> None:
+        if self.panes_after_rows:  # a screen whose rows take a while (a capture) gets them anyway
+            self.set_timer(PANES_AT_THE_LATEST_S, self._mount_side_panes)
         self.sync()
 
     def on_screen_resume(self) -> None:
@@ -115,7 +148,7 @@ class LevelScreen(Screen):
         app = self.tensorweg
         session = app.session  # what the title, progress and notice lines say (explorer.views.session)
         for pane_id, key in self.PANE_TITLES:
-            for pane in self.query(pane_id):  # none before the lazy side panes are mounted
+            for pane in self.query(pane_id):  # none before the first screen's side panes are mounted
                 pane.border_title = label(key, app.lang)
         # Names from the model (title, trail, errors) are text: Content, never markup.
         self.query_one("#title", Static).update(Content(visible(session.title_line(self.LEVEL))))
@@ -192,6 +225,7 @@ class LevelScreen(Screen):
             self.call_after_refresh(self._show_after_rows, tries - 1)
             return
         self._rows_painted = True
+        self._mount_side_panes()
         self._show_panes()
         self.show_extra(self._shown_item)
         self.tensorweg.selection_shown()
@@ -232,9 +266,9 @@ class LevelScreen(Screen):
             self.show_extra(self._shown_item)
 
     def _show_panes(self) -> None:
-        """The side panes for the last highlighted item (again once the lazy panes are mounted)."""
+        """The side panes for the last highlighted item (again once the side panes are mounted)."""
         if not self.query("#explanation"):
-            self.call_after_refresh(self._show_panes)  # the lazy side panes mount after the first frame
+            self.call_after_refresh(self._show_panes)  # the first screen's side panes mount after its rows
             return
         app, selection = self.tensorweg, self._shown_selection
         self.query_one("#memory", MemoryPane).show_selection(selection, app.lang)

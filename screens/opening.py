@@ -36,9 +36,43 @@ from screens.messages import (
 
 # How long the open worker waits for the first screen to show the rows and their selection.
 FIRST_SELECTION_WAIT_S = 2.0
+# The levels whose rows need no module parsed (a few milliseconds of reading even for ResNet50):
+# a bundle opened on one of them is read before the first frame (`open_at_start`).
+READ_BEFORE_FIRST_FRAME = ("layers",)
 
 
 class OpeningApp(CapturingApp):
+    def open_at_start(self) -> None:
+        """Called as the app loads: open `bundle_path`, or `model_spec` from the cache or by capturing it.
+
+        A bundle whose first level is cheap to list (`READ_BEFORE_FIRST_FRAME`) is read here, before
+        Textual builds the first screen, which then shows the rows in its first frame. Read on a
+        thread while Textual built the screen, the same reading took four to eight times as long: the
+        thread waited for the interpreter after each file it read (Python's global lock, which the
+        UI thread held), and the rows came a frame later. Any other first level may parse a large
+        module: it is read on the worker, while the first screen says so.
+        """
+        level = self.current_mode or self.start_level
+        if self.model_spec and not self.bundle_path:
+            self.opened.clear()
+            path = ready_cached_bundle(self.model_spec, self.options) if level in READ_BEFORE_FIRST_FRAME else None
+            if path is None:
+                self.open_cached_or_capture()
+                return
+            self.opening = path
+        else:
+            path = self.bundle_path
+            if path is None:
+                return
+            if level not in READ_BEFORE_FIRST_FRAME:
+                self.open_bundle(path)
+                return
+        read = self._read(path)
+        if isinstance(read, BundleOpened):
+            self._take_bundle(read)  # no screen to sync yet: the first one is built with it
+        else:
+            self.post_message(read)
+
     @work(thread=True, exclusive=True, group="open")
     def open_bundle(self, path: Path) -> None:
         """Read a bundle and index it off the UI thread; only posts messages. What later screens
@@ -68,22 +102,26 @@ class OpeningApp(CapturingApp):
             self._sync_screen()
 
     def _read_bundle(self, path: Path) -> None:
-        """The body of `open_bundle`, on its worker thread."""
+        """The body of the open workers, on their thread: only posts messages."""
+        self.post_message(self._read(path))
+
+    def _read(self, path: Path) -> BundleOpened | BundleOpenFailed:
+        """Read a bundle and index it, and the first screen's rows; what later screens and keys need is
+        warmed after it on a daemon thread (`_warm_after_open`). Touches no widget."""
         try:
             bundle = Bundle.open(path)
-            trace = build_trace(bundle)  # parses every target's modules once
+            trace = build_trace(bundle)  # the cross-level index; modules are parsed when a level needs them
             target = self.target if self.target in bundle.targets or not bundle.targets else bundle.targets[0]
             level = self.current_mode or self.start_level
             level_rows(bundle, level, target, self.lang)  # the first screen's list, cached: no rows worker
         except TensorwegError as exc:
-            self.post_message(BundleOpenFailed(path, str(exc)))
-            return
+            return BundleOpenFailed(path, str(exc))
         # A large module is millions of objects that live as long as the bundle is open: out of
         # the cyclic collector's sight, whose full passes over them paused key presses for 0.8 s.
         gc.freeze()
         shown = threading.Event()
-        self.post_message(BundleOpened(path, bundle, trace, shown))
         start_daemon(partial(self._warm_after_open, bundle, level, target, shown), "warm-after-open")
+        return BundleOpened(path, bundle, trace, shown)
 
     def _warm_after_open(self, bundle: Bundle, level: str, target: str, shown: threading.Event) -> None:
         """On a daemon thread (`q` never waits for it): the first selection's panes, then what later
@@ -123,6 +161,12 @@ class OpeningApp(CapturingApp):
 
     @on(BundleOpened)
     def _bundle_opened(self, event: BundleOpened) -> None:
+        self._take_bundle(event)
+        self._sync_screen()
+        self._start_tour_once()
+
+    def _take_bundle(self, event: BundleOpened) -> None:
+        """The app's state for a bundle read (`_bundle_opened`, or `open_at_start` before any screen)."""
         self.opening = None
         self._reading = (event.bundle, frozenset(event.bundle.targets))  # the worker posts TargetsRead
         if not event.bundle.targets:
@@ -134,8 +178,6 @@ class OpeningApp(CapturingApp):
             self.target = event.bundle.targets[0]
         self.trace = event.trace
         self._selection_shown = event.shown
-        self._sync_screen()
-        self._start_tour_once()
 
     @on(TargetsRead)
     def _targets_read(self, event: TargetsRead) -> None:

@@ -1,0 +1,90 @@
+"""The first frame a learner waits for: a bundle opened on its layers is read before the first
+screen is built (its rows are in the first frame), the screen is laid out at the terminal's width
+from the start, and its side panes follow the rows (or come anyway when no rows do)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from screens.app import create_app
+from screens.level_screen import PANES_AT_THE_LATEST_S, LevelScreen
+from screens.widgets.item_rows import ItemRows
+
+from pilot_support import BUNDLE, needs_bundle, opened, sync
+
+pytestmark = needs_bundle
+
+
+def _record_at_compose(monkeypatch) -> list[tuple[str, bool, set[str]]]:
+    """Per screen composed: its level, whether the app had its bundle then, its classes after compose."""
+    seen: list[tuple[str, bool, set[str]]] = []
+    compose = LevelScreen.compose
+
+    def recording(self):
+        yield from compose(self)
+        seen.append((self.LEVEL, self.tensorweg.bundle is not None, set(self.classes)))
+
+    monkeypatch.setattr(LevelScreen, "compose", recording)
+    return seen
+
+
+@sync
+async def test_a_bundle_opened_on_its_layers_is_read_before_the_first_screen_is_built(monkeypatch):
+    seen = _record_at_compose(monkeypatch)
+    app = create_app(BUNDLE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+    assert seen[0][:2] == ("layers", True)
+
+
+@sync
+async def test_a_bundle_opened_on_another_level_is_read_on_the_worker(monkeypatch):
+    # Its rows may take a module's parse: the first screen says "opening" meanwhile.
+    seen = _record_at_compose(monkeypatch)
+    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        assert app.bundle is not None
+    assert seen[0][:2] == ("optimized-hlo", False)
+
+
+@sync
+async def test_the_first_screen_is_laid_out_for_the_terminals_width_from_the_start(monkeypatch):
+    seen = _record_at_compose(monkeypatch)
+    for size, wanted in (((80, 24), "-narrow"), ((160, 50), "-wide")):
+        seen.clear()
+        app = create_app(BUNDLE)
+        async with app.run_test(size=size) as pilot:
+            await opened(pilot)
+        assert wanted in seen[0][2]
+
+
+@sync
+async def test_the_first_screens_rows_are_drawn_before_its_side_panes_exist(monkeypatch):
+    drawn_with_panes: list[bool] = []
+    render_line = ItemRows.render_line
+
+    def recording(self, y):
+        if self.row_count and not drawn_with_panes:
+            drawn_with_panes.append(bool(self.screen.query("#explanation")))
+        return render_line(self, y)
+
+    monkeypatch.setattr(ItemRows, "render_line", recording)
+    app = create_app(BUNDLE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        for _ in range(3):
+            await pilot.pause()
+        assert drawn_with_panes == [False]
+        item = app.screen.query_one("#items").current
+        assert item.name in app.screen.query_one("#explanation").plain or app.screen.query_one("#memory").plain
+
+
+@sync
+async def test_the_side_panes_come_when_no_rows_do(tmp_path: Path):
+    app = create_app(tmp_path / "no_bundle_here")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        assert app.load_error
+        await pilot.pause(PANES_AT_THE_LATEST_S + 0.2)
+        assert app.screen.query("#explanation") and app.screen.query("#devices")
