@@ -30,7 +30,6 @@ from textual.filter import LineFilter, NoColor
 from textual.reactive import reactive
 from textual.worker import WorkerFailed
 
-from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.bundle import Bundle
@@ -50,6 +49,7 @@ from screens.widgets.visible_text import VisibleTextFilter
 
 if TYPE_CHECKING:
     from explorer.capture.queue import CaptureQueue, QueuePlace
+    from explorer.course.lessons import TourPlace
     from explorer.course.tours import Tour
     from explorer.views.trace import Trace
 
@@ -502,6 +502,8 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
     async def show_tour_step(self, tour: Tour, index: int) -> None:
         """Go where step `index` of `tour` leads (`explorer.course.lessons.tour_step_place`) and put
         the tour panel on top of that level (each level has its own screen stack)."""
+        from explorer.course.lessons import tour_step_place  # noqa: PLC0415 (the lessons' level programs load with a tour, not the first frame)
+
         from screens.tour import TourScreen  # noqa: PLC0415 (its Markdown and exercises load with a tour, not the first frame)
 
         while isinstance(self.screen, TourScreen):

@@ -126,15 +126,15 @@ class OpeningApp(CapturingApp):
     def _warm_after_open(self, bundle: Bundle, level: str, target: str, shown: threading.Event) -> None:
         """On a daemon thread (`q` never waits for it): the first selection's panes, then what later
         key presses show for each layer and level. Only posts messages."""
+        # The rows go on screen now, then the selection's panes: this thread waits for them, as its
+        # turns on the interpreter (its imports too) would slow the UI thread down (bounded: a screen
+        # without a list never says). Then the side panes' tables and renderers get ready here, then
+        # what later key presses show for each layer.
+        shown.wait(FIRST_SELECTION_WAIT_S)
         from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
 
         from screens.widgets.code_view import warm_up_renderers  # noqa: PLC0415 (Pygments: not before the first frame)
 
-        # The rows go on screen now, then the selection's panes: this thread waits for them, as its
-        # turns on the interpreter would slow the UI thread down (bounded: a screen without a list
-        # never says). Then the side panes' tables and renderers get ready here, then what later
-        # key presses show for each layer.
-        shown.wait(FIRST_SELECTION_WAIT_S)
         unread = list(bundle.targets)
 
         def read(done: str) -> None:
