@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explorer.errors import BundleError, DataError, ParseError
-from explorer.hlo.model import HloModule
 from explorer.levels import TARGET_LEVELS
 from explorer.model.graph_file import load_graph_level
 from explorer.model.records import (
@@ -29,6 +29,9 @@ from explorer.model.records import (
 from explorer.model.serial import from_jsonable, load_json
 from explorer.model.tvm_program import TVM_PROGRAM_FILE, TvmProgram
 from explorer.targets import TARGETS, target_dirname
+
+if TYPE_CHECKING:  # start-up: the HLO data model loads with the first module parsed
+    from explorer.hlo.model import HloModule
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
