@@ -37,11 +37,13 @@ print(json.dumps({"path": str(path), "rows": [item.name for item in rows.items],
 # Off the cached path: the package metadata reader (and the email parser behind it: the versions in
 # the cache key come from dist-info folder names), the SASS tools and the capture machinery, the
 # HLO parser, data model and scanner (loaded with the first module a screen asks for), a training
-# step's tables, and the XLA program's views (the layers level lists no program).
+# step's tables, TVM's program (mnist_cnn has no TVM target), and the XLA program's views (the layers
+# level lists no program).
 OFF_THE_PATH = ("importlib.metadata", "email", "concurrent.futures", "subprocess",
                 "explorer.capture.sass", "explorer.capture.gpu_dump", "explorer.capture.orchestrator",
                 "explorer.capture.protocol", "explorer.capture.growth",
                 "explorer.hlo.parser", "explorer.hlo.model", "explorer.hlo.scan", "explorer.model.training",
+                "explorer.model.tvm_program",
                 "explorer.views.programs.xla", "explorer.views.target_layer", "explorer.views.panes")
 
 
