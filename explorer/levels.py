@@ -34,6 +34,7 @@ LEVELS = tuple(level.name for level in ALL)
 # The levels with an item list, in the order the keys 1-5 reach them.
 LIST_LEVELS = tuple(level.name for level in ALL if level.listed)
 TARGET_LEVELS = tuple(level.name for level in ALL if level.per_target)
+TARGET_INDEPENDENT_LEVELS = tuple(level.name for level in ALL if not level.per_target)
 HLO_LEVELS = (HLO.name, OPTIMIZED_HLO.name)
 # The levels drawn as graphs (`g`, `tensorweg graph`): kernels are compiled functions, not a graph.
 GRAPH_LEVELS = (LAYERS.name, GRAPH.name, *HLO_LEVELS)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from explorer.cli.main import main
+from explorer.hlo.scan import group_size
 from explorer.model.serial import load_json
-from explorer.model.sharding import collectives, group_size
+from explorer.model.sharding import collectives
 from explorer.model.training import (
     GRADIENTS,
     OPTIMIZER_STATE,

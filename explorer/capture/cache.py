@@ -12,36 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from platformdirs import user_cache_dir
 
+from explorer.capture.installed_tools import tool_versions
 from explorer.capture.model_source import ModelSource
-from explorer.capture.sass import TOOL_WHEELS
 from explorer.model.bundle import SCHEMA_VERSION
 from explorer.model.records import CaptureOptions
 from explorer.model.serial import to_jsonable
 
-# Distributions whose versions change what a capture contains.
-TOOL_DISTRIBUTIONS = (
-    "tensorweg", "tensorflow", "keras", "jax", "jaxlib", "libtpu",
-    "jax-cuda12-plugin", "jax-cuda12-pjrt",
-    *(wheel for _, wheel in TOOL_WHEELS),  # ptxas and cuobjdump: the SASS of GPU kernels
-)
-
-
-@lru_cache(maxsize=1)
-def tool_versions() -> tuple[tuple[str, str], ...]:
-    """Installed versions, read from package metadata (no imports)."""
-    versions = []
-    for name in TOOL_DISTRIBUTIONS:
-        try:
-            versions.append((name, metadata.version(name)))
-        except metadata.PackageNotFoundError:
-            versions.append((name, "not installed"))
-    return tuple(versions)
+__all__ = ["cache_key", "cache_root", "cached_bundle_path", "tool_versions"]
 
 
 def cache_root() -> Path:

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from explorer.capture.cache import cache_root
-from explorer.capture.protocol import TARGET_INDEPENDENT_LEVELS
 from explorer.errors import TensorwegError
+from explorer.levels import TARGET_INDEPENDENT_LEVELS
 from explorer.model.bundle import TARGET_LEVELS, Bundle, is_bundle
 from explorer.model.records import CaptureOptions
 

@@ -23,14 +23,15 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
+# Levels a worker reports without a target (they do not depend on one).
+from explorer.levels import TARGET_INDEPENDENT_LEVELS
+
 LEVEL_STARTED = "level_started"
 LEVEL_DONE = "level_done"
 LEVEL_FAILED = "level_failed"
 FATAL = "fatal"
 EVENT_KINDS = (LEVEL_STARTED, LEVEL_DONE, LEVEL_FAILED, FATAL)
 
-# Levels a worker reports without a target (they do not depend on one).
-TARGET_INDEPENDENT_LEVELS = ("layers", "graph")
 ERROR_LIMIT = 400  # characters of one error line, everywhere
 EXIT_BAD_INPUT = 2
 # The request key that makes a worker end when the orchestrator's end of its stdin closes.

@@ -22,14 +22,9 @@ from importlib import metadata
 from pathlib import Path
 
 from explorer.capture.gpu_dump import ptx_target
+from explorer.capture.installed_tools import TOOL_WHEELS
 from explorer.model.records import KernelRecord, PtxasReport
 
-# (tool, the distribution whose wheel holds it).
-TOOL_WHEELS = (
-    ("ptxas", "nvidia-cuda-nvcc-cu12"),
-    ("cuobjdump", "nvidia-cuda-cuobjdump"),
-    ("nvdisasm", "nvidia-cuda-nvdisasm"),
-)
 NOT_AVAILABLE = ("SASS not available: install " + ", ".join(wheel for _, wheel in TOOL_WHEELS)
                  + " (Linux x86-64 only, like the CUDA plugin)")
 # One ptxas run per kernel: a big model has hundreds, and each is a short single-threaded process.

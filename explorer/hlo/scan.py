@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Container, Iterator
 from typing import TypeVar
 
-from explorer.hlo.model import ELEMENT_BITS
+from explorer.hlo.element_bits import ELEMENT_BITS
 
 T = TypeVar("T")
 
@@ -134,7 +134,7 @@ def leading_array(shape: str) -> str:
 
 def array_bytes(shape: str) -> int:
     """Bytes of every array in a printed shape (a tuple counts each element; layouts ignored),
-    by `explorer.hlo.model.ELEMENT_BITS` (sub-byte types rounded up per array, as `Shape.byte_size`)."""
+    by `explorer.hlo.element_bits.ELEMENT_BITS` (sub-byte types rounded up per array, as `Shape.byte_size`)."""
     total = 0
     for element_type, dims in _ARRAY.findall(shape):
         count = 1

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explorer.errors import BundleError, DataError, ParseError
-from explorer.hlo.model import HloModule
 from explorer.levels import TARGET_LEVELS
 from explorer.model.graph_file import load_graph_level
 from explorer.model.records import (
@@ -27,8 +27,11 @@ from explorer.model.records import (
     MemoryLevel,
 )
 from explorer.model.serial import from_jsonable, load_json
-from explorer.model.tvm_program import TVM_PROGRAM_FILE, TvmProgram
 from explorer.targets import TARGETS, target_dirname
+
+if TYPE_CHECKING:  # start-up: the HLO data model loads with the first module parsed, TVM's with its program
+    from explorer.hlo.model import HloModule
+    from explorer.model.tvm_program import TvmProgram
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
@@ -228,6 +231,8 @@ class Bundle:
     def tvm_program(self, target: str) -> TvmProgram | None:
         """The TVM program of a `tvm:*` target (its Relax bindings and TIR functions), or None when it
         was not captured (read on each call, as before the level is written it is not there)."""
+        from explorer.model.tvm_program import TVM_PROGRAM_FILE, TvmProgram  # noqa: PLC0415 (start-up: only a TVM target reads it)
+
         return self._load(TvmProgram, self._target_file(target, TVM_PROGRAM_FILE))
 
     # --- helpers ----------------------------------------------------------------

@@ -41,12 +41,15 @@ import threading
 from collections import defaultdict
 from contextlib import contextmanager
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from explorer.hlo.model import HloInstruction, HloModule
 from explorer.levels import target_key
 from explorer.model.index import CrossIndex, IndexEntry, IndexLink, SharedLink, layer_parents
 from explorer.model.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
-from explorer.model.training import VariablePaths
+
+if TYPE_CHECKING:  # start-up: the HLO model loads with the first module parsed, training's with a step
+    from explorer.hlo.model import HloInstruction, HloModule
+    from explorer.model.training import VariablePaths
 
 __all__ = ["LazyIndex", "build_index"]
 

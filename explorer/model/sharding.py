@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 from explorer.errors import TensorwegError
-from explorer.hlo.scan import array_bytes, group_size, instructions, last_array, op_name, replica_groups
 from explorer.model.records import CaptureOptions
 from explorer.model.serial import load_json
 from explorer.targets import TARGETS
@@ -125,6 +124,15 @@ class Collective:
 
 def collectives(optimized_hlo: str) -> tuple[Collective, ...]:
     """Every collective of the module, in program order (an async pair counts once, at its start)."""
+    from explorer.hlo.scan import (  # noqa: PLC0415 (start-up: opening a cached bundle checks the mesh option, reads no HLO)
+        array_bytes,
+        group_size,
+        instructions,
+        last_array,
+        op_name,
+        replica_groups,
+    )
+
     found = []
     for name, shape, opcode, line in instructions(optimized_hlo, _COLLECTIVE_OPCODES):
         base = opcode.removesuffix("-start")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from explorer.hlo.model import ELEMENT_BITS
+from explorer.hlo.element_bits import ELEMENT_BITS
 from explorer.model.records import Allocation, MemoryLevel
 
 TVM_PROGRAM_FILE = "tvm.json"
@@ -40,7 +40,7 @@ _PLT_CALL = re.compile(r"\bcallq?\s+([\w.$]+)@PLT")
 _BUILTIN_ALLOC = re.compile(
     r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Tensor\(\((?P<shape>[^)]*)\), dtype=\"(?P<dtype>\w+)\"\)\s*=\s*"
     r"R\.builtin\.alloc_tensor\(", re.M)
-# TVM's dtype names as XLA spells the element type (sizes: explorer.hlo.model.ELEMENT_BITS).
+# TVM's dtype names as XLA spells the element type (sizes: explorer.hlo.element_bits.ELEMENT_BITS).
 ELEMENT_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int64": "s64",
                  "int32": "s32", "int8": "s8", "uint8": "u8", "bool": "pred"}
 

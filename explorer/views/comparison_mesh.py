@@ -18,13 +18,12 @@ from pathlib import Path
 from explorer.capture.cache import cached_bundle_path
 from explorer.capture.model_source import ModelSource
 from explorer.errors import TensorwegError
-from explorer.hlo.scan import shape_without_layout
+from explorer.hlo.scan import array_bytes, shape_without_layout
 from explorer.labels import label
 from explorer.model.bundle import Bundle, is_bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import (
     INTERCONNECT,
-    array_bytes,
     check_mesh_options,
     collectives,
     device_memory,

@@ -23,10 +23,15 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
 from explorer.views.programs.program import TargetProgram
-from explorer.views.programs.xla import XlaTargetProgram
 from explorer.views.tables import per_bundle
 
 __all__ = ["TargetProgram", "program_for"]
+
+
+def _xla_program() -> type:
+    from explorer.views.programs.xla import XlaTargetProgram  # noqa: PLC0415 (start-up: the first screen's layers need no program)
+
+    return XlaTargetProgram
 
 
 def _tvm_program() -> type:
@@ -35,10 +40,10 @@ def _tvm_program() -> type:
     return TvmTargetProgram
 
 
-# The registry's `compiler` of a target -> its program's class (TVM's imported when first asked for).
+# The registry's `compiler` of a target -> its program's class (imported when first asked for).
 # A target the registry does not know is read as XLA's, as `explorer.targets.TargetSpec.compiler`
 # defaults to it.
-_PROGRAMS: dict[str, Callable[[], type]] = {"xla": lambda: XlaTargetProgram, "tvm": _tvm_program}
+_PROGRAMS: dict[str, Callable[[], type]] = {"xla": _xla_program, "tvm": _tvm_program}
 
 
 @per_bundle
