@@ -15,6 +15,7 @@ screen first, their selection's panes the frame after. Which screen draws each l
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 from collections.abc import Sequence
@@ -260,6 +261,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         self.open_at_start()
 
     def on_mount(self) -> None:
+        self.call_after_refresh(collect_from_now_on)  # after the first frame (`screens.cli._run_explorer`)
         # A screen shown for the first time (or again after `L`) gets its bindings in the app's language.
         self.screen_change_signal.subscribe(self, lambda screen: localise(screen, self.lang))
         localise(self.screen, self.lang)  # the first one, built with the app
@@ -524,6 +526,13 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         from screens.help import HelpScreen  # noqa: PLC0415 (kept off the first frame)
 
         self.push_screen(HelpScreen(self.screen))
+
+
+def collect_from_now_on() -> None:
+    """The cyclic garbage collector on again, its passes sparing what start-up made (it lives as long
+    as the app): `tensorweg open` turns it off until the first frame is drawn."""
+    gc.freeze()
+    gc.enable()
 
 
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,

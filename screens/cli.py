@@ -11,6 +11,7 @@ Importing this module loads no command: each loads what it uses when it runs, so
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +36,17 @@ def _require_terminal() -> None:
 
 def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step: int = 0) -> int:
     """Open the explorer on a bundle directory, or capture MODEL in it; bad input fails before the UI."""
+    # Start-up makes some hundred thousand objects that live as long as the app: the cyclic collector's
+    # passes over them, a tenth of the time to the first rows, wait until the app has drawn its first
+    # frame (`TensorwegApp.on_mount`), which also sets the start-up's objects aside for good.
+    gc.disable()
+    try:
+        return _open_explorer(args, tour, tour_step)
+    finally:
+        gc.enable()
+
+
+def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) -> int:
     from explorer.capture.model_source import resolve  # noqa: PLC0415 (start-up: each command loads what it uses)
     from explorer.cli.commands import capture_options, default_language  # noqa: PLC0415 (start-up: as resolve)
     from explorer.course.pack import bundle_argument  # noqa: PLC0415 (start-up: as resolve)

@@ -13,7 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
@@ -46,6 +46,13 @@ ROWS_FIRST_TRIES = 10
 # The app's first screen shows its rows first, alone; its side panes follow them, or come after this
 # long when the rows do not (a capture runs, the bundle is unreadable).
 PANES_AT_THE_LATEST_S = 0.3
+
+
+def painting(app: App) -> bool:
+    """Whether what Textual renders now reaches the terminal. Not while the app starts (its first
+    compose, resize and mount) or in a batch update: Textual 8.2.8 renders then, but `App._display`
+    drops the frame (`_running`, `_batch_count`; tests/test_screens_first_frame.py checks this)."""
+    return app._running and not app._batch_count
 
 
 class LevelScreen(Screen):
@@ -123,11 +130,13 @@ class LevelScreen(Screen):
             boxes.append(box)
         return boxes
 
-    def _mount_side_panes(self) -> None:
-        """The side panes of a screen that composed without them (`panes_after_rows`), once."""
+    async def _mount_side_panes(self) -> None:
+        """The side panes of a screen that composed without them (`panes_after_rows`), once; they
+        show the selection as soon as they are there."""
         if self.panes_after_rows:
             self.panes_after_rows = False
-            self.query_one("#side", VerticalScroll).mount_all(self._side_panes())
+            await self.query_one("#side", VerticalScroll).mount_all(self._side_panes())
+            self._show_panes()
 
     # --- refresh from app state -------------------------------------------------
 
@@ -218,14 +227,15 @@ class LevelScreen(Screen):
         self.load_extra()
         self.items_table.set_items(found.items, found.created, found.groups, keep_folds=reworded)
 
-    def _show_after_rows(self, tries: int) -> None:
-        # A refresh can pass without a paint (Textual holds frames back while it starts up):
-        # wait for one that drew the rows, a bounded number of refreshes.
-        if not self.items_table.table.drawn and tries > 1:
+    async def _show_after_rows(self, tries: int) -> None:
+        # A refresh can pass without a paint: wait for one that drew the rows for the terminal, a
+        # bounded number of refreshes. While the app starts, Textual renders frames but holds them
+        # back (`painting`): the panes and the warm-up that follow would delay the rows' first frame.
+        if not (self.items_table.table.drawn and painting(self.app)) and tries > 1:
             self.call_after_refresh(self._show_after_rows, tries - 1)
             return
         self._rows_painted = True
-        self._mount_side_panes()
+        await self._mount_side_panes()
         self._show_panes()
         self.show_extra(self._shown_item)
         self.tensorweg.selection_shown()
@@ -266,10 +276,9 @@ class LevelScreen(Screen):
             self.show_extra(self._shown_item)
 
     def _show_panes(self) -> None:
-        """The side panes for the last highlighted item (again once the side panes are mounted)."""
+        """The side panes for the last highlighted item."""
         if not self.query("#explanation"):
-            self.call_after_refresh(self._show_panes)  # the first screen's side panes mount after its rows
-            return
+            return  # the first screen's, not mounted yet: `_mount_side_panes` shows them once they are
         app, selection = self.tensorweg, self._shown_selection
         self.query_one("#memory", MemoryPane).show_selection(selection, app.lang)
         self.query_one("#devices", DevicePane).show(selection, app.session.captured_targets(), app.can_capture,

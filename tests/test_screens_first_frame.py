@@ -1,13 +1,15 @@
 """The first frame a learner waits for: a bundle opened on its layers is read before the first
 screen is built (its rows are in the first frame), the screen is laid out at the terminal's width
-from the start, and its side panes follow the rows (or come anyway when no rows do)."""
+from the start, its side panes follow the rows (or come anyway when no rows do), and the cyclic
+garbage collector, off for the start, is on again once it is drawn."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from screens.app import create_app
-from screens.level_screen import PANES_AT_THE_LATEST_S, LevelScreen
+from screens.level_screen import PANES_AT_THE_LATEST_S, LevelScreen, painting
 from screens.widgets.item_rows import ItemRows
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
@@ -88,3 +90,43 @@ async def test_the_side_panes_come_when_no_rows_do(tmp_path: Path):
         assert app.load_error
         await pilot.pause(PANES_AT_THE_LATEST_S + 0.2)
         assert app.screen.query("#explanation") and app.screen.query("#devices")
+
+
+@sync
+async def test_the_cyclic_collector_is_on_again_once_the_first_frame_is_drawn():
+    # `tensorweg open` turns it off for the start (screens.cli); the app turns it on again.
+    gc.disable()
+    try:
+        app = create_app(BUNDLE)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await opened(pilot)
+            assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_an_open_that_fails_before_the_ui_leaves_the_collector_on(capsys):
+    from screens.cli import main
+
+    assert main(["open", "mnist_cnn"]) == 2  # no terminal under pytest: the last check before the UI
+    assert "needs a terminal" in capsys.readouterr().err
+    assert gc.isenabled()
+
+
+@sync
+async def test_textual_holds_the_starting_apps_frames_back_and_then_paints(monkeypatch):
+    # `painting` reads two Textual internals: they must still mean what it says.
+    seen: list[bool] = []
+    compose = LevelScreen.compose
+
+    def recording(self):
+        seen.append(painting(self.app))
+        yield from compose(self)
+
+    monkeypatch.setattr(LevelScreen, "compose", recording)
+    app = create_app(BUNDLE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        assert seen == [False] and painting(app)
+        with app.batch_update():
+            assert not painting(app)
