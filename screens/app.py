@@ -226,6 +226,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         self._quitting = threading.Event()  # set as the app ends: `_warm_after_open` stops (Textual owns `_closing`)
         self.failure: TensorwegError | None = None  # what ended the app, for the CLI's one line
         self.note: StatusNote | None = None  # the last notification and where it was made (`Session.status_line`)
+        self._switch_unmasked = False  # a switch of modes to a screen built before (`delay_update`)
         self._first_screen_built = False  # the first gets its side panes after its rows (`LevelScreen`)
         self.came_from: dict[str, str] = {}  # mode -> the mode it was entered from (Esc returns there)
         # `tensorweg serve --allow-capture`: captures wait here for a slot shared with the other tabs.
@@ -359,7 +360,19 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         else:
             self.note = None  # a status line belongs to the level it was made on
             self.came_from[level] = self.current_mode
-            self.switch_mode(level)
+            # A screen shown before or built and laid out ahead needs no mask (`delay_update`).
+            self._switch_unmasked = self.install_prebuilt(level) or level in self._screen_stacks
+            try:
+                self.switch_mode(level)
+            finally:
+                self._switch_unmasked = False
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        """Textual masks a switch of modes: it holds every frame back for `delay` (50 ms), so a
+        screen built during the switch is not seen half done. A screen built before is not: holding
+        the frames back only delayed its answer to the key (Textual 8.2.8's `switch_mode`)."""
+        if not self._switch_unmasked:
+            super().delay_update(delay)
 
     def return_from(self, level: str, default: str) -> None:
         """Esc on a screen entered from another: back to that one (`default` when opened first)."""

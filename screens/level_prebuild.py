@@ -7,9 +7,10 @@ builds the screens of the levels not visited yet, one at a time, each only after
 `PREBUILD_IDLE_S` (a key never waits behind more than one step). A screen built ahead is registered
 with the app but on no screen stack; at a later idle tick it is laid out and drawn off screen at the
 terminal's size (Textual displays only the current screen), so its widgets keep their drawn lines.
-Its mode's factory (`TensorwegApp._new_level_screen`) hands it over on the first visit, and Textual
-shows it as it shows a screen visited before. Textual 8.2.8 internals: `App._register`, `_modes`,
-`_screen_stacks`, `Screen._refresh_layout`, `Screen._compositor`.
+On the first visit it becomes its mode's screen stack (`install_prebuilt`; one not laid out yet is
+handed over by the mode's factory, `TensorwegApp._new_level_screen`), and Textual shows it as it
+shows a screen visited before. Textual 8.2.8 internals: `App._register`, `_modes`, `_screen_stacks`,
+`_load_screen_css`, `Screen._refresh_layout`, `Screen._compositor`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,19 @@ class PrebuildsLevelScreens(App):
     def take_prebuilt(self, mode: str) -> Screen | None:
         """The screen built ahead for `mode`, handed over once (None: build it now)."""
         return self._prebuilt.pop(mode, None)
+
+    def install_prebuilt(self, mode: str) -> bool:
+        """Make the screen built and laid out ahead for `mode` that mode's screen stack, as if it had
+        been shown before: Textual's switch then shows it at once. Handed over by the mode's factory
+        instead, Textual resumed it twice (`App._init_mode`, then `switch_mode`), and restyled every
+        node each time. Whether there was one."""
+        screen = self._prebuilt.get(mode)
+        if screen is None or screen not in self._laid_out:
+            return False
+        del self._prebuilt[mode]
+        self._load_screen_css(screen)  # what `_init_mode` does first (its sheet is read already, normally)
+        self._screen_stacks[mode] = [screen]
+        return True
 
     @property
     def prebuilt_modes(self) -> frozenset[str]:

@@ -147,3 +147,23 @@ async def test_a_cursor_move_is_announced_while_the_key_is_handled():
         await pilot.pause()
         assert app.announced[-1] == items[1].name  # the table's own message does not announce it again
         assert len(app.announced) == 1
+
+
+@sync
+async def test_selecting_a_listed_item_moves_the_cursor_without_listing_the_rows_again():
+    """A level's visit selects the item carried down: 30,000 rows are listed once, not again per select."""
+    from explorer.model.bundle import Bundle
+
+    items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
+    app = ListApp(items)
+    async with app.run_test(size=(100, 20)) as pilot:
+        table = app.query_one("#items", ItemTable)
+        table.set_items(items)
+        await pilot.pause()
+        listed = table._listing
+        wanted = next(item for item in items[5:] if item in table._shown)
+        app.announced.clear()
+        assert table.select(wanted.name)
+        assert table.current is wanted and app.announced == [wanted.name]
+        assert table._listing is listed
+        assert not table.select("no_such_instruction") and table.current is wanted

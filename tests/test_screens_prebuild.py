@@ -92,3 +92,46 @@ async def test_keys_hold_the_building_back():
             await pilot.press("down")
             await pilot.pause(0.1)
         assert len(app.prebuilt_modes) <= count + 1  # at most the one that was due as the keys began
+
+
+@sync
+async def test_a_screen_built_ahead_is_shown_at_once_and_resumed_once(monkeypatch):
+    # Textual holds a mode switch's frames back 50 ms (to hide a screen built during it) and resumed a
+    # screen handed over by its mode's factory twice, restyling every node each time.
+    from screens.level_screen import LevelScreen, painting
+
+    resumed: list[str] = []
+    resume = LevelScreen.on_screen_resume
+
+    def counting(self):
+        resumed.append(self.LEVEL)
+        resume(self)
+
+    monkeypatch.setattr(LevelScreen, "on_screen_resume", counting)
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await _prebuilt(pilot, "optimized-hlo")
+        built = app._prebuilt["optimized-hlo"]
+        resumed.clear()
+        app.action_goto_level("optimized-hlo")
+        assert app.screen is built and painting(app)  # no frame held back
+        await _settle(pilot)
+        assert resumed == ["optimized-hlo"]
+
+
+@sync
+async def test_a_screen_built_on_its_visit_is_still_masked(monkeypatch):
+    from screens.level_screen import painting
+
+    monkeypatch.setattr(level_prebuild, "PREBUILD_ORDER", ())  # nothing is built ahead
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        app.action_goto_level("optimized-hlo")
+        assert not painting(app)  # Textual's 50 ms mask while the new screen builds
+        await _settle(pilot)
+        await pilot.pause(0.1)
+        assert painting(app)
+        app.action_goto_level("layers")  # visited before: shown at once
+        assert painting(app)

@@ -88,6 +88,7 @@ class ItemTable(Vertical):
         self._widths: list[int] = [cell_len(title) for title in columns]
         self._created_text = CREATED_BY_XLA  # what the last column says for an item no layer owns
         self._items: tuple[LevelItem, ...] = ()
+        self._by_name: dict[str, LevelItem] = {}
         self._groups: dict[str, RowGroup] = {}
         self._folded: set[str] = set()
         self._heads: dict[str, str] = {}  # item name -> the group it heads
@@ -149,6 +150,7 @@ class ItemTable(Vertical):
                   groups: dict[str, RowGroup] | None = None, keep_folds: bool = False) -> None:
         """Show `items`; `keep_folds` keeps the groups the user folded or opened (the same rows reworded)."""
         self._items = items
+        self._by_name = {item.name: item for item in reversed(items)}  # the first of a name, as listed
         self._created = frozenset(created_by_compiler)
         self._groups = dict(groups or {})
         self._heads = {group.head: key for key, group in self._groups.items() if group.head}
@@ -182,14 +184,14 @@ class ItemTable(Vertical):
         if self.filter_text:
             return list(self._filtered())
         listing: list[LevelItem | RowGroup] = []
-        groups, group = self._groups, ""
+        groups, group, shown = self._groups, "", True  # the top ("") is open
         for item in self._items:
             key = item.group if item.group in groups else ""  # groups not given: a flat list
-            if key != group:
-                group = key
+            if key != group:  # asked once per run of a group's items, not for each of 30,000 rows
+                group, shown = key, self._open(key)
                 if group and not groups[group].head and self._open(groups[group].within):
                     listing.append(groups[group])
-            if self._open(group):
+            if shown:
                 listing.append(item)
         return listing
 
@@ -276,16 +278,30 @@ class ItemTable(Vertical):
     def select(self, name: str) -> bool:
         """Move the cursor to the item called `name`, clearing a filter that hides it and
         unfolding its group; the row lands a third down the view."""
-        item = next((item for item in self._items if item.name == name), None)
+        item = self._by_name.get(name)
         if item is None:
             return False
-        if self.filter_text and item not in self._shown:
+        hidden = bool(self.filter_text) and item not in self._shown
+        if hidden:
             self.filter_text = ""
             self._filter_box().value = ""
-        self._folded.difference_update(self._enclosing(item.group))
-        self._fill(item)
+        folded = self._folded.intersection(self._enclosing(item.group))
+        if hidden or folded or not self.is_mounted:
+            self._folded.difference_update(folded)
+            self._fill(item)
+        else:  # the same rows: only the cursor moves (a level's first visit lists 30,000 rows once, not twice)
+            self._move_to(self._row_of(item))
         self.table.scroll_to_row(self._row_of(item), third=True)  # held there through later layouts
         return True
+
+    def _move_to(self, row: int) -> None:
+        """The cursor on `row` of the rows listed, announced as a new listing's is."""
+        self._filling = True
+        try:
+            self.table.move_cursor(row, scroll=False)
+        finally:
+            self._filling = False
+        self._announce(self.current)
 
     # --- folding ---------------------------------------------------------------
 
