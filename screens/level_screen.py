@@ -30,11 +30,8 @@ from explorer.views.warm import LevelRows, built_level_rows, level_rows
 from screens.background import in_daemon_thread
 from screens.bindings import keyed
 from screens.messages import LevelRowsBuilt
-from screens.widgets.device_pane import DevicePane
-from screens.widgets.explanation_pane import ExplanationPane
 from screens.widgets.item_table import ItemTable
 from screens.widgets.keys_footer import KeysFooter
-from screens.widgets.memory_pane import MemoryPane
 from screens.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -121,6 +118,8 @@ class LevelScreen(Screen):
                 return
 
     def _side_panes(self) -> list[Vertical]:
+        from screens.widgets.side_panes import DevicePane, ExplanationPane, MemoryPane  # noqa: PLC0415 (the first screen's load after its rows)
+
         lang, boxes = self.tensorweg.lang, []
         for box_id, key, pane in (("memory-box", "pane.memory_layout", MemoryPane(id="memory")),
                                   ("device-box", "pane.device_mapping", DevicePane(id="devices")),
@@ -279,6 +278,8 @@ class LevelScreen(Screen):
         """The side panes for the last highlighted item."""
         if not self.query("#explanation"):
             return  # the first screen's, not mounted yet: `_mount_side_panes` shows them once they are
+        from screens.widgets.side_panes import DevicePane, ExplanationPane, MemoryPane  # noqa: PLC0415 (as in `_side_panes`)
+
         app, selection = self.tensorweg, self._shown_selection
         self.query_one("#memory", MemoryPane).show_selection(selection, app.lang)
         self.query_one("#devices", DevicePane).show(selection, app.session.captured_targets(), app.can_capture,
