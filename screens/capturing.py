@@ -15,11 +15,11 @@ import threading
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
 
-from explorer.capture import events as capture_events
 from explorer.errors import CaptureCancelled, TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.views.session import CAPTURED, STARTED, failed
@@ -34,6 +34,9 @@ from screens.messages import (
     LevelCaptured,
     LevelStarted,
 )
+
+if TYPE_CHECKING:
+    from explorer.capture import events as capture_events
 
 
 @cache  # once per process: later levels find the renderers loaded
@@ -62,6 +65,7 @@ class CapturingApp(App):
     @work(thread=True, exclusive=True, group="capture")
     def _capture_in_thread(self, generation: int, cancel: threading.Event) -> None:
         """Run the orchestrator; only posts messages (the app's handlers own state)."""
+        from explorer.capture import events as capture_events  # noqa: PLC0415 (only when capturing)
         from explorer.capture import orchestrator  # noqa: PLC0415 (heavy: only when capturing)
 
         reader = None
