@@ -10,7 +10,7 @@ terminal's size (Textual displays only the current screen), so its widgets keep 
 On the first visit it becomes its mode's screen stack (`install_prebuilt`; one not laid out yet is
 handed over by the mode's factory, `TensorwegApp._new_level_screen`), and Textual shows it as it
 shows a screen visited before. Textual 8.2.8 internals: `App._register`, `_modes`, `_screen_stacks`,
-`_load_screen_css`, `Screen._refresh_layout`, `Screen._compositor`.
+`_load_screen_css`, `Screen._refresh_layout`, `Screen._layout_required`, `Screen._compositor`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from screens.messages import LevelsWarmed
 
 # No key for this long: the next level's screen is built (a learner reading, not typing).
 PREBUILD_IDLE_S = 0.6
+# Layout passes a screen built ahead gets at most, until one asks for no other (`_lay_out_one`).
+LAYOUT_PASSES = 3
 # The order levels are built in: down the trace first (where `Enter` and the number keys go next).
 PREBUILD_ORDER = (*LIST_LEVELS, "memory")
 
@@ -101,7 +103,14 @@ class PrebuildsLevelScreens(App):
         for screen in self._prebuilt.values():
             if screen.is_mounted and not screen.query(Lazy) and screen not in self._laid_out:  # lazy parts in
                 self._laid_out.add(screen)
-                screen._refresh_layout(self.size)  # off screen: Textual displays only the current screen
+                # Off screen: Textual displays only the current screen. A layout can ask for another (a
+                # list's scrollbars settle after its columns fit the room the first pass left them):
+                # left for the visit, that second pass was a second full frame after the first.
+                for _ in range(LAYOUT_PASSES):
+                    screen._layout_required = False
+                    screen._refresh_layout(self.size)
+                    if not screen._layout_required:
+                        break
                 screen._compositor.render_update(full=True)  # each widget's lines drawn and kept
                 return True
         return False

@@ -175,6 +175,8 @@ class LevelScreen(Screen):
                 self._show_rows(found, reworded=self._generation == app.generation)
         if wanted and self._building is None:
             self.items_table.select(wanted)
+        if self._follow_asked:  # a visit repaints the whole screen anyway: the panes follow in its frame
+            self._follow_selection()
         self.query_one("#notice", Static).update(Content(notice))
         self.query_one("#notice", Static).display = bool(notice)
         self.items_table.table.focus()
@@ -269,6 +271,8 @@ class LevelScreen(Screen):
             self.call_after_refresh(self._follow_selection)
 
     def _follow_selection(self) -> None:
+        if not self._follow_asked:
+            return  # followed already, in the frame of a visit (`sync`)
         self._follow_asked = False
         if self._rows_painted:  # else new rows came meanwhile: `_show_after_rows` shows their selection
             self._show_panes()

@@ -135,3 +135,57 @@ async def test_a_screen_built_on_its_visit_is_still_masked(monkeypatch):
         assert painting(app)
         app.action_goto_level("layers")  # visited before: shown at once
         assert painting(app)
+
+
+@sync
+async def test_a_visit_draws_the_carried_selections_panes_in_its_first_frame(monkeypatch):
+    # The whole screen is drawn on a visit: the panes follow the selection in that frame, not the next.
+    from screens.widgets.item_rows import ItemRows
+    from screens.widgets.pane_text import PaneText
+
+    seen: list[tuple[str, bool]] = []
+    render_line = ItemRows.render_line
+
+    def recording(self, y):
+        screen = self.screen
+        if getattr(screen, "LEVEL", "") == "optimized-hlo" and not seen:
+            item = screen.query_one("#items", ItemTable).current
+            seen.append((item.name, item.name in screen.query_one("#device-cpu-text", PaneText).plain))
+        return render_line(self, y)
+
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await _prebuilt(pilot, "optimized-hlo")
+        app.screen.query_one("#items", ItemTable).select("dense")
+        await pilot.pause()
+        monkeypatch.setattr(ItemRows, "render_line", recording)
+        await pilot.press("4")
+        await _settle(pilot)
+        carried = app.screen.query_one("#items", ItemTable).current.name
+    assert seen == [(carried, True)]
+
+
+@sync
+async def test_a_visit_of_a_screen_built_ahead_takes_one_layout(monkeypatch):
+    # Left for the visit, a second pass (the list's scrollbars settling after its columns fit) was a
+    # second full frame after the first.
+    from textual.screen import Screen
+
+    layouts: list[str] = []
+    refresh_layout = Screen._refresh_layout
+
+    def counting(self, *args, **kwargs):
+        if getattr(self, "LEVEL", "") == "optimized-hlo" and self is self.app.screen:
+            layouts.append(self.LEVEL)
+        return refresh_layout(self, *args, **kwargs)
+
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        await _prebuilt(pilot, "optimized-hlo")
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        await pilot.press("4")
+        await _settle(pilot)
+        await pilot.pause(0.1)
+    assert layouts == ["optimized-hlo"]
