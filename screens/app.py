@@ -49,6 +49,7 @@ from screens.refresh_work import KeepsRefreshWorkOfPoppedScreens
 from screens.widgets.visible_text import VisibleTextFilter
 
 if TYPE_CHECKING:
+    from explorer.capture.model_source import ModelSource
     from explorer.capture.queue import CaptureQueue, QueuePlace
     from explorer.course.lessons import TourPlace
     from explorer.course.tours import Tour
@@ -204,6 +205,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
             self._filters.append(NoColor())  # TERM=dumb without NO_COLOR: Textual adds none itself
         self.bundle_path = Path(bundle_path) if bundle_path else None
         self.model_spec = model_spec
+        self.model_source: ModelSource | None = None  # model_spec resolved by the command line (`create_app`)
         self._options = options  # None: capture just `target` (built when first asked for)
         self._requested_target = target
         self.start_level = level
@@ -551,15 +553,18 @@ def collect_from_now_on() -> None:
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
                options: CaptureOptions | None = None, level: str = "layers", target: str = "cpu",
                select: str | None = None, lang: str = "en", tour: Tour | None = None,
-               plain: bool = False, capture_queue: CaptureQueue | None = None, tour_step: int = 0) -> TensorwegApp:
+               plain: bool = False, capture_queue: CaptureQueue | None = None, tour_step: int = 0,
+               model_source: ModelSource | None = None) -> TensorwegApp:
     """The app as the CLI, the screenshots and the tests build it.
 
     `plain`: the terminal's own colours, then none (`plain_terminal()`, which the CLI passes for a
     real terminal); screenshots and tests keep the fixed theme whatever the environment says.
+    `model_source`: `model_spec` as the command line resolved it (its file hashed once, not again).
     """
     app = TensorwegApp(Path(bundle_path) if bundle_path else None, model_spec, options, level, target, select,
                        lang, plain)
     app.start_tour = tour  # an explorer.course.tours.Tour to start in, or None
     app.start_tour_step = tour_step  # the index of its first step shown (`tensorweg tour --step N`)
     app.capture_queue = capture_queue
+    app.model_source = model_source
     return app

@@ -47,6 +47,7 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step:
 
 
 def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) -> int:
+    """The body of `_run_explorer`."""
     from explorer.capture.model_source import resolve  # noqa: PLC0415 (start-up: each command loads what it uses)
     from explorer.cli.commands import capture_options, default_language  # noqa: PLC0415 (start-up: as resolve)
     from explorer.course.pack import bundle_argument  # noqa: PLC0415 (start-up: as resolve)
@@ -58,7 +59,7 @@ def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) 
     if bundle_path is None:
         if serve_policy.captures_forbidden():
             raise TensorwegError(f"{args.model}: this server opens lesson packs and bundles only")
-        resolve(args.model)
+        source = resolve(args.model)  # its file hashed here, once: the app reads the cache with it
         require_compilers()  # a UI-only install says how to get the compilers, before the UI
     _require_terminal()
     from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
@@ -68,7 +69,7 @@ def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) 
         app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain, tour_step=tour_step)
     else:
         app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain,
-                         capture_queue=serve_policy.capture_queue(), tour_step=tour_step)
+                         capture_queue=serve_policy.capture_queue(), tour_step=tour_step, model_source=source)
     app.run()
     if app.failure is not None:  # a TensorwegError inside the app: one line, like any other
         raise app.failure

@@ -3,7 +3,8 @@ indexed on a thread worker while Textual builds the first screen; what later key
 after the rows are on screen.
 
 `OpeningApp` is a base of `screens.app.TensorwegApp` (as `screens.capturing.CapturingApp` is), which
-holds what these read and set: `bundle`, `trace`, `target`, `lang`, `options`, `model_spec`,
+holds what these read and set: `bundle`, `trace`, `target`, `lang`, `options`, `model_spec` (and
+`model_source`, its file hashed by the command line),
 `progress`, `load_error`, `opening`/`opened`, `current_mode`/`start_level` and `_quitting`.
 """
 
@@ -55,7 +56,8 @@ class OpeningApp(CapturingApp):
         level = self.current_mode or self.start_level
         if self.model_spec and not self.bundle_path:
             self.opened.clear()
-            path = ready_cached_bundle(self.model_spec, self.options) if level in READ_BEFORE_FIRST_FRAME else None
+            path = (ready_cached_bundle(self.model_spec, self.options, self.model_source)
+                    if level in READ_BEFORE_FIRST_FRAME else None)
             if path is None:
                 self.open_cached_or_capture()
                 return
@@ -83,7 +85,7 @@ class OpeningApp(CapturingApp):
     def open_cached_or_capture(self) -> None:
         """`model_spec` opened as a bundle when the cache holds all of it, without the orchestrator
         (start-up: it and the growth machinery are a tenth of the time to the rows); captured otherwise."""
-        path = ready_cached_bundle(self.model_spec, self.options)
+        path = ready_cached_bundle(self.model_spec, self.options, self.model_source)
         if path is None:
             self.post_message(CaptureNeeded())
             return

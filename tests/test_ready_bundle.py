@@ -87,3 +87,21 @@ async def test_the_app_captures_what_the_cache_lacks(monkeypatch):
                 break
             await pilot.pause(0.05)
     assert asked == ["mnist_cnn"]
+
+
+@sync
+async def test_the_app_reads_the_cache_with_the_model_the_command_line_resolved(monkeypatch):
+    # The command line hashed the model's file already: a large .keras file is not read twice.
+    from explorer.capture import ready_bundle
+
+    _cached()
+    source = resolve("mnist_cnn")
+
+    def no_resolve(spec):
+        raise AssertionError(f"{spec} resolved (hashed) again")
+
+    monkeypatch.setattr(ready_bundle, "resolve", no_resolve)
+    app = create_app(model_spec="mnist_cnn", options=ALL, level="layers", model_source=source)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        assert [item.name for item in app.screen.query_one("#items").items][:2] == ["image", "conv2d"]

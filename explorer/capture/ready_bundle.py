@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer.capture.cache import cached_bundle_path
-from explorer.capture.model_source import resolve
+from explorer.capture.model_source import ModelSource, resolve
 from explorer.capture.placement import reusable, wanted_levels
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
@@ -24,19 +24,20 @@ from explorer.model.sharding import check_mesh_options
 from explorer.targets import parse_targets
 
 
-def settled_cached_bundle(spec: str, options: CaptureOptions) -> Bundle | None:
+def settled_cached_bundle(spec: str, options: CaptureOptions, source: ModelSource | None = None) -> Bundle | None:
     """The cache's bundle of `spec` when every level `options` asks for is settled there (captured, or
-    failed with the compiler's reason: `placement.reusable`), else None."""
-    return reusable(cached_bundle_path(resolve(spec), options), options)
+    failed with the compiler's reason: `placement.reusable`), else None. `source`: `spec` resolved
+    already (its file hashed), else resolved here."""
+    return reusable(cached_bundle_path(source or resolve(spec), options), options)
 
 
-def ready_cached_bundle(spec: str, options: CaptureOptions) -> Path | None:
+def ready_cached_bundle(spec: str, options: CaptureOptions, source: ModelSource | None = None) -> Path | None:
     """The cache's bundle of `spec` with every level `options` asks for captured and none failed;
     None otherwise (including bad input: the orchestrator's path reports it in its own words)."""
     try:
         options = replace(options, targets=parse_targets(",".join(options.targets)))
         check_mesh_options(options)
-        bundle = settled_cached_bundle(spec, options)
+        bundle = settled_cached_bundle(spec, options, source)
     except TensorwegError:
         return None
     if bundle is None:
