@@ -8,6 +8,8 @@ optimized HLO) where it matters what the text is; the pane's own behaviour
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
@@ -130,9 +132,9 @@ class ListApp(App):
                         on_highlighted=lambda item: self.announced.append(item.name if item else None))
 
 
-@sync
-async def test_a_cursor_move_is_announced_while_the_key_is_handled():
-    """No message hop: the screen's panes change before Textual paints the moved cursor."""
+@asynccontextmanager
+async def _optimized_hlo_list():
+    """A list of the recorded bundle's optimized HLO on cpu, drawn, nothing announced yet."""
     from explorer.model.bundle import Bundle
 
     items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
@@ -142,6 +144,13 @@ async def test_a_cursor_move_is_announced_while_the_key_is_handled():
         table.set_items(items)
         await pilot.pause()
         app.announced.clear()
+        yield app, pilot, table, items
+
+
+@sync
+async def test_a_cursor_move_is_announced_while_the_key_is_handled():
+    """No message hop: the screen's panes change before Textual paints the moved cursor."""
+    async with _optimized_hlo_list() as (app, pilot, table, items):
         table.table.action_cursor_down()  # what the down key runs; nothing awaited after it
         assert app.announced == [items[1].name]
         await pilot.pause()
@@ -152,17 +161,9 @@ async def test_a_cursor_move_is_announced_while_the_key_is_handled():
 @sync
 async def test_selecting_a_listed_item_moves_the_cursor_without_listing_the_rows_again():
     """A level's visit selects the item carried down: 30,000 rows are listed once, not again per select."""
-    from explorer.model.bundle import Bundle
-
-    items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
-    app = ListApp(items)
-    async with app.run_test(size=(100, 20)) as pilot:
-        table = app.query_one("#items", ItemTable)
-        table.set_items(items)
-        await pilot.pause()
+    async with _optimized_hlo_list() as (app, _pilot, table, items):
         listed = table._listing
         wanted = next(item for item in items[5:] if item in table._shown)
-        app.announced.clear()
         assert table.select(wanted.name)
         assert table.current is wanted and app.announced == [wanted.name]
         assert table._listing is listed
