@@ -1,6 +1,7 @@
 """How the app opens what it shows: a bundle folder, or a model the cache holds whole, read and
-indexed on a thread worker while Textual builds the first screen; what later keys need is warmed
-after the rows are on screen.
+indexed before the first screen is built when it opens on its layers (`open_at_start`), else on a
+thread worker while Textual builds the first screen; what later keys need is warmed after the rows
+are on screen.
 
 `OpeningApp` is a base of `screens.app.TensorwegApp` (as `screens.capturing.CapturingApp` is), which
 holds what these read and set: `bundle`, `trace`, `target`, `lang`, `options`, `model_spec` (and
