@@ -545,9 +545,10 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
 
 def collect_from_now_on() -> None:
     """The cyclic garbage collector on again, its passes sparing what start-up made (it lives as long
-    as the app): `tensorweg open` turns it off until the first frame is drawn."""
-    gc.freeze()
-    gc.enable()
+    as the app), where `tensorweg open` turned it off until the first frame was drawn."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def create_app(bundle_path: Path | str | None = None, model_spec: str | None = None,
