@@ -130,18 +130,21 @@ class LevelScreen(Screen):
         return boxes
 
     async def _mount_side_panes(self) -> None:
-        """The side panes of a screen that composed without them (`panes_after_rows`), once; they
-        show the selection as soon as they are there."""
+        """The side panes of a screen that composed without them (`panes_after_rows`), once."""
         if self.panes_after_rows:
             self.panes_after_rows = False
             await self.query_one("#side", VerticalScroll).mount_all(self._side_panes())
-            self._show_panes()
+
+    async def _panes_at_the_latest(self) -> None:
+        """The first screen's side panes when no rows brought them (a capture runs, the bundle is unreadable)."""
+        await self._mount_side_panes()
+        self._show_panes()
 
     # --- refresh from app state -------------------------------------------------
 
     def on_mount(self) -> None:
         if self.panes_after_rows:  # a screen whose rows take a while (a capture) gets them anyway
-            self.set_timer(PANES_AT_THE_LATEST_S, self._mount_side_panes)
+            self.set_timer(PANES_AT_THE_LATEST_S, self._panes_at_the_latest)
         self.sync()
 
     def on_screen_resume(self) -> None:
@@ -281,7 +284,7 @@ class LevelScreen(Screen):
     def _show_panes(self) -> None:
         """The side panes for the last highlighted item."""
         if not self.query("#explanation"):
-            return  # the first screen's, not mounted yet: `_mount_side_panes` shows them once they are
+            return  # the first screen's, not mounted yet: shown once they are (`_show_after_rows`)
         from screens.widgets.side_panes import DevicePane, ExplanationPane, MemoryPane  # noqa: PLC0415 (as in `_side_panes`)
 
         app, selection = self.tensorweg, self._shown_selection

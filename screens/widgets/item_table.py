@@ -289,9 +289,11 @@ class ItemTable(Vertical):
         if hidden or folded or not self.is_mounted:
             self._folded.difference_update(folded)
             self._fill(item)
+            row = self._row_of(item)
         else:  # the same rows: only the cursor moves (a level's first visit lists 30,000 rows once, not twice)
-            self._move_to(self._row_of(item))
-        self.table.scroll_to_row(self._row_of(item), third=True)  # held there through later layouts
+            row = self._row_of(item)
+            self._move_to(row)
+        self.table.scroll_to_row(row, third=True)  # held there through later layouts
         return True
 
     def _move_to(self, row: int) -> None:
