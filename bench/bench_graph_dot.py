@@ -37,7 +37,7 @@ def in_process(path: Path, runs: int) -> tuple[float, float, int, int]:
     """Median seconds of (DOT written, inspect JSON written), boxes and bytes of the DOT."""
     from explorer.atomic_file import write_whole
     from explorer.model.bundle import Bundle
-    from explorer.views.dot_graph import dot_text
+    from explorer.views.graphs.dot import dot_text
     from explorer.views.programs import program_for
 
     dots, jsons = [], []

@@ -99,7 +99,7 @@ def _model_alone(bundle: Path, target: str, layer: str) -> dict:
     one layer's MeshLayer from it (what `n` computes for a layer not seen before)."""
     from explorer.model.bundle import Bundle
     from explorer.model.sharding import SHARDED_HLO
-    from explorer.views import mesh_layer
+    from explorer.views.mesh import layer as mesh_layer
     from explorer.views.mesh import sharded_values
 
     opened = Bundle.open(bundle)

@@ -128,8 +128,8 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
             self.push_screen(PassesScreen(film, self.selections.get(self.current_mode, "")))
 
     def action_passport(self) -> None:
-        """`P`: the passport of the selection on the current target (`explorer.views.passport_place`)."""
-        from explorer.views.passport_place import passport_for_selection  # noqa: PLC0415 (kept off the first frame)
+        """`P`: the passport of the selection on the current target (`explorer.views.passport.place`)."""
+        from explorer.views.passport.place import passport_for_selection  # noqa: PLC0415 (kept off the first frame)
 
         from screens.passport import PassportScreen  # noqa: PLC0415 (kept off the first frame)
 

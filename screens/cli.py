@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from explorer.cli import main as core_cli
 from explorer.errors import TensorwegError
 
-from screens import serve_policy
+from screens.serve import policy as serve_policy
 
 if TYPE_CHECKING:
     from explorer.course.tours import Tour
@@ -199,7 +199,7 @@ def cmd_handout(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from screens.serve import serve  # noqa: PLC0415 (textual-serve loads only for `serve`)
+    from screens.serve.command import serve  # noqa: PLC0415 (textual-serve loads only for `serve`)
 
     return serve(args)
 

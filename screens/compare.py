@@ -5,8 +5,8 @@ Columns are targets (the bundle's, then the default ones it lacks, which say
 each compiler made of the layer: fusions and instructions, kernels, library
 calls, output layouts, bytes with and without tile padding, FLOPs and the
 roofline ESTIMATE. Below: `TargetSummaryTable` for the whole model, then the
-figures every estimate used. Data: `explorer.views.comparison` (real captures only); every
-cell's words: `explorer.views.comparison_text`, as `tensorweg compare` prints them.
+figures every estimate used. Data: `explorer.views.compare` (real captures only); every
+cell's words: `explorer.views.compare.text`, as `tensorweg compare` prints them.
 Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, `e` writes the layer's optimized HLO
 on every target as one picture (`screens.graph_export`; the file names in the status line), Esc or x closes.
 """
@@ -31,8 +31,8 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
-from explorer.views.comparison import LayerComparison, comparison_targets, layer_comparison, target_summary
-from explorer.views.comparison_mesh import (
+from explorer.views.compare import LayerComparison, comparison_targets, layer_comparison, target_summary
+from explorer.views.compare.mesh import (
     MeshColumn,
     mesh_comparison,
     mesh_notes,
@@ -40,8 +40,8 @@ from explorer.views.comparison_mesh import (
     meshable,
     missing_meshes,
 )
-from explorer.views.comparison_text import LAYER_ROWS, figure_notes, layer_cells
-from explorer.views.level_graph import layer_graphs
+from explorer.views.compare.text import LAYER_ROWS, figure_notes, layer_cells
+from explorer.views.graphs.level import layer_graphs
 from explorer.views.session import StatusNote
 from explorer.views.trace import compare_layer, neighbour_layer
 
@@ -218,7 +218,7 @@ class CompareScreen(Screen):
         layer, lang = self.layer_name, app.lang
 
         def build() -> tuple[str, int]:
-            from explorer.views.dot_graph import comparison_dot_text, comparison_title  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
+            from explorer.views.graphs.dot import comparison_dot_text, comparison_title  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
 
             graphs = layer_graphs(bundle, layer)
             if not graphs:

@@ -3,7 +3,7 @@ selection's neighbourhood as boxes and arrows, `+`/`-` change the radius, `e`
 writes the same neighbourhood as DOT and SVG files (`screens.graph_export`).
 
 The graph, the neighbourhood and each box's colour come from the core
-(`explorer.views.level_graph`, `graph_parts.LEGEND`), as `tensorweg graph` draws them.
+(`explorer.views.graphs.level`, `graph_parts.LEGEND`), as `tensorweg graph` draws them.
 """
 
 from __future__ import annotations
@@ -55,12 +55,12 @@ class DrawnGraphScreen(LevelScreen):
             app.notify(label("graph.nothing_to_export", app.lang))
             return
         bundle, level, target, radius, lang = app.bundle, self.LEVEL, app.target, self.radius, app.lang
-        from explorer.views.level_graph import graph_of  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
+        from explorer.views.graphs.level import graph_of  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
 
         from screens.graph_export import export_picture  # noqa: PLC0415 (loads with the first export, not the first frame)
 
         def build() -> tuple[str, int]:
-            from explorer.views.dot_graph import dot_text  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
+            from explorer.views.graphs.dot import dot_text  # noqa: PLC0415 (pydot loads with the first export, not the first frame)
 
             graph = graph_of(bundle, level, target, item.name, radius)
             return dot_text(graph, bundle.model_name, lang), graph.node_count()
@@ -74,8 +74,8 @@ class DrawnGraphScreen(LevelScreen):
         if item is None:
             drawing.update(label("text.nothing_selected", self.tensorweg.lang))
             return
-        from explorer.views.graph_parts import ROLES, neighbourhood  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
-        from explorer.views.level_graph import level_graph  # noqa: PLC0415 (as above)
+        from explorer.views.graphs.level import level_graph  # noqa: PLC0415 (as above)
+        from explorer.views.graphs.parts import ROLES, neighbourhood  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
 
         from screens.widgets.graph_drawing import draw_text  # noqa: PLC0415 (as above)
 

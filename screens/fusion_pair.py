@@ -1,6 +1,6 @@
 """Enter on the what-if screen: one changed fusion's optimized HLO in both variants, side by side.
 
-The texts are `explorer.views.whatif_panes.fusion_hlo`'s (each fusion's line, then the computation it
+The texts are `explorer.views.whatif.panes.fusion_hlo`'s (each fusion's line, then the computation it
 calls, as the module writes them); this screen only places them. Esc closes.
 """
 

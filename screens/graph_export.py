@@ -17,9 +17,9 @@ from textual.dom import DOMNode
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.views.graph_files import export_graph, export_line
+from explorer.views.graphs.files import export_graph, export_line
 
-from screens import serve_policy
+from screens.serve import policy as serve_policy
 
 # () -> (the DOT text, the boxes it draws); raises TensorwegError when there is nothing to draw.
 PictureBuilder = Callable[[], tuple[str, int]]

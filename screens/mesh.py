@@ -3,7 +3,7 @@
 One grid per tensor (the layer's kernel, bias and output): rows are the mesh's
 data axis, columns its model axis, and each cell the device at that position with
 the slice it holds (per-device shape, bytes, index ranges), the picture
-`jax.debug.visualize_sharding` draws. Data: `explorer.views.mesh_layer.layer_mesh` (the
+`jax.debug.visualize_sharding` draws. Data: `explorer.views.mesh.layer.layer_mesh` (the
 compiler's own shardings); this screen only lays the cells out.
 Keyboard: n/p change the layer, arrows and PgUp/PgDn scroll, Esc or D closes.
 """
@@ -24,7 +24,7 @@ from textual.widgets import Static
 from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views.mesh import MeshLayer, devices_note, grid_cells, slice_cells, split_text, tensor_name
-from explorer.views.mesh_layer import layer_mesh
+from explorer.views.mesh.layer import layer_mesh
 from explorer.views.trace import neighbour_layer
 
 from screens.bindings import keyed

@@ -1,8 +1,8 @@
 """`P`: the passport of the selected item on the current target, one hop per row.
 
 Python line(s) -> Keras layer -> TensorFlow ops -> HLO -> the fusion -> the kernel -> machine code
-and registers -> buffer. Every word comes from `explorer.views.passport_text`; what P opens, where
-Enter goes and which target `t` turns to from `explorer.views.passport_place`. This screen lays the
+and registers -> buffer. Every word comes from `explorer.views.passport.text`; what P opens, where
+Enter goes and which target `t` turns to from `explorer.views.passport.place`. This screen lays the
 hops out, on the screen it shares with the source view (`screens.option_notes_screen`). Keyboard:
 up/down choose a hop, Enter goes to its level with its item selected, t the next target, Esc or P
 closes.
@@ -20,8 +20,8 @@ from textual.widgets.option_list import Option
 from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views.passport import Passport
-from explorer.views.passport_place import hop_explanation, hop_place, retarget
-from explorer.views.passport_text import hop_heading, hop_lines, title
+from explorer.views.passport.place import hop_explanation, hop_place, retarget
+from explorer.views.passport.text import hop_heading, hop_lines, title
 
 from screens.bindings import keyed
 from screens.option_notes_screen import OptionNotesScreen

@@ -3,8 +3,8 @@
 For the selected layer and the whole model: fusions, kernels, instructions, FLOPs, bytes, the roofline
 ESTIMATE and its bound, peak memory, TPU tiles, GPU registers and occupancy; the fusions that changed,
 matched by the layers they compute; both memory skylines on one scale with the buffers live at each peak;
-why. Everything shown is decided by `explorer.views.whatif_panes`; the variants are the cache's
-(`explorer.views.variant_choice`). Keyboard: v the next variant, n/p the layer, [ and ] mark a changed
+why. Everything shown is decided by `explorer.views.whatif.panes`; the variants are the cache's
+(`explorer.views.whatif.choice`). Keyboard: v the next variant, n/p the layer, [ and ] mark a changed
 fusion and Enter shows its HLO in both variants (screens/fusion_pair.py), Esc or V closes.
 """
 
@@ -23,9 +23,9 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.views.trace import neighbour_layer
-from explorer.views.variant_choice import VariantChoice, cached_variants
-from explorer.views.variant_diff import VariantDiff, variant_diff
-from explorer.views.whatif_panes import WhatIfPanes, fusion_hlo, whatif_panes
+from explorer.views.whatif.choice import VariantChoice, cached_variants
+from explorer.views.whatif.diff import VariantDiff, variant_diff
+from explorer.views.whatif.panes import WhatIfPanes, fusion_hlo, whatif_panes
 
 from screens.bindings import keyed
 from screens.fusion_pair import FusionPairScreen

@@ -21,7 +21,7 @@ import aiohttp
 from explorer.capture.queue import CaptureQueue
 
 from screens.cli import main
-from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
 from tests.conftest import FIXTURES, ROOT
 
@@ -145,7 +145,7 @@ async def wait_for_close(ws, seconds: float = 90) -> tuple[int | None, str]:
 
 
 class ServerRecorder:
-    """Stands in for the server (screens.serve_server.ClassServer): what serve would listen on and
+    """Stands in for the server (screens.serve.server.ClassServer): what serve would listen on and
     run for each tab, with which limits, and the line it would print."""
 
     calls: list = []

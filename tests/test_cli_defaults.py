@@ -17,9 +17,9 @@ from explorer.cli.parser import build_parser
 from explorer.course.pack import PACK_MANIFEST, open_pack
 from explorer.course.tours import builtin_tour
 
-from screens import serve as serve_module
 from screens.cli import main
-from screens.serve_policy import CAPTURE_VARIABLE
+from screens.serve import command as serve_module
+from screens.serve.policy import CAPTURE_VARIABLE
 
 from tests.conftest import FIXTURES
 from tests.serve_support import ServerRecorder

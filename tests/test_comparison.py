@@ -1,4 +1,4 @@
-"""explorer.views.comparison on the recorded mnist_cnn bundle (real XLA output for cpu, gpu:h100, tpu:v5e)."""
+"""explorer.views.compare on the recorded mnist_cnn bundle (real XLA output for cpu, gpu:h100, tpu:v5e)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.serial import from_jsonable, to_jsonable
 from explorer.targets import TARGETS
-from explorer.views.comparison import (
+from explorer.views.compare import (
     LayerComparison,
     TargetSummary,
     comparison_targets,
     layer_comparison,
     target_summary,
 )
-from explorer.views.comparison_text import LAYER_ROWS, as_text, layer_cells
+from explorer.views.compare.text import LAYER_ROWS, as_text, layer_cells
 
 from pilot_support import BUNDLE, needs_bundle
 
@@ -256,7 +256,7 @@ def test_a_freshly_captured_transformer_compares_its_matmuls(tmp_path):
 @pytest.mark.parametrize("reported", [-9.2, 0.0, float("nan")])
 def test_an_optimal_time_that_is_not_physical_is_dropped_with_a_note(tmp_path, reported):
     """libtpu's compile-only cost analysis reports negative `optimal_seconds` for most real models."""
-    from explorer.views.comparison_text import summary_rows
+    from explorer.views.compare.text import summary_rows
 
     copy = tmp_path / "mnist_cnn"
     shutil.copytree(BUNDLE, copy)
@@ -273,7 +273,7 @@ def test_an_optimal_time_that_is_not_physical_is_dropped_with_a_note(tmp_path, r
 
 
 def test_the_command_and_the_screen_word_a_layer_alike(bundle, conv):
-    """`tensorweg compare --layer` prints the compare screen's cells (explorer.views.comparison_text.layer_cells)
+    """`tensorweg compare --layer` prints the compare screen's cells (explorer.views.compare.text.layer_cells)
     beside its per-instruction table: the same words for the decision, kernels, bytes, FLOPs and estimate."""
     text = as_text(bundle, "conv2d")
     gpu = text.split("on gpu:h100 ", 1)[1].split("on tpu:v5e ", 1)[0]

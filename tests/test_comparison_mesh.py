@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from explorer.model.bundle import Bundle
-from explorer.views.comparison_mesh import mesh_comparison, mesh_table, sibling_path
+from explorer.views.compare.mesh import mesh_comparison, mesh_table, sibling_path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 

@@ -10,7 +10,7 @@ from explorer.course.lessons import tour_candidates
 from explorer.course.tours import builtin_tours, parse_tour
 from explorer.errors import ParseError
 from explorer.model.bundle import Bundle
-from explorer.views.variant_diff import layer_figures
+from explorer.views.whatif.diff import layer_figures
 
 from screens.app import create_app
 from screens.tour import TourScreen, verdicts

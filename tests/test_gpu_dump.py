@@ -20,7 +20,7 @@ from explorer.capture.gpu_dump import (
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
 from explorer.model.roofline import estimate, instruction_flops
 from explorer.targets import TARGETS
-from explorer.views.target_layer import PLUMBING
+from explorer.views.compare.target_layer import PLUMBING
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xla_dump_gpu"
 
@@ -127,7 +127,7 @@ def test_roofline_on_real_optimized_hlo_counts_the_cudnn_convolution(cnn_files):
     conv = next(i for _, i in module.all_instructions() if i.custom_call_target.startswith("__cudnn$conv"))
     # 3x3 kernel, 1 input channel, 8 filters, 26x26 output: 2 * 26*26*8 * 3*3*1.
     assert instruction_flops(module, module.entry, conv) == 2 * 26 * 26 * 8 * 9
-    # What the comparison estimates: the entry's instructions that do work (explorer.views.comparison).
+    # What the comparison estimates: the entry's instructions that do work (explorer.views.compare).
     estimates = (estimate(module, module.entry, i, TARGETS["gpu:h100"]) for i in module.entry.instructions
                  if i.opcode not in PLUMBING)
     results = {r.instruction: r for r in estimates if r is not None}

@@ -19,8 +19,8 @@ import pytest
 from explorer.cli.main import main as core_main
 from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
-from explorer.views import graph_files
-from explorer.views.graph_parts import MAX_DEPTH
+from explorer.views.graphs import files as graph_files
+from explorer.views.graphs.parts import MAX_DEPTH
 from explorer.views.trace import items_for_layer
 
 from pilot_support import needs_bundle

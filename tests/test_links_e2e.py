@@ -4,7 +4,7 @@ Reduced input sizes keep the compiles short; the layer structure is the full
 model's. Captures (sample_models.architectures, random weights, nothing
 downloaded) are shared by the module; about 70 s on two cores in all, DenseNet121
 being most of it. Everything is asked through `explorer.views` and
-`explorer.views.comparison`, what the screens and `tensorweg compare` call.
+`explorer.views.compare`, what the screens and `tensorweg compare` call.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from explorer.errors import TensorwegError
 from explorer.targets import DEFAULT_TARGETS
 from explorer.views import tables, trace
-from explorer.views.comparison import layer_comparison
+from explorer.views.compare import layer_comparison
 
 pytestmark = pytest.mark.e2e
 

@@ -10,8 +10,9 @@ from explorer.capture.orchestrator import capture
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import collectives
-from explorer.views import mesh_layer, panes
+from explorer.views import panes
 from explorer.views.mesh import grid_cells, mesh_lines, slice_cells
+from explorer.views.mesh import layer as mesh_layer
 
 pytestmark = pytest.mark.e2e
 

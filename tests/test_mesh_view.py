@@ -14,7 +14,6 @@ import pytest
 
 from explorer.model.bundle import Bundle
 from explorer.model.sharding import MESH_DEVICES
-from explorer.views import mesh_layer
 from explorer.views.mesh import (
     device_name,
     device_ranges,
@@ -24,6 +23,7 @@ from explorer.views.mesh import (
     slice_cells,
     split_text,
 )
+from explorer.views.mesh import layer as mesh_layer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bundles"
 SLICES = json.loads((FIXTURES / "mesh_slices.json").read_text())

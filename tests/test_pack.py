@@ -332,7 +332,7 @@ def test_a_packed_lesson_opens_on_the_bundle_with_its_capture(tmp_path, capsys):
 
 def test_a_pack_with_more_files_than_allowed_is_refused_before_unpacking(pack, monkeypatch, capsys):
     """`serve --max-pack-members` (default MAX_MEMBERS): a zip of a million empty files fills inodes."""
-    from screens import serve as serve_module
+    from screens.serve import command as serve_module
 
     monkeypatch.setattr(serve_module, "_server_class", lambda: pytest.fail("must not listen"))
     cache = Path(os.environ["TENSORWEG_CACHE_DIR"])
@@ -357,7 +357,7 @@ class _NoServer:
 
 
 def test_a_pack_that_would_take_the_cache_past_its_disk_limit_is_refused(pack, tmp_path, monkeypatch, capsys):
-    from screens import serve as serve_module
+    from screens.serve import command as serve_module
 
     monkeypatch.setattr(serve_module, "_server_class", lambda: pytest.fail("must not listen"))
     cache = Path(os.environ["TENSORWEG_CACHE_DIR"])

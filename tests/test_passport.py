@@ -12,7 +12,7 @@ from explorer.errors import TensorwegError
 from explorer.hlo.stack_frames import read_stack_frames
 from explorer.model.bundle import Bundle
 from explorer.views.passport import passport
-from explorer.views.passport_text import as_json, as_text
+from explorer.views.passport.text import as_json, as_text
 
 from tests.conftest import files_under
 

@@ -12,7 +12,7 @@ import pytest
 
 from explorer.targets import DEFAULT_TARGETS
 from explorer.views.passport import passport
-from explorer.views.passport_text import as_json
+from explorer.views.passport.text import as_json
 
 pytestmark = pytest.mark.e2e
 

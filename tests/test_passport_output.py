@@ -1,4 +1,4 @@
-"""The hop from a layer to its output tensor (explorer/views/passport_output.py), on recorded bundles:
+"""The hop from a layer to its output tensor (explorer/views/passport/output.py), on recorded bundles:
 WHICH optimized instruction is chosen and on what evidence (the instruction a fed layer reads, the
 module's result, the fusion that computes it with the next layer), and that only a program without
 that evidence (TVM's functions) is still guessed, and says so."""
@@ -11,8 +11,8 @@ import pytest
 
 from explorer.model.bundle import Bundle
 from explorer.views.passport import passport
-from explorer.views.passport_output import folded_into, moves_bytes_only, output_tensor
-from explorer.views.passport_text import as_json
+from explorer.views.passport.output import folded_into, moves_bytes_only, output_tensor
+from explorer.views.passport.text import as_json
 
 from tests.conftest import FIXTURES, committed
 

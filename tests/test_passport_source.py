@@ -23,7 +23,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.graph_file import load_graph_level
 from explorer.model.serial import dump_json
 from explorer.views.passport import passport
-from explorer.views.passport_text import as_json, as_text
+from explorer.views.passport.text import as_json, as_text
 from explorer.views.source_view import line_place, notes, rows, source_for_selection, source_view, title
 
 from tests.conftest import committed

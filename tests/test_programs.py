@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from explorer.model.bundle import Bundle
+from explorer.views.compare.target_layer import TargetLayer
 from explorer.views.programs import TargetProgram, program_for
 from explorer.views.programs.tvm import TvmTargetProgram
 from explorer.views.programs.xla import XlaTargetProgram
-from explorer.views.target_layer import TargetLayer
 
 BUNDLES = Path(__file__).parent / "fixtures" / "bundles"
 PROGRAMS = [("mnist_cnn", "cpu"), ("mnist_cnn", "gpu:h100"), ("mnist_cnn", "tpu:v5e"), ("mnist_cnn_tvm", "tvm:cpu")]

@@ -44,7 +44,7 @@ OFF_THE_PATH = ("importlib.metadata", "email", "concurrent.futures", "subprocess
                 "explorer.capture.protocol", "explorer.capture.growth",
                 "explorer.hlo.parser", "explorer.hlo.model", "explorer.hlo.scan", "explorer.model.training",
                 "explorer.model.tvm_program",
-                "explorer.views.programs.xla", "explorer.views.target_layer", "explorer.views.panes")
+                "explorer.views.programs.xla", "explorer.views.compare.target_layer", "explorer.views.panes")
 
 
 def test_reading_a_cached_first_screen_imports_nothing_it_does_not_use():

@@ -31,9 +31,9 @@ from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
 
-from screens import serve as serve_module
 from screens.app import create_app
 from screens.cli import main
+from screens.serve import command as serve_module
 from screens.widgets.visible_text import VisibleTextFilter
 
 from pilot_support import opened, sync

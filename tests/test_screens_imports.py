@@ -33,7 +33,7 @@ def test_importing_screens_loads_no_compiler():
 # --layout-map; TVM's program with a TVM target).
 HEAVY = ("tensorflow", "keras", "jax", "numpy", "pygments", "grandalf", "pydot", "aiohttp", "textual_serve",
          "explorer.hlo.parser", "explorer.model.index_build", "explorer.capture.orchestrator",
-         "explorer.views.panes", "explorer.views.explain", "explorer.views.comparison", "rich.markdown",
+         "explorer.views.panes", "explorer.views.explain", "explorer.views.compare", "rich.markdown",
          "tomllib", "explorer.capture.layout_map", "explorer.views.programs.tvm")
 
 FIRST_FRAME = r"""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from explorer.views.comparison_mesh import missing_meshes
+from explorer.views.compare.mesh import missing_meshes
 
 from screens.app import create_app
 from screens.mesh import MeshScreen

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import OptionList
 
-from explorer.views.passport_place import hop_place, next_target, passport_for_selection
+from explorer.views.passport.place import hop_place, next_target, passport_for_selection
 
 from screens.app import create_app
 from screens.passport import PassportScreen

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.hlo.parser import parse_module
 from explorer.model.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
-from explorer.views.graph_parts import neighbourhood
+from explorer.views.graphs.parts import neighbourhood
 from explorer.views.panes import shape_lines
 
 from screens.widgets.code_view import highlight_line, highlight_lines

@@ -22,10 +22,10 @@ from explorer.cli.parser import build_parser
 from explorer.model.records import CaptureOptions
 from explorer.targets import DEFAULT_TARGETS
 
-from screens import serve as serve_module
 from screens.app import create_app
 from screens.cli import main
-from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve import command as serve_module
+from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
 from tests.conftest import FIXTURES
 from tests.serve_support import (

@@ -21,9 +21,9 @@ import aiohttp
 import pytest
 from textual_serve.download_manager import DownloadManager
 
-from screens import serve_server
-from screens.serve_limits import TabSetup
-from screens.serve_server import TabProcess
+from screens.serve import server as serve_server
+from screens.serve.limits import TabSetup
+from screens.serve.server import TabProcess
 
 from tests.serve_support import (
     children,

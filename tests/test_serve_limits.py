@@ -1,4 +1,4 @@
-"""The rules `tensorweg serve` holds its tabs to (screens.serve_limits), one by one: what a tab's
+"""The rules `tensorweg serve` holds its tabs to (screens.serve.limits), one by one: what a tab's
 environment keeps, the terminal size it may ask for, the token check, the Origin and Host checks,
 where the class is sent."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from explorer.cli.commands import MAX_SIZE, MIN_SIZE
 
-from screens.serve_limits import (
+from screens.serve.limits import (
     TabSetup,
     asked_size,
     capped_size,
@@ -23,7 +23,7 @@ from screens.serve_limits import (
     tab_environment,
     token_accepted,
 )
-from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
 SERVER_ENVIRONMENT = {
     "PATH": "/usr/bin", "HOME": "/home/teacher", "LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8", "TERM": "xterm",

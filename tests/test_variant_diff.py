@@ -16,11 +16,11 @@ from explorer.model.bundle import Bundle
 from explorer.model.records import Allocation, AssignedValue, LiveRange, MemoryLevel
 from explorer.texts.lookup import explain_topic
 from explorer.views.format import format_bytes
-from explorer.views.memory_skyline import draw, peak_lines, skyline
-from explorer.views.variant_choice import cached_variants
-from explorer.views.variant_diff import DELTA_KINDS, variant_diff
-from explorer.views.variant_diff_text import as_json, as_text, kernels_note, layer_rows, narration_key, totals_rows
-from explorer.views.whatif_panes import whatif_panes
+from explorer.views.whatif.choice import cached_variants
+from explorer.views.whatif.diff import DELTA_KINDS, variant_diff
+from explorer.views.whatif.diff_text import as_json, as_text, kernels_note, layer_rows, narration_key, totals_rows
+from explorer.views.whatif.panes import whatif_panes
+from explorer.views.whatif.skyline import draw, peak_lines, skyline
 
 from tests.conftest import FIXTURES, committed
 

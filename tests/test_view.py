@@ -21,8 +21,10 @@ from explorer.model.index import IndexEntry
 from explorer.model.index_build import build_index
 from explorer.model.records import LayerRecord
 from explorer.texts.content_files import LANGUAGES
-from explorer.views import comparison, explain, items, mesh_layer, panes, tables, trace
+from explorer.views import compare as comparison
+from explorer.views import explain, items, panes, tables, trace
 from explorer.views import rows as rows_view
+from explorer.views.mesh import layer as mesh_layer
 
 from pilot_support import BUNDLE, needs_bundle
 from tests.conftest import lines_run

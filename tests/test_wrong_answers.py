@@ -29,7 +29,7 @@ from explorer.course.pack import write_pack
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
-from explorer.views.comparison_mesh import mesh_comparison, sibling_path
+from explorer.views.compare.mesh import mesh_comparison, sibling_path
 
 from screens.app import create_app
 from screens.cli import main

@@ -12,7 +12,7 @@ It writes, into out_dir (the levels the learner knows, filled with TVM's answer)
     memory.json         TVM's static memory plan (StaticPlanBlockMemory)         level `memory`
     model.onnx is not kept (the weights are random: only shapes matter to a compiler).
 There is no hlo.json: Relax is not HLO, so the HLO parser and the cross-level
-index leave this target's text alone; explorer.views.comparison links it to the layers.
+index leave this target's text alone; explorer.views.compare links it to the layers.
 
 A model that does not export to ONNX, or an op TVM rejects, fails this target's
 levels with that reason; the rest of the capture stands.

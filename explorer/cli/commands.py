@@ -162,7 +162,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from explorer.views import comparison_text as comparison_view  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.compare import text as comparison_view  # noqa: PLC0415 (loads only for the command that uses it)
 
     bundle = open_or_capture(args.model, capture_options(args))
     render = comparison_view.as_json if args.json else comparison_view.as_text

@@ -2,7 +2,7 @@
 
 Both variants are checked before anything is captured (explorer.capture.vary), then each is
 opened from the cache or captured with its progress shown; what is printed comes from
-`explorer.views.variant_diff` (the figures) and `explorer.views.variant_diff_text` (the words).
+`explorer.views.whatif.diff` (the figures) and `explorer.views.whatif.diff_text` (the words).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction, capture_options_for) -> Non
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from explorer.views import variant_diff_text  # noqa: PLC0415 (loads only for the command that uses it)
-    from explorer.views.variant_diff import variant_diff  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.whatif import diff_text as variant_diff_text  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.whatif.diff import variant_diff  # noqa: PLC0415 (loads only for the command that uses it)
 
     if args.target not in TARGETS:
         raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")

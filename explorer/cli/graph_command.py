@@ -1,7 +1,7 @@
 """`tensorweg graph MODEL|BUNDLE|PACK --level L [--target T] [--select NAME] [--depth N] -o FILE`.
 
-The level's graph (or one item's neighbourhood) as DOT, built with pydot (`explorer.views.dot_graph`),
-written as `.dot` or rendered by Graphviz as `.svg`, `.png` or `.pdf` (`explorer.views.graph_files`).
+The level's graph (or one item's neighbourhood) as DOT, built with pydot (`explorer.views.graphs.dot`),
+written as `.dot` or rendered by Graphviz as `.svg`, `.png` or `.pdf` (`explorer.views.graphs.files`).
 Bad input is one `error:` line and exit 2 with nothing written, checked before any capture where it
 can be: an unknown level (argparse), target, item or layer; `--depth` outside 0 to
 `graph_parts.MAX_DEPTH`; an output folder that does not exist; an unknown extension; an existing
@@ -20,8 +20,8 @@ from explorer.cli.commands import capture_options, default_language, open_or_cap
 from explorer.errors import TensorwegError
 from explorer.levels import GRAPH_LEVELS, TARGET_LEVELS
 from explorer.targets import TARGETS
-from explorer.views.graph_files import GRAPH_SUFFIXES, check_graph_output, write_graph
-from explorer.views.graph_parts import MAX_DEPTH
+from explorer.views.graphs.files import GRAPH_SUFFIXES, check_graph_output, write_graph
+from explorer.views.graphs.parts import MAX_DEPTH
 
 
 def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
@@ -57,8 +57,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
         raise TensorwegError(f"unknown target {args.target!r} (known: {', '.join(TARGETS)})")
     check_graph_output(args.output, args.force)
     # pydot and the programs load only for this command (the parser is built for every command).
-    from explorer.views.dot_graph import dot_text  # noqa: PLC0415 (see above)
-    from explorer.views.level_graph import graph_of  # noqa: PLC0415 (see above)
+    from explorer.views.graphs.dot import dot_text  # noqa: PLC0415 (see above)
+    from explorer.views.graphs.level import graph_of  # noqa: PLC0415 (see above)
 
     bundle = open_or_capture(args.model, capture_options(args, targets=args.target))
     if args.level in TARGET_LEVELS and args.target not in bundle.targets:

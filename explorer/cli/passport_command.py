@@ -29,7 +29,7 @@ def cmd_passport(args: argparse.Namespace) -> int:
     # The views load only for this command: the parser is built by every `tensorweg` start.
     from explorer.course.passport_handout import PASSPORT_FILES, passport_files  # noqa: PLC0415 (loads only for the command that uses it)
     from explorer.views.passport import check_layer, check_target, passport  # noqa: PLC0415 (loads only for the command that uses it)
-    from explorer.views.passport_text import as_json, as_text  # noqa: PLC0415 (loads only for the command that uses it)
+    from explorer.views.passport.text import as_json, as_text  # noqa: PLC0415 (loads only for the command that uses it)
 
     if args.output is not None:
         check_output_folder(args.output, PASSPORT_FILES, args.force)

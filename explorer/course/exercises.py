@@ -8,7 +8,7 @@ A step's `ask:` line (docs/tours.md) is one of
 - `number=FACT` (optionally `tolerance=N` or `tolerance=N%`): a number, compared with the
   capture's figure;
 - `bound=LAYER`: compute or memory, the layer's roofline bound on the step's target as the what-if
-  diff reads it (`explorer.views.variant_diff.layer_figures`: the bound holding most of its time).
+  diff reads it (`explorer.views.whatif.diff.layer_figures`: the bound holding most of its time).
 
 FACTs are per target (`TARGET_FACTS`) or figures of the step's selected item (`ITEM_FIGURES`,
 the same figures that fill the explanations' placeholders, `explorer.views.explain.figures`). Every
@@ -28,7 +28,7 @@ from explorer.course.lessons import tour_candidates
 from explorer.course.questions import BOUNDS, TARGET_FACTS, Question, Verdict, parse_number, words
 from explorer.course.tours import meets
 from explorer.views.explain import figures
-from explorer.views.variant_diff import layer_figures
+from explorer.views.whatif.diff import layer_figures
 
 
 def choices(bundle: Bundle, step: TourStep) -> tuple[str, ...]:

@@ -33,9 +33,9 @@ from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.texts.lookup import explain_topic
 from explorer.views import explain, items, rows
-from explorer.views.dot_graph import dot_text
-from explorer.views.graph_files import GraphTooLarge, graphviz, render
-from explorer.views.level_graph import graph_of
+from explorer.views.graphs.dot import dot_text
+from explorer.views.graphs.files import GraphTooLarge, graphviz, render
+from explorer.views.graphs.level import graph_of
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}

@@ -11,7 +11,7 @@ from explorer.course.handout_markdown import _fenced, escape_markdown
 from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views.passport import Passport
-from explorer.views.passport_text import hop_heading, title
+from explorer.views.passport.text import hop_heading, title
 
 PASSPORT_FILES = re.compile(r"passport\.(md|html)")
 

@@ -29,7 +29,7 @@ EXTREMES = ("most", "least")
 
 
 # `bound=LAYER`: the learner predicts the layer's roofline bound on the step's target, as the
-# what-if diff computes it (explorer.views.variant_diff.layer_figures).
+# what-if diff computes it (explorer.views.whatif.diff.layer_figures).
 BOUNDS = ("compute", "memory")
 
 

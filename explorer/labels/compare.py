@@ -90,7 +90,7 @@ LABELS: dict[str, tuple[str, str]] = {
                              "each d<n> is.",
                              "Diese Erfassung hat ihre Geräte nicht festgehalten: erneut erfassen, um zu sehen, "
                              "welcher Chip jedes d<n> ist."),
-    # Compare screen: "1 chip vs 2x2 vs 4x4" (explorer.views.comparison_mesh).
+    # Compare screen: "1 chip vs 2x2 vs 4x4" (explorer.views.compare.mesh).
     "compare.mesh.title": ("Layer {layer} on {target}: 1 chip vs 2x2 vs 4x4, per device",
                            "Schicht {layer} auf {target}: 1 Chip gegen 2x2 gegen 4x4, je Gerät"),
     "compare.mesh.one_chip": ("1 chip", "1 Chip"),

@@ -68,7 +68,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "Speicher-Skyline beider: lebende Bytes in Programmreihenfolge in einem Maßstab, mit den größten "
         "Puffern an jeder Spitze nach Rolle und Schicht. Darunter: warum, für jede Art von Änderung. "
         "v zeigt die nächste Variante, n/p wechseln die Schicht, Esc schließt."),
-    # `tensorweg diff` and the diff screen's tables (explorer.views.variant_diff_text).
+    # `tensorweg diff` and the diff screen's tables (explorer.views.whatif.diff_text).
     "whatif.heading": ("{model} on {target}: {first} vs {second}", "{model} auf {target}: {first} gegen {second}"),
     "whatif.variant": ("variant {label}:", "Variante {label}:"),
     "whatif.col.model": ("model", "Modell"),

@@ -2,7 +2,7 @@
 
 Pure: no TVM import. The TVM worker (explorer.capture.tvm_worker) fills a
 `TvmProgram` and writes it as `targets/tvm-cpu/tvm.json`; the comparison and the
-device pane read it (explorer.views.comparison). The functions here cut TVM's printed
+device pane read it (explorer.views.compare). The functions here cut TVM's printed
 output into per-function pieces; tests/test_tvm_program.py runs them on output
 recorded from a real capture (tests/fixtures/tvm/).
 

@@ -13,9 +13,10 @@ from explorer.errors import TensorwegError
 from explorer.levels import LIST_LEVELS, NEXT_UP, is_hlo, target_key
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
-from explorer.views import explain, mesh_layer, panes, trace
+from explorer.views import explain, panes, trace
 from explorer.views import rows as rows_view
 from explorer.views.format import text_table
+from explorer.views.mesh import layer as mesh_layer
 from explorer.views.programs import program_for
 
 JSON_SCHEMA_VERSION = 1

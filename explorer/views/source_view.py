@@ -4,7 +4,7 @@ Level 0 above the layers (keys 1-5 are the levels below): from a selected layer,
 that made its HLO instructions; from an HLO instruction (before or after optimisation), the lines
 behind that instruction alone. Each line says which instructions it emitted itself and which it
 reached by calling further down; Enter on a line goes down to the HLO level with its first
-instruction selected. The lines are the passport's first hop (`explorer.views.passport_python`),
+instruction selected. The lines are the passport's first hop (`explorer.views.passport.python`),
 so the view, the passport and `tensorweg passport --json` read one answer. Decided here (no
 Textual): the screen (`screens/source.py`) only lays the rows out.
 """
@@ -18,7 +18,7 @@ from explorer.labels import label
 from explorer.levels import LIST_LEVELS
 from explorer.views import trace
 from explorer.views.passport import check_target, does_work
-from explorer.views.passport_python import PythonEnd, PythonLine, python_end
+from explorer.views.passport.python import PythonEnd, PythonLine, python_end
 from explorer.views.tables import kernel
 
 if TYPE_CHECKING:

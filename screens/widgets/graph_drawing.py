@@ -4,7 +4,7 @@ grandalf's Sugiyama layout places the boxes (layers top to bottom); this
 module only rasterises the result onto a character grid: box outlines,
 vertical edges with a corner where they change column, and a `▼` arrowhead.
 Which nodes to draw (a selection's neighbourhood) and each box's colour (the
-legend shared with `tensorweg graph`) come from `explorer.views.graph_parts`.
+legend shared with `tensorweg graph`) come from `explorer.views.graphs.parts`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Whole-model figures per target, one column each (`explorer.views.comparison.target_summary`).
+"""Whole-model figures per target, one column each (`explorer.views.compare.target_summary`).
 
 A Rich table in a Static: it wraps its cells to the width it is given, so the
 same widget reads at 80 columns and at 200. Cell texts come from
-`explorer.views.comparison_text`, so the screen says what `tensorweg compare` prints.
+`explorer.views.compare.text`, so the screen says what `tensorweg compare` prints.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from explorer.labels import label
-from explorer.views.comparison import TargetSummary
-from explorer.views.comparison_text import summary_rows
+from explorer.views.compare import TargetSummary
+from explorer.views.compare.text import summary_rows
 
 
 def target_table(title: str, targets: list[tuple[str, str]], rows: list[tuple[str, list[str]]]) -> Table:

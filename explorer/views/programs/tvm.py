@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from explorer.model.records import LevelStatus
     from explorer.views.programs.program import TargetProgram
 
+from explorer.views.compare.target_layer import InstructionComparison, KernelBrief, LibraryCall, TargetLayer
 from explorer.views.format import text_table
 from explorer.views.items import COLUMNS, LevelItem, RowGroup, kernel_rows, make_item
 from explorer.views.tables import per_bundle
-from explorer.views.target_layer import InstructionComparison, KernelBrief, LibraryCall, TargetLayer
 
 # `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
 _BINDING = re.compile(

@@ -18,12 +18,13 @@ if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
     from explorer.model.bundle import Bundle
     from explorer.model.records import KernelRecord, LevelStatus
-    from explorer.views.graph_parts import LevelGraph
+    from explorer.views.compare.target_layer import TargetLayer
+    from explorer.views.graphs.parts import LevelGraph
     from explorer.views.programs.program import TargetProgram
-    from explorer.views.target_layer import TargetLayer
 
 from explorer.model.sharding import COLLECTIVES
 from explorer.views.buffers import allocation_by_index, allocation_of, step_layout, step_members
+from explorer.views.compare.target_layer import PLUMBING
 from explorer.views.items import CREATED_BY_XLA, LevelItem, RowGroup, kernel_rows, make_item, role_text, shape_text
 from explorer.views.programs.xla_graph import hlo_graph
 from explorer.views.tables import (
@@ -35,7 +36,6 @@ from explorer.views.tables import (
     parameter_entries,
     per_bundle,
 )
-from explorer.views.target_layer import PLUMBING
 
 # Runs shorter than this stay plain rows: a fold would hide as much as it saves.
 _GROUP_AT_LEAST = 2

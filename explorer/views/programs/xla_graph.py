@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from explorer.hlo.model import HloComputation, HloInstruction
     from explorer.model.bundle import Bundle
 
-from explorer.views.graph_parts import GraphCluster, GraphEdge, GraphNode, LevelGraph
+from explorer.views.graphs.parts import GraphCluster, GraphEdge, GraphNode, LevelGraph
 from explorer.views.items import shape_text
 from explorer.views.tables import per_bundle
 

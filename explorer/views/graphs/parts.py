@@ -1,8 +1,8 @@
 """A level's items as a graph: nodes, the edges between them, fusions as clusters, and the one legend.
 
 Both pictures of a graph read these: the terminal drawing (`g` on the layers and graph screens,
-`screens.widgets.graph_drawing`) and the DOT file (`tensorweg graph`, `explorer.views.dot_graph`).
-Each level's graph is built once per bundle in `explorer.views.level_graph` (HLO levels by the
+`screens.widgets.graph_drawing`) and the DOT file (`tensorweg graph`, `explorer.views.graphs.dot`).
+Each level's graph is built once per bundle in `explorer.views.graphs.level` (HLO levels by the
 target's program); here are its parts, the neighbourhood of a selection, and `LEGEND`: which role
 an item plays (input, constant, fusion, heavy work) and how each picture colours it, so the two
 pictures never disagree.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from explorer.levels import LIST_LEVELS
 from explorer.texts.lookup import Explanation, explain_topic
 from explorer.views.passport import Passport, passport
-from explorer.views.passport_hops import Hop
+from explorer.views.passport.hops import Hop
 from explorer.views.trace import counterpart
 
 if TYPE_CHECKING:

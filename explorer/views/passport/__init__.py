@@ -22,7 +22,7 @@ from explorer.levels import LIST_LEVELS
 from explorer.targets import TARGETS
 from explorer.views import trace
 from explorer.views.buffers import allocation_of
-from explorer.views.passport_hops import (
+from explorer.views.passport.hops import (
     Hop,
     buffer_hop,
     fusion_hop,
@@ -33,7 +33,7 @@ from explorer.views.passport_hops import (
     machine_hop,
     python_hop,
 )
-from explorer.views.passport_output import OutputTensor, does_work, folded_into, moves_bytes_only, output_tensor
+from explorer.views.passport.output import OutputTensor, does_work, folded_into, moves_bytes_only, output_tensor
 from explorer.views.tables import instruction, kernel, layer_record
 
 if TYPE_CHECKING:

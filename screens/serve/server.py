@@ -1,4 +1,4 @@
-"""textual-serve's server, holding its tabs to `screens.serve_limits`.
+"""textual-serve's server, holding its tabs to `screens.serve.limits`.
 
 textual-serve starts each tab's app through a shell with a copy of the server's environment, and
 when the websocket closes it asks the app to quit and waits, forever if the app does not; it
@@ -39,7 +39,7 @@ from textual_serve.server import Server, to_int
 
 from explorer.safe_text import visible
 
-from screens.serve_limits import (
+from screens.serve.limits import (
     TOKEN_PARAMETER,
     TabLimits,
     TabSetup,

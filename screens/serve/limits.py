@@ -1,6 +1,6 @@
 """What `tensorweg serve` allows a browser tab: its environment, its terminal size, who may connect,
 and how many tabs at once. Plain functions over data (no aiohttp), so each rule is tested alone;
-`screens.serve_server` applies them to textual-serve's server.
+`screens.serve.server` applies them to textual-serve's server.
 
 A tab's app process is started like a capture worker: `python -I`, its own process group and temp
 folder, and an environment with only what the app needs. The server's other variables (API keys,
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from explorer.cli.commands import MAX_SIZE, MIN_SIZE
 
-from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
 
 DEFAULT_SIZE = (80, 24)  # what textual-serve assumes when the browser does not say
 
@@ -49,7 +49,7 @@ class TabSetup:
     """How the server starts each tab: the command, the policy variables, where temp folders go."""
 
     command: tuple[str, ...]
-    variables: tuple[tuple[str, str], ...]  # the serve policy (screens.serve_policy), set in every tab
+    variables: tuple[tuple[str, str], ...]  # the serve policy (screens.serve.policy), set in every tab
     run_dir: Path  # the server's temp folder; each tab's own folder is made inside it
     captures: bool  # tabs may capture: the compilers' settings pass through too
 

@@ -6,7 +6,7 @@ the roofline ESTIMATE and its bound, peak memory, GPU registers and occupancy an
 Each layer's figures are its compiler's program's (`explorer.views.programs`, what `tensorweg
 compare` shows); fusions are matched across the variants by the layers they compute (the cross-level
 index), never by name: XLA numbers its fusions afresh in every compile.
-`tensorweg diff` prints it (`explorer.views.variant_diff_text`).
+`tensorweg diff` prints it (`explorer.views.whatif.diff_text`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from explorer.errors import TensorwegError
 from explorer.model import occupancy
 from explorer.model.bundle import Bundle
 from explorer.targets import TARGETS
-from explorer.views.comparison import target_summary
+from explorer.views.compare import target_summary
+from explorer.views.compare.target_layer import PLUMBING, TargetLayer
 from explorer.views.programs import program_for
 from explorer.views.tables import kernel
-from explorer.views.target_layer import PLUMBING, TargetLayer
 
 # The kinds of delta, in the order they are shown and narrated (course texts `whatif:<kind>`).
 DELTA_KINDS = ("fusions", "kernels", "instructions", "flops", "bytes", "bound", "peak", "tiles",

@@ -11,9 +11,9 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.texts.lookup import explain_topic
 from explorer.views.format import text_table
-from explorer.views.memory_skyline import draw, peak_lines, skyline
-from explorer.views.variant_diff import FusionChange, VariantDiff, variant_diff
-from explorer.views.variant_diff_text import kernels_note, layer_rows, narration_key, totals_rows
+from explorer.views.whatif.diff import FusionChange, VariantDiff, variant_diff
+from explorer.views.whatif.diff_text import kernels_note, layer_rows, narration_key, totals_rows
+from explorer.views.whatif.skyline import draw, peak_lines, skyline
 
 SKYLINE_LABEL_WIDTH = 12
 

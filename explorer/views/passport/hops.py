@@ -16,9 +16,9 @@ from explorer.views import trace
 from explorer.views.buffers import allocation_of
 from explorer.views.items import shape_text
 from explorer.views.panes import buffer_lines
-from explorer.views.passport_machine import machine_code
-from explorer.views.passport_output import OutputTensor
-from explorer.views.passport_python import PythonLine, python_end
+from explorer.views.passport.machine import machine_code
+from explorer.views.passport.output import OutputTensor
+from explorer.views.passport.python import PythonLine, python_end
 from explorer.views.tables import computation_table, instruction, layer_record, op_table
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ import pydot
 from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views.format import format_bytes
-from explorer.views.graph_parts import ROLES, GraphCluster, GraphEdge, GraphNode, LevelGraph
+from explorer.views.graphs.parts import ROLES, GraphCluster, GraphEdge, GraphNode, LevelGraph
 
 FONT = "Helvetica"
 

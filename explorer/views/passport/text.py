@@ -8,7 +8,7 @@ from typing import Any
 
 from explorer.labels import label
 from explorer.views.passport import Passport
-from explorer.views.passport_hops import Hop
+from explorer.views.passport.hops import Hop
 
 
 def title(passport: Passport, lang: str) -> str:

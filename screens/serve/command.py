@@ -2,15 +2,15 @@
 
 Each browser tab gets its own app process (`python -I -m screens.cli open ...`, started by textual-serve;
 closing the tab ends it). What the tabs open is decided here, once: a lesson pack or a bundle
-as it is, with captures forbidden (`screens.serve_policy`). A MODEL only with `--allow-capture`:
+as it is, with captures forbidden (`screens.serve.policy`). A MODEL only with `--allow-capture`:
 it is captured (or taken from the cache) before the server starts, so no learner waits for the
 first compile, and the tabs open the model itself, so `c` captures the targets it lacks (without
 --allow-capture, a MODEL captured before is served from the cache as a bundle); those
 captures wait in one queue shared by every tab, at most `--max-captures` at once
 (`explorer.capture.queue`, in a folder that lives as long as the server). Listening beyond this
 machine is explicit, warned, and admits only requests that carry the token (`--token`, or one
-made here). How the tabs are started, limited and stopped: `screens.serve_limits` (the rules)
-and `screens.serve_server` (textual-serve's server, holding to them).
+made here). How the tabs are started, limited and stopped: `screens.serve.limits` (the rules)
+and `screens.serve.server` (textual-serve's server, holding to them).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from explorer.cli.commands import capture_options, default_language, open_or_cap
 from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
 
-from screens.serve_limits import TabLimits, TabSetup, is_loopback, new_token, public_url
-from screens.serve_policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
-from screens.serve_run_dir import run_dir as serve_run_dir
+from screens.serve.limits import TabLimits, TabSetup, is_loopback, new_token, public_url
+from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
+from screens.serve.run_dir import run_dir as serve_run_dir
 
 DEFAULT_MAX_CAPTURES = 1  # a compile takes a core or more for seconds to minutes: one at a time
 
@@ -83,7 +83,7 @@ def _warning(host: str, max_captures: int | None) -> str:
 @contextlib.contextmanager
 def _signals_stop_serving():
     """SIGTERM and SIGHUP (a closed SSH session) end `serve` as Ctrl+C does, so the temp folder is
-    removed; once the server runs, its event loop handles them (screens.serve_server)."""
+    removed; once the server runs, its event loop handles them (screens.serve.server)."""
     previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
     for signum in previous:
         signal.signal(signum, signal.default_int_handler)
@@ -163,7 +163,7 @@ def _max_captures(args: argparse.Namespace) -> int | None:
 
 
 def _tab_policy(run_dir: Path, max_captures: int | None) -> tuple[tuple[str, str], ...]:
-    """The variables that tell each tab what it may do (screens.serve_policy)."""
+    """The variables that tell each tab what it may do (screens.serve.policy)."""
     if max_captures is None:
         return ((CAPTURE_VARIABLE, "0"),)
     return (CAPTURE_VARIABLE, "1"), (QUEUE_VARIABLE, str(CaptureQueue.create(run_dir / "queue", max_captures).folder))
@@ -183,6 +183,6 @@ def _shown_path(path: Path) -> str:
 
 
 def _server_class():
-    from screens.serve_server import ClassServer  # noqa: PLC0415 (aiohttp loads only for `serve`)
+    from screens.serve.server import ClassServer  # noqa: PLC0415 (aiohttp loads only for `serve`)
 
     return ClassServer

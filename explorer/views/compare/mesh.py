@@ -31,9 +31,10 @@ from explorer.model.sharding import (
     transfer_seconds,
 )
 from explorer.model.training import op_phase, peak_of
-from explorer.views import mesh_layer, tables
+from explorer.views import tables
 from explorer.views.format import MISSING, format_bytes, format_seconds
 from explorer.views.mesh import in_scope, own_variable, tensor_name
+from explorer.views.mesh import layer as mesh_layer
 from explorer.views.panes import _weight_shapes
 
 MESHES = ("", "2x2", "4x4")  # "" is one chip

@@ -1,6 +1,6 @@
 """`tensorweg diff`: a `VariantDiff` as text or JSON.
 
-The figures are `explorer.views.variant_diff`'s; this module only words and formats them: the
+The figures are `explorer.views.whatif.diff`'s; this module only words and formats them: the
 totals side by side, one row per layer (changed figures as `A -> B`), the fusions that changed,
 then why, from the course texts `whatif:<kind>` (EN/DE, each with its source).
 JSON fields are documented in docs/inspect-json.md ("tensorweg diff --json").
@@ -17,7 +17,7 @@ from explorer.model.serial import to_jsonable
 from explorer.targets import TARGETS
 from explorer.texts.lookup import explain_topic
 from explorer.views.format import MISSING, format_bytes, format_count, format_seconds, text_table
-from explorer.views.variant_diff import LayerDelta, LayerFigures, VariantDiff, VariantTotals
+from explorer.views.whatif.diff import LayerDelta, LayerFigures, VariantDiff, VariantTotals
 
 JSON_SCHEMA_VERSION = 1
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.model.records import GraphOp, LayerRecord
 
-from explorer.views.graph_parts import MAX_DEPTH, GraphEdge, GraphNode, LevelGraph, around
+from explorer.views.graphs.parts import MAX_DEPTH, GraphEdge, GraphNode, LevelGraph, around
 from explorer.views.programs import program_for
 from explorer.views.tables import per_bundle
 from explorer.views.trace import items_for_layer

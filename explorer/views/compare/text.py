@@ -1,6 +1,6 @@
 """`tensorweg compare`: the cross-target comparison as a text table or JSON.
 
-The data is `explorer.views.comparison`'s; this module only words and formats it. The cell
+The data is `explorer.views.compare`'s; this module only words and formats it. The cell
 texts (`layer_cells`, `summary_rows`, `figure_notes`) are the compare screen's too, so the CLI
 and the UI say the same thing in the same words.
 JSON fields are documented in docs/inspect-json.md ("tensorweg compare --json").
@@ -15,16 +15,16 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
 from explorer.targets import TARGETS
-from explorer.views.comparison import (
+from explorer.views.compare import (
     LayerComparison,
     TargetSummary,
     comparison_targets,
     layer_comparison,
     target_summary,
 )
-from explorer.views.comparison_mesh import mesh_comparison, meshable
+from explorer.views.compare.mesh import mesh_comparison, meshable
+from explorer.views.compare.target_layer import InstructionComparison, TargetLayer
 from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
-from explorer.views.target_layer import InstructionComparison, TargetLayer
 
 JSON_SCHEMA_VERSION = 1
 # --- cell texts shared with the compare screen ----------------------------------------------------
@@ -233,7 +233,7 @@ def compare_data(bundle: Bundle, layer: str | None) -> dict[str, Any]:
         "summaries": [to_jsonable(target_summary(bundle, t)) for t in targets],
         "layer": to_jsonable(layer_comparison(bundle, layer)) if layer else None,
     }
-    if layer:  # 1 chip vs 2x2 vs 4x4 on each target that compiles for a mesh (explorer.views.comparison_mesh)
+    if layer:  # 1 chip vs 2x2 vs 4x4 on each target that compiles for a mesh (explorer.views.compare.mesh)
 
         columns = layer_comparison(bundle, layer).targets  # the compare screen's "decided" and "vector code"
         data["decisions"] = [{"target": c.target, "decided": decision_text(c), "vector_code": vector_text(c)}
