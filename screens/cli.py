@@ -64,12 +64,17 @@ def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) 
     _require_terminal()
     from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
 
+    from screens.keymap import read_keymap  # noqa: PLC0415 (as create_app)
+
+    keymap = read_keymap()  # a bad keymap is one error line, before the terminal is taken over
     plain = plain_terminal() and not serve_policy.in_browser()
+    policy = serve_policy.policy_from_environment()
     if bundle_path is not None:
-        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain, tour_step=tour_step)
+        app = create_app(bundle_path=bundle_path, lang=lang, tour=tour, plain=plain, tour_step=tour_step,
+                         policy=policy, keymap=keymap)
     else:
         app = create_app(model_spec=args.model, options=options, lang=lang, tour=tour, plain=plain,
-                         capture_queue=serve_policy.capture_queue(), tour_step=tour_step, model_source=source)
+                         policy=policy, tour_step=tour_step, model_source=source, keymap=keymap)
     app.run()
     if app.failure is not None:  # a TensorwegError inside the app: one line, like any other
         raise app.failure

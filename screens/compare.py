@@ -13,23 +13,18 @@ on every target as one picture (`screens.graph_export`; the file names in the st
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from rich.console import Group
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from explorer.capture.orchestrator import capture_meshes
-from explorer.errors import CaptureCancelled, TensorwegError
+from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.model.bundle import Bundle
-from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
 from explorer.views.compare import LayerComparison, comparison_targets, layer_comparison, target_summary
 from explorer.views.compare.mesh import (
@@ -56,7 +51,7 @@ WIDE = 100  # columns from which the target headers also name the board
 
 def layer_for_selection(app) -> str:
     """The layer of the app's current selection; else the first layer any target compiled."""
-    level = app.current_mode
+    level = app.level
     return compare_layer(app.bundle, level, app.selections.get(level, ""), app.target)
 
 
@@ -76,11 +71,7 @@ class CompareScreen(Screen):
         self.layer_name = layer
         self.comparison: LayerComparison | None = None
         self.mesh_columns: tuple[MeshColumn, ...] = ()
-        self.capturing_meshes = False
-        self.meshes_captured = 0  # how many `M` runs finished: the sibling bundles may have changed
         self._mesh_cache: dict[tuple, tuple[MeshColumn, ...]] = {}
-        self._mesh_cancel = threading.Event()
-        self._mesh_refused: dict[str, dict[str, str]] = {}  # target -> mesh -> why `M` could not capture it
 
     def compose(self) -> ComposeResult:
         yield Static("", id="compare-title")
@@ -97,7 +88,7 @@ class CompareScreen(Screen):
     def _status_note(self) -> StatusNote | None:
         """The compare screen stands on the level it was opened from: that level's note is shown."""
         session = getattr(self.app, "session", None)
-        return session.status_line(self.app.current_mode or self.app.start_level) if session is not None else None
+        return session.status_line(session.level) if session is not None else None
 
     def show_status(self) -> None:
         """Asked by the app whenever its notification changes (`TensorwegApp.show_status`)."""
@@ -154,16 +145,21 @@ class CompareScreen(Screen):
         self.query_one("#compare-figures", Static).update(
             Text(label("compare.estimate_note", lang) + "\n", style="bold").append("".join(f"{n}\n" for n in notes)))
 
-    def _show_meshes(self, bundle: Bundle, lang: str) -> None:
+    @property
+    def capturing_meshes(self) -> bool:
+        return self.app.session.meshes_capturing
+
+    def _show_meshes(self, bundle, lang: str) -> None:
         """1 chip vs 2x2 vs 4x4 for the app's target, where it can be compiled for a mesh."""
         mesh_view = self.query_one("#compare-mesh", Static)
         target = self.app.target
         mesh_view.display = bool(self.layer_name) and meshable(target) and target in bundle.targets
         if not mesh_view.display:
             return
-        key = (self.layer_name, target, self.app.generation, self.meshes_captured)
+        session = self.app.session
+        key = (self.layer_name, target, session.generation, session.meshes_captured)
         if key not in self._mesh_cache:  # resizes and language changes redraw without reading bundles again
-            self._mesh_cache = {key: mesh_comparison(bundle, target, self.layer_name, self._mesh_refused.get(target))}
+            self._mesh_cache = {key: mesh_comparison(bundle, target, self.layer_name, session.mesh_refused.get(target))}
         columns = self.mesh_columns = self._mesh_cache[key]
         headers, rows = mesh_table(columns, lang, self.capturing_meshes)
         title = label("compare.mesh.title", lang).format(layer=self.layer_name, target=target)
@@ -180,33 +176,15 @@ class CompareScreen(Screen):
         self.app.push_screen(WhatIfScreen(self.layer_name))
 
     def on_unmount(self) -> None:
-        self._mesh_cancel.set()  # the captures' workers are killed; the cache keeps what finished
+        self.app.session.cancel_meshes()  # the captures' workers are killed; the cache keeps what finished
 
     def action_capture_meshes(self) -> None:
-        """`M`: compile the meshes the table lacks, one after the other, into the cache."""
+        """`M`: compile the meshes the table lacks, one after the other, into the cache (if the session
+        lets this explorer capture: a `serve` tab of a pack may not)."""
         bundle = getattr(self.app, "bundle", None)
         wanted = missing_meshes(self.mesh_columns, bundle, self.app.target) if bundle is not None else ()
-        if not wanted or self.capturing_meshes:
-            return
-        self.capturing_meshes = True
+        self.app.run_meshes(self.app.session.capture_meshes(wanted, self.app.target))
         self.sync()
-        self._capture_meshes(self.app.model_spec or bundle.manifest.model.spec, wanted)
-
-    @work(thread=True, exclusive=True, group="mesh-capture")
-    def _capture_meshes(self, spec: str, wanted: tuple[CaptureOptions, ...]) -> None:
-        target = wanted[0].targets[0]
-        try:
-            refused = capture_meshes(spec, wanted, cancel=self._mesh_cancel)
-        except CaptureCancelled:
-            return
-        self.app.call_from_thread(self._meshes_captured, target, refused)
-
-    def _meshes_captured(self, target: str, refused: dict[str, str]) -> None:
-        self._mesh_refused.setdefault(target, {}).update(refused)  # each such column says why
-        self.capturing_meshes = False
-        self.meshes_captured += 1
-        if self.is_attached:
-            self.sync()
 
     def action_export_graph(self) -> None:
         """The layer's optimized HLO on every captured target, one box per target, as files."""

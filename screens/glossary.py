@@ -19,7 +19,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.labels import label
-from explorer.texts.glossary import GlossaryEntry, search_glossary
+from explorer.session.course import GlossaryEntry, search_glossary
 
 from screens.bindings import keyed
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from screens.drawn_graph_screen import DrawnGraphScreen
+from screens.drawn_graph_view import DrawnGraphView
 
 
-class GraphScreen(DrawnGraphScreen):
+class GraphView(DrawnGraphView):
     LEVEL = "graph"
-    CSS_PATH = Path(__file__).with_suffix(".tcss")

@@ -11,12 +11,12 @@ from textual.widgets import Static
 
 from explorer.labels import label
 
-from screens.bindings import keyed, localise
+from screens.bindings import keyed, words
 
 
 def key_lines(screen: Screen) -> list[str]:
     """Every active binding (screen, then app) as `key  description - tooltip`, once each, in the app's language."""
-    localise(screen, getattr(screen.app, "lang", "en"))  # widgets mounted since the screen was shown, too
+    lang = getattr(screen.app, "lang", "en")
     lines, seen = [], set()
     # tensorweg's own keys (they all have ids) before the widgets' generic navigation keys.
     ordered = sorted(screen.active_bindings.values(), key=lambda active: active.binding.id is None)
@@ -27,8 +27,9 @@ def key_lines(screen: Screen) -> list[str]:
             continue
         seen.add(ident)
         display = screen.app.get_key_display(binding)
-        tip = f": {binding.tooltip}" if binding.tooltip else ""
-        lines.append(f"{display:>10}  {binding.description}{tip}")
+        description, tooltip = words(binding, lang)
+        tip = f": {tooltip}" if tooltip else ""
+        lines.append(f"{display:>10}  {description}{tip}")
     return lines
 
 

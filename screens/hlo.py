@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from screens.code_screen import HloCodeScreen
+from screens.hlo_code_view import HloCodeView
 
 
-class HloScreen(HloCodeScreen):
+class HloView(HloCodeView):
     LEVEL = "hlo"
     OPTIMIZED = False
-    CSS_PATH = Path(__file__).with_suffix(".tcss")

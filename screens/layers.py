@@ -8,15 +8,12 @@ implements that layer alone, and the selection stays when the learner comes back
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from screens.bindings import keyed
-from screens.drawn_graph_screen import DrawnGraphScreen
+from screens.drawn_graph_view import DrawnGraphView
 
 
-class LayersScreen(DrawnGraphScreen):
+class LayersView(DrawnGraphView):
     LEVEL = "layers"
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = [
         keyed("o", "open_container", "layers.open"),
     ]

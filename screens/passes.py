@@ -21,10 +21,9 @@ from textual.widgets import DataTable, Static
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.model.passes import Filmstrip
-from explorer.model.passes_grappler import GRAPPLER
 from explorer.safe_text import visible
 from explorer.views import passes as pass_view
+from explorer.views.passes import GRAPPLER, Filmstrip
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
@@ -109,8 +108,8 @@ class PassesScreen(Screen):
         try:
             if bundle is None:
                 raise TensorwegError(label("passes.no_bundle", lang))
-            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, self.app.model_spec),
-                                                  self.app.can_capture, lang)
+            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, self.app.session.model_spec),
+                                                  self.app.session.may_capture, lang)
             if self.missing is not None:
                 title.update(Text(visible(self.missing.title)))
                 self.query_one("#passes-diff-text", Static).update(Text(visible(self.missing.body, multiline=True)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from explorer.course.tours import Tour
+from explorer.session.course import Tour
 from explorer.errors import TensorwegError
 
 from screens.app import create_app

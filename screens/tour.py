@@ -1,21 +1,17 @@
-"""Guided tours in the UI: a panel over the level screens, and the list of built-in tours.
+"""Guided tours in the UI: a panel over the explorer, and the list of built-in tours.
 
 Where a step takes the app (level, target, selection) is decided in the course
-(`explorer.course.lessons.tour_step_place`); the app goes there the way a learner would
-(`TensorwegApp.show_tour_step`), so what a tour shows is exactly what the level screens
-show. The tour panel is a modal screen with a see-through background docked at the
-bottom: the level screen stays visible above it, and n/p/q reach the tour instead of
-the item table.
-
-Each mode (level) has its own screen stack, so a step pops the panel from the
-old level, switches, and pushes a fresh panel onto the new one.
+(`explorer.course.lessons.tour_step_place`, through `SessionService.tour_place`); the app goes
+there the way a learner would (`TensorwegApp.show_tour_step`), so what a tour shows is exactly what
+the levels show. The tour panel is a modal screen with a see-through background docked at the
+bottom: the explorer stays visible above it, and n/p/q reach the tour instead of the item list.
+One panel stays on top for the whole tour; each step moves it (`show_step`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
 
 from rich.markdown import Markdown
 from textual import on
@@ -26,12 +22,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from explorer.course import exercises
-from explorer.course.lessons import LessonChoice, lesson_choices
-from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.safe_text import visible
-from explorer.texts.lookup import explain_topic
+from explorer.session import course
+from explorer.session.course import LessonChoice, Tour, TourStep
 from explorer.views.rows import rows
 from explorer.views.tables import Selection
 
@@ -39,22 +33,14 @@ from screens.bindings import keyed
 from screens.widgets.explanation_pane import explanation_markdown
 
 if TYPE_CHECKING:
-    from explorer.model.bundle import Bundle
+    from explorer.session.course import Verdict
 
 CSS_PATH = Path(__file__).with_suffix(".tcss")
-# Each app's answers: (tour source and title, step index) -> the last verdict (the lesson's summary).
-_VERDICTS: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def verdicts(app: App, tour: Tour) -> dict[int, exercises.Verdict]:
-    """The learner's answers to `tour` in this app so far: step index -> last verdict."""
-    return _VERDICTS.setdefault(app, {}).setdefault((tour.source, tour.title), {})
-
-
-def _on_panel_shown(app: App, action: str, args: tuple) -> None:
-    """A key's action on the panel on top now (queued behind the step that put it there)."""
-    if isinstance(app.screen, TourScreen):
-        getattr(app.screen, action)(*args)
+def verdicts(app: App, tour: Tour) -> dict[int, Verdict]:
+    """The learner's answers to `tour` in this app so far: step index -> last verdict (the session's)."""
+    return app.session.verdicts(tour)  # type: ignore[attr-defined]
 
 
 # --- the panel -----------------------------------------------------------------------
@@ -79,20 +65,27 @@ class TourScreen(ModalScreen):
         self.tour = tour
         self.index = index
         self.selected = selected
-        self._next_step_asked = False  # a step key was handled here: the next panel takes the keys
+        self._next_step_asked = False  # a step key was handled: the keys after it wait for that step
 
     def _handed_on(self, action: str, *args) -> bool:
-        """Whether a key's action belongs to the next step's panel, and went there.
+        """Whether a key's action must wait for the step asked for before it, and was queued behind it.
 
-        A step key shows the next step on the app's loop (`TensorwegApp.show_tour_step`); until then this panel is
-        on top and gets the keys typed after it (fast, or on a busy machine): `n` again counted
-        from this step (the next step shown twice), `a` answering this step instead of the next.
-        Queued behind that step, they reach its panel in the order they were typed.
+        A step key shows the next step on the app's loop (`TensorwegApp.show_tour_step`); keys typed
+        after it (fast, or on a busy machine) would otherwise count from this step (`n` twice showed the
+        next step twice) or answer it instead of the next. Queued behind that step, they act on it in
+        the order they were typed.
         """
         if not self._next_step_asked:
             return False
-        self.app.call_later(_on_panel_shown, self.app, action, args)
+        self.app.call_later(getattr(self, action), *args)
         return True
+
+    def show_step(self, tour: Tour, index: int, selected: str | None) -> None:
+        """Step `index` of `tour`, `selected` selected above (the app has gone where it leads)."""
+        self.tour, self.index, self.selected = tour, index, selected
+        self._next_step_asked = False
+        self.query_one("#tour-scroll", VerticalScroll).scroll_home(animate=False)
+        self.sync()
 
     @property
     def step(self) -> TourStep:
@@ -116,7 +109,7 @@ class TourScreen(ModalScreen):
 
     def sync(self) -> None:
         """Render the step; interface words follow the app's language, texts the tour's."""
-        lang = getattr(self.app, "lang", "en")
+        lang = self.app.lang  # type: ignore[attr-defined]
         step = self.step
         box = self.query_one("#tour-box", Vertical)
         # The tour's title and the selected name come from files: text, never markup, and
@@ -146,7 +139,7 @@ class TourScreen(ModalScreen):
         answer_box = self.query_one("#tour-answer", Input)
         answer_box.display = step.question is not None and step.question.kind != "select"
         answer_box.can_focus = answer_box.has_focus  # focusable only after `a`: n/p/q stay the tour's keys
-        choices = exercises.choices(app.bundle, step) if app.bundle is not None else ()
+        choices = course.choices(app.bundle, step) if app.bundle is not None else ()
         verdict = verdicts(app, self.tour).get(self.index)  # type: ignore[arg-type]
         asked = tuple(i for i, s in enumerate(self.tour.steps) if s.question is not None)
         last = self.index == len(self.tour.steps) - 1
@@ -154,7 +147,7 @@ class TourScreen(ModalScreen):
             "#tour-question": label("text.tour_choices", self.tour.lang).format(choices=", ".join(choices))
             if choices else "",
             "#tour-feedback": verdict.feedback if verdict else "",
-            "#tour-summary": exercises.summary(len(self.tour.steps), asked, verdicts(app, self.tour), self.tour.lang)
+            "#tour-summary": course.summary(len(self.tour.steps), asked, verdicts(app, self.tour), self.tour.lang)
             if last and asked else "",
         }
         for selector, text in texts.items():  # a step without a question looks as it did before exercises
@@ -168,7 +161,7 @@ class TourScreen(ModalScreen):
         if not step.explain:
             return ""
         if step.explain != "selected":
-            text = explain_topic(step.explain, lang)
+            text = course.explain_topic(step.explain, lang)
             return f"**{text.title}**\n\n{text.body}"
         app = self.app
         if not self.selected or app.bundle is None:
@@ -209,9 +202,9 @@ class TourScreen(ModalScreen):
         self.record(event.value)
         self.set_focus(None)  # n/p/q reach the tour again
 
-    def record(self, answer: str) -> exercises.Verdict:
+    def record(self, answer: str) -> Verdict:
         """Check `answer` against the capture, keep the verdict for the summary, show its feedback."""
-        verdict = exercises.check(self.app.bundle, self.step, answer, self.tour.lang, self.selected)
+        verdict = course.check(self.app.bundle, self.step, answer, self.tour.lang, self.selected)
         verdicts(self.app, self.tour)[self.index] = verdict  # type: ignore[arg-type]
         self.sync_question()
         return verdict
@@ -240,11 +233,11 @@ class TourListScreen(ModalScreen[Tour | None]):
     CSS_PATH = CSS_PATH
     BINDINGS = [keyed("escape,q", "dismiss(None)", "tours.close")]
 
-    def __init__(self, lang: str, bundle: Bundle | None = None) -> None:
+    def __init__(self, lang: str, bundle=None) -> None:
         super().__init__()
         self.lang = lang
         # Those the open bundle has the capture for are chosen; the others say what they need.
-        self.choices = lesson_choices(bundle, lang)
+        self.choices = course.lesson_choices(bundle, lang)
         self.tours = [(choice.name, choice.tour) for choice in self.choices]
 
     def compose(self) -> ComposeResult:

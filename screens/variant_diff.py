@@ -20,10 +20,9 @@ from textual.widgets import Static
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.views.trace import neighbour_layer
-from explorer.views.whatif.choice import VariantChoice, cached_variants
+from explorer.views.whatif.choice import VariantChoice, cached_variants, open_variant
 from explorer.views.whatif.diff import VariantDiff, variant_diff
 from explorer.views.whatif.panes import WhatIfPanes, fusion_hlo, whatif_panes
 
@@ -54,7 +53,7 @@ class WhatIfScreen(Screen):
         self.choice = 0
         self.fusion = 0  # the changed fusion marked in the list
         self.panes: WhatIfPanes | None = None
-        self._opened: dict[Path, Bundle] = {}
+        self._opened: dict = {}  # path -> the variant's bundle, read once
         self._diffs: dict[tuple[Path, str, str], VariantDiff] = {}  # per variant, target and language
 
     def compose(self) -> ComposeResult:
@@ -101,10 +100,10 @@ class WhatIfScreen(Screen):
     def _choice(self) -> VariantChoice:
         return self.choices[self.choice % len(self.choices)]
 
-    def _other(self) -> Bundle:
+    def _other(self):
         path = self._choice().path
         if path not in self._opened:
-            self._opened[path] = Bundle.open(path)
+            self._opened[path] = open_variant(path)
         return self._opened[path]
 
     def _show(self, title: str, blocks: dict[str, str]) -> None:

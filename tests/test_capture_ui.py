@@ -18,10 +18,10 @@ from explorer.capture import events as capture_events
 from explorer.capture import orchestrator
 from explorer.errors import CaptureCancelled
 from explorer.model.records import CaptureOptions
+from explorer.session.events import LevelCaptured
 from explorer.views.session import CAPTURED
 
 from screens.app import create_app
-from screens.messages import LevelCaptured
 from screens.widgets import code_view
 
 from pilot_support import BUNDLE, needs_bundle, sync
@@ -109,7 +109,7 @@ async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch)
         stale = app.capture_generation
         await pilot.press("c")
         await wait_for(pilot, stand_in.first_cancelled.is_set, "the cancel")
-        app.post_message(LevelCaptured("memory", "cpu", 0.1, None, generation=stale))
+        app.deliver(LevelCaptured("memory", "cpu", 0.1, None, generation=stale))
         await pilot.pause()
         assert ("memory", "cpu") not in app.progress
 

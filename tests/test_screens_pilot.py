@@ -11,8 +11,9 @@ import shutil
 
 import pytest
 
+from explorer.session.events import CaptureFailed, LevelCaptured, LevelStarted
+
 from screens.app import create_app
-from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_table import ItemTable
 
@@ -149,14 +150,14 @@ async def test_level_usable_as_soon_as_captured_and_failure_says_what_still_work
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
         assert len(table(app).items) == 0
-        app.post_message(LevelStarted("layers", ""))
+        app.deliver(LevelStarted("layers", ""))
         await pilot.pause()
         assert "Capturing Keras layers" in str(app.screen.query_one("#notice").render())
         shutil.copy(BUNDLE / "layers.json", staging / "layers.json")
-        app.post_message(LevelCaptured("layers", "", 1.0, staging))
+        app.deliver(LevelCaptured("layers", "", 1.0, staging))
         await pilot.pause()
         assert [i.name for i in table(app).items] == [layer.name for layer in app.bundle.layers]
-        app.post_message(CaptureFailed("hlo", "cpu", "worker exited"))
+        app.deliver(CaptureFailed("hlo", "cpu", "worker exited"))
         await pilot.press("3")
         await pilot.pause()
         notice = str(app.screen.query_one("#notice").render())

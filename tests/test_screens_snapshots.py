@@ -14,8 +14,9 @@ import shutil
 
 import pytest
 
+from explorer.session.events import CaptureFailed, LevelCaptured, LevelStarted
+
 from screens.app import create_app
-from screens.messages import CaptureFailed, LevelCaptured, LevelStarted
 
 from pilot_support import BUNDLE, needs_bundle, opened
 
@@ -86,8 +87,8 @@ def test_loading_state(snap_compare, size):
     app = create_app(None, model_spec=None, level="layers", target="cpu")
 
     async def progress(pilot):
-        app.post_message(LevelStarted("layers", ""))
-        app.post_message(LevelStarted("graph", ""))
+        app.deliver(LevelStarted("layers", ""))
+        app.deliver(LevelStarted("graph", ""))
         await pilot.pause()
 
     assert snap_compare(app, run_before=progress, terminal_size=size)
@@ -103,8 +104,8 @@ def test_failed_level(snap_compare, size, tmp_path):
     app = create_app(None, level="hlo", target="cpu")
 
     async def failed(pilot):
-        app.post_message(LevelCaptured("layers", "", 1.0, staging))
-        app.post_message(CaptureFailed("hlo", "cpu", "worker exited"))
+        app.deliver(LevelCaptured("layers", "", 1.0, staging))
+        app.deliver(CaptureFailed("hlo", "cpu", "worker exited"))
         await pilot.pause()
 
     assert snap_compare(app, run_before=failed, terminal_size=size)

@@ -9,12 +9,12 @@ import pytest
 from explorer.hlo.parser import parse_module
 from explorer.model.buffer_assignment import parse_buffer_assignment, peak_from_live_ranges, value_sizes
 from explorer.views.graphs.parts import neighbourhood
+from explorer.views.memory_map import allocation_rows, live_range_rows, peak_position
 from explorer.views.panes import shape_lines
 
 from screens.widgets.code_view import highlight_line, highlight_lines
 from screens.widgets.graph_drawing import draw
 from screens.widgets.hlo_lexer import HloLexer
-from screens.widgets.memory_map_drawing import allocation_rows, live_range_rows, peak_position
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CPU_OPTIMIZED = FIXTURES / "hlo" / "mnist_cnn_cpu_optimized_hlo.txt"

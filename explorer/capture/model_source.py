@@ -31,6 +31,11 @@ class ModelSource:
     content_hash: str
 
 
+def names_code(spec: str) -> bool:
+    """Whether `spec` names Python to import and run (`module:function`) rather than a file or a sample."""
+    return bool(_MODULE_FUNCTION.match(spec)) and not Path(spec).expanduser().exists()
+
+
 def sample_names() -> tuple[str, ...]:
     from sample_models import SAMPLES  # noqa: PLC0415 (the registry loads only when a sample is named)
 

@@ -6,11 +6,11 @@ The strings are kept in tables by where they are shown; `label` looks a key up i
 from __future__ import annotations
 
 from explorer.errors import TensorwegError
-from explorer.labels import compare, graph, keys, passport, screen, whatif
+from explorer.labels import compare, graph, keys, passport, screen, session, whatif
 
 # key -> (English, German)
 LABELS: dict[str, tuple[str, str]] = {**screen.LABELS, **keys.LABELS, **compare.LABELS, **graph.LABELS,
-                                   **passport.LABELS, **whatif.LABELS}
+                                   **passport.LABELS, **whatif.LABELS, **session.LABELS}
 
 
 def label(key: str, lang: str) -> str:

@@ -226,7 +226,7 @@ class ItemRows(ScrollView, can_focus=True):
         if self._count:
             self.post_message(self.Selected(self, self.cursor_row))
 
-    def _on_click(self, event) -> None:
+    def on_click(self, event) -> None:
         row = event.y - 1 + int(self.scroll_y)
         if event.y >= 1 and 0 <= row < self._count:
             if row == self.cursor_row and event.chain > 1:

@@ -17,6 +17,8 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
+from screens.bindings import words
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -31,15 +33,16 @@ class FooterKeyShown(NamedTuple):
 
 
 def _footer_keys(screen: Screen) -> tuple[tuple[FooterKeyShown, ...], FooterKeyShown | None]:
-    """What a footer on `screen` lists, read off its active bindings once (Textual walks the focus
+    """What a footer on `screen` lists, in the app's language, read off its active bindings once (Textual walks the focus
     chain for them on every read): the first key of each action shown, in order (`Backspace` and
     `Esc` both go back: the footer says it once), and the command palette's key (None: none)."""
     app = screen.app
+    lang = getattr(app, "lang", "en")
     palette_key = app.COMMAND_PALETTE_BINDING
     shown: dict[str, FooterKeyShown] = {}
     palette = None
     for key, (_, binding, enabled, _) in screen.active_bindings.items():
-        entry = FooterKeyShown(binding.key, app.get_key_display(binding), binding.description, enabled)
+        entry = FooterKeyShown(binding.key, app.get_key_display(binding), words(binding, lang)[0], enabled)
         if key == palette_key:
             palette = entry if app.ENABLE_COMMAND_PALETTE else None
         elif binding.show and binding.action not in shown:
@@ -86,7 +89,7 @@ class KeysFooter(Widget, can_focus=False):
 
     def bindings_changed(self, screen: Screen) -> None:
         """Repaint only when what the footer shows changed (a bindings refresh comes with every
-        focus change, every widget that mounts and every `localise`)."""
+        focus change, every widget that mounts and every change of language)."""
         if not self.is_attached or screen is not self.screen:
             return
         keys, palette = _footer_keys(screen)

@@ -17,6 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -88,7 +89,7 @@ class PaneText(Widget):
             self._base_style = self.rich_style
         return self._base_style
 
-    def _render(self, width: int) -> list[Strip]:
+    def _wrap(self, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=max(1, width), height=None, highlight=False)
         lines = console.render_lines(self._content, options, style=self._style, pad=False)
@@ -103,9 +104,9 @@ class PaneText(Widget):
             if recent is not None and recent[0] is self._content:
                 lines = recent[1]
             else:
-                lines = self._render(width)
+                lines = self._wrap(width)
                 if len(lines) > height > 0:
-                    lines = self._render(width - self._scrollbar_width)
+                    lines = self._wrap(width - self._scrollbar_width)
                 if len(self._recent) >= 32:
                     self._recent.pop(next(iter(self._recent)))
                 self._recent[key] = (self._content, lines)
@@ -121,6 +122,7 @@ class PaneText(Widget):
         line = lines[index] if index < len(lines) else Strip.blank(0)
         # Every segment needs a style: Textual's NO_COLOR filter reads each one.
         line = line.crop_extend(0, text_width, self._style).apply_style(self._style)
+        line = self._selected(line, index).apply_offsets(0, index)  # where the mouse selects text
         if not overflows:
             return line
         return Strip.join([line, self._scrollbar_cell(y, height, len(lines))])
@@ -134,6 +136,31 @@ class PaneText(Widget):
         style: Style = self.get_component_rich_style(component)
         return Strip([Segment(" " * self._scrollbar_width, style)], self._scrollbar_width)
 
+    # --- selecting and copying ---------------------------------------------
+    # Textual's own mechanism: the mouse selects over the lines' offsets (each line's `offset` meta is
+    # its place in the wrapped text), Ctrl+C (the app's copy key) asks `get_selection`.
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the text as wrapped in the pane."""
+        return selection.extract(self.plain), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def _selected(self, line: Strip, index: int) -> Strip:
+        """`line` (number `index` of the wrapped text) with the selected part in the selection's style."""
+        selection = self.text_selection
+        span = selection.get_span(index) if selection is not None else None
+        if span is None:
+            return line
+        start, end = span
+        end = line.cell_length if end == -1 else min(end, line.cell_length)
+        if start >= end:
+            return line
+        style = self.screen.get_component_rich_style("screen--selection")
+        before, chosen, after = line.divide([start, end, line.cell_length])
+        return Strip.join([before, chosen.apply_style(style), after])
+
     # --- scrolling ----------------------------------------------------------
 
     def scroll_lines(self, delta: int) -> bool:
@@ -145,11 +172,11 @@ class PaneText(Widget):
         self.refresh()
         return True
 
-    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         if self.scroll_lines(1):
             event.stop()
 
-    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         if self.scroll_lines(-1):
             event.stop()
 

@@ -39,3 +39,8 @@ def cached_variants(bundle: Bundle, target: str, root: Path | None = None) -> tu
         if differences and target in manifest.options.targets:
             found.setdefault(", ".join(differences), VariantChoice(", ".join(differences), path))
     return tuple(found[label] for label in sorted(found))
+
+
+def open_variant(path: Path) -> Bundle:
+    """The variant at `path` (one of `cached_variants`), read to be compared."""
+    return Bundle.open(path)

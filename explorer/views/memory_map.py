@@ -1,4 +1,4 @@
-"""Text pictures of XLA's buffer assignment: allocations by offset and size,
+"""The memory map (`m`) as text: XLA's buffer assignment: allocations by offset and size,
 and value live ranges over program order (not time) with the peak marked."""
 
 from __future__ import annotations

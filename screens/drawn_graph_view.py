@@ -1,9 +1,9 @@
-"""Level screens whose items form a graph (layers, TF ops): `g` draws the
-selection's neighbourhood as boxes and arrows, `+`/`-` change the radius, `e`
-writes the same neighbourhood as DOT and SVG files (`screens.graph_export`).
+"""Level views whose items form a graph (layers, TF ops): `g` draws the selection's neighbourhood as
+boxes and arrows, `+`/`-` change the radius, `e` writes the same neighbourhood as DOT and SVG files
+(`screens.graph_export`).
 
 The graph, the neighbourhood and each box's colour come from the core
-(`explorer.views.graphs.level`, `graph_parts.LEGEND`), as `tensorweg graph` draws them.
+(`explorer.views.graphs.level`, `graphs.parts.LEGEND`), as `tensorweg graph` draws them.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from explorer.labels import label
 from explorer.views.items import LevelItem
 
 from screens.bindings import keyed
-from screens.level_screen import LevelScreen
+from screens.level_view import LevelView
 
 MAX_RADIUS = 6
 MAX_NODES = 40  # beyond this a terminal drawing stops being readable
 
 
-class DrawnGraphScreen(LevelScreen):
+class DrawnGraphView(LevelView):
     BINDINGS = [
         keyed("g", "toggle_graph", "graph.toggle"),
         keyed("plus,equals_sign", "radius(1)", "graph.wider"),
@@ -50,11 +50,11 @@ class DrawnGraphScreen(LevelScreen):
 
     def action_export_graph(self) -> None:
         """The selection's neighbourhood at the drawing's radius, as files in the current directory."""
-        app, item = self.tensorweg, self.items_table.current
-        if app.bundle is None or item is None:
-            app.notify(label("graph.nothing_to_export", app.lang))
+        session, item = self.session, self.items_table.current
+        if session.bundle is None or item is None:
+            self.tensorweg.notify(label("graph.nothing_to_export", session.lang))
             return
-        bundle, level, target, radius, lang = app.bundle, self.LEVEL, app.target, self.radius, app.lang
+        bundle, level, target, radius, lang = session.bundle, self.LEVEL, session.target, self.radius, session.lang
         from explorer.views.graphs.level import graph_of  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
 
         from screens.graph_export import export_picture  # noqa: PLC0415 (loads with the first export, not the first frame)
@@ -71,17 +71,18 @@ class DrawnGraphScreen(LevelScreen):
         if not self._drawing_visible():
             return
         drawing = self.query_one("#drawing", Static)
+        lang = self.session.lang
         if item is None:
-            drawing.update(label("text.nothing_selected", self.tensorweg.lang))
+            drawing.update(label("text.nothing_selected", lang))
             return
         from explorer.views.graphs.level import level_graph  # noqa: PLC0415 (as above)
         from explorer.views.graphs.parts import ROLES, neighbourhood  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
 
         from screens.widgets.graph_drawing import draw_text  # noqa: PLC0415 (as above)
 
-        bundle = self.tensorweg.bundle
+        bundle = self.session.bundle
         try:
-            graph = level_graph(bundle, self.LEVEL, self.tensorweg.target) if bundle is not None else None
+            graph = level_graph(bundle, self.LEVEL, self.session.target) if bundle is not None else None
         except TensorwegError:  # a staging bundle without its manifest yet
             graph = None
         edges = graph.pairs() if graph is not None else []
@@ -92,6 +93,6 @@ class DrawnGraphScreen(LevelScreen):
         styles[item.name] = ROLES["selected"].terminal
         picture = draw_text(sorted(kept), [(a, b) for a, b in edges if a in kept and b in kept], item.name, styles)
         key = "text.radius_first" if len(nodes) > MAX_NODES else "text.radius"
-        note = label(key, self.tensorweg.lang).format(radius=self.radius, count=len(nodes), shown=MAX_NODES)
+        note = label(key, lang).format(radius=self.radius, count=len(nodes), shown=MAX_NODES)
         self.query_one("#drawing-box").border_title = note
         drawing.update(picture)

@@ -1,4 +1,4 @@
-"""HLO level screens: the instruction list above the module text.
+"""HLO level views: the instruction list above the module text.
 
 The selected instruction's line is highlighted in the text; `o` jumps to the
 definition of the selection's operands in turn (the data flow, read upwards).
@@ -13,11 +13,11 @@ from explorer.views.items import LevelItem
 from explorer.views.tables import instruction
 
 from screens.bindings import keyed
-from screens.level_screen import LevelScreen
+from screens.level_view import LevelView
 from screens.widgets.code_view import CodeView
 
 
-class HloCodeScreen(LevelScreen):
+class HloCodeView(LevelView):
     OPTIMIZED = False
     BINDINGS = [
         keyed("o", "follow_operand", "hlo.operand"),
@@ -32,9 +32,9 @@ class HloCodeScreen(LevelScreen):
         # The text goes into the view with its selection's mark, a frame after the rows
         # (`show_extra`): set here, the view would draw (and highlight) the module's first lines
         # for one frame and then the selection's.
-        app = self.tensorweg
-        code = app.bundle.hlo_text(app.target, self.OPTIMIZED) if app.bundle is not None else ""
-        self._new_code = (code, label("text.no_hlo_text", app.lang))
+        session = self.session
+        code = session.bundle.hlo_text(session.target, self.OPTIMIZED) if session.bundle is not None else ""
+        self._new_code = (code, label("text.no_hlo_text", session.lang))
         self.query_one("#code", CodeView).set_code("", "hlo")
 
     def show_extra(self, item: LevelItem | None) -> None:
@@ -49,18 +49,12 @@ class HloCodeScreen(LevelScreen):
         view.mark({item.line}, focus=item.line)
 
     def action_follow_operand(self) -> None:
-        app = self.tensorweg
+        session = self.session
         item = self.items_table.current
-        if item is None or app.bundle is None:
+        if item is None or session.bundle is None:
             return
-        found = instruction(app.bundle, self.LEVEL, app.target, item.name)
-        if found is None or not found.operands:
-            self.notify(label("notify.no_operands", app.lang).format(name=item.name))
-            return
-        # Walk up the data flow: the first operand; Backspace comes back here.
-        operand = found.operands[0]
-        app.trail.append((self.LEVEL, item.name))
-        self.items_table.select(operand)
-        if len(found.operands) > 1:  # said where it lands: under the operand now selected
-            app.note_at(label("notify.operands", app.lang).format(name=item.name, operands=", ".join(found.operands)),
-                        self.LEVEL, operand)
+        found = instruction(session.bundle, self.LEVEL, session.target, item.name)
+        operand = session.follow_operand(self.LEVEL, item.name, tuple(found.operands) if found is not None else ())
+        if operand:
+            self.items_table.select(operand)
+        self.explorer.show_status()
