@@ -12,7 +12,8 @@ NEXT_DOWN.get(level)`, `for key in wanted_levels(...)`, then `key[1]`), or a nam
 one (`level == other`: then `other` is a level too). A literal collection of two or more level
 names, or the name `optimized-hlo`, counts whatever it is compared with. A word that is a level's
 name and something else too (`bound == "memory"`, `language == "hlo"`, a tour's `fact == "kernels"`)
-is left alone.
+is left alone. A row's constant spelled in place of the literal (`level == HLO.name`, `row is KERNELS`)
+is the same comparison and is found too.
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ import ast
 import re
 from pathlib import Path
 
-from explorer.levels import LEVELS
+from explorer import levels
+from explorer.levels import LEVELS, Level
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("explorer", "screens", "sample_models")
 TABLE = ROOT / "explorer" / "levels.py"
 _LEVEL_WORD = re.compile(r"level|mode", re.IGNORECASE)
 _ONLY_A_LEVEL = {"optimized-hlo"}  # no other vocabulary of ours spells it
+# The table's rows by their constants' names (`HLO`, `KERNELS`): `level == HLO.name` or `row is KERNELS`
+# is the same comparison spelled another way.
+_ROWS = {name for name, value in vars(levels).items() if isinstance(value, Level)}
 
 
 def _strings(node: ast.AST) -> list[str]:
@@ -84,7 +89,20 @@ def _is_levelish(node: ast.AST, known: set[str]) -> bool:
     return bool(name) and (bool(_LEVEL_WORD.search(name)) or name in known)
 
 
+def _a_row(node: ast.AST) -> bool:
+    """`HLO`, `HLO.name`, `levels.HLO.name`: one of the table's rows (or its name) by its constant."""
+    if isinstance(node, ast.Attribute) and node.attr == "name":
+        node = node.value
+    return _identifier(node) in _ROWS
+
+
+def _names_a_row(node: ast.AST) -> bool:
+    return _a_row(node) or isinstance(node, (ast.Tuple, ast.List, ast.Set)) and any(map(_a_row, node.elts))
+
+
 def _flags(subject: ast.AST, literal: ast.AST, known: set[str]) -> bool:
+    if _names_a_row(literal) and not _names_a_row(subject):
+        return True
     names = set(_strings(literal)) & set(LEVELS)
     if not names or _strings(subject):
         return False
@@ -108,7 +126,8 @@ def level_name_comparisons(source: str, where: str = "<source>") -> list[str]:
             operands = [node.left, *node.comparators]
             for at, op in enumerate(node.ops):
                 left, right = operands[at], operands[at + 1]
-                if isinstance(op, (ast.Eq, ast.NotEq)) and (_flags(left, right, known) or _flags(right, left, known)) \
+                if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) \
+                        and (_flags(left, right, known) or _flags(right, left, known)) \
                         or isinstance(op, (ast.In, ast.NotIn)) and _flags(left, right, known):
                     found.append((node.lineno, f"{where}:{node.lineno}: {ast.unparse(node)}"))
                     break
@@ -148,10 +167,14 @@ def f(level, step, key, other, mode):
     match level:
         case "memory":
             pass
+    m = level == HLO.name or KERNELS.name != name or name in (LAYERS.name, "x") or row is MEMORY
 '''
     found = level_name_comparisons(source)
     assert [line.split(":")[1] for line in found] == \
-        ["3", "4", "5", "6", "7", "9", "11", "12", "13", "14", "16"], found
+        ["3", "4", "5", "6", "7", "9", "11", "12", "13", "14", "16", "18", "18", "18", "18"], found
+    spelled = "a = x in [levels.GRAPH.name] or row is not GRAPH or HLO is HLO or x == 'HLO'\n"
+    assert [line.split(": ", 1)[1] for line in level_name_comparisons(spelled)] == \
+        ["row is not GRAPH", "x in [levels.GRAPH.name]"]
 
 
 def test_the_scan_leaves_other_vocabularies_and_non_level_words_alone():
