@@ -63,7 +63,6 @@ def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) 
         require_compilers()  # a UI-only install says how to get the compilers, before the UI
     _require_terminal()
     from screens.app import create_app, plain_terminal  # noqa: PLC0415 (Textual loads only for a valid command line)
-
     from screens.keymap import read_keymap  # noqa: PLC0415 (as create_app)
 
     keymap = read_keymap()  # a bad keymap is one error line, before the terminal is taken over

@@ -58,7 +58,8 @@ def read_keymap(path: Path | None = None) -> dict[str, str]:
     known = binding_ids()
     for ident, value in keys.items():
         if ident not in known:
-            raise TensorwegError(f"keymap {path.name}: no binding has the id '{ident}' (the help screen `?` lists them)")
+            raise TensorwegError(f"keymap {path.name}: no binding has the id '{ident}' "
+                                 "(the help screen `?` lists them)")
         if not isinstance(value, str) or not value.strip():
             raise TensorwegError(f"keymap {path.name}: '{ident}' needs its keys as text, e.g. \"ctrl+t\"")
     return {ident: value.strip() for ident, value in keys.items()}

@@ -22,6 +22,7 @@ from textual.widgets import Static
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
+from explorer.levels import level_named
 from explorer.views.items import LevelItem, column_titles
 from explorer.views.tables import Selection
 from explorer.views.warm import LevelRows, built_level_rows, level_rows
@@ -203,4 +204,4 @@ class LevelView(Vertical):
 
     def help_text(self) -> str:
         """What this level shows, for `?`, in the app's language."""
-        return label(f"help.{self.LEVEL}", self.session.lang)
+        return label(level_named(self.LEVEL).help_key, self.session.lang)

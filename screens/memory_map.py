@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from explorer.labels import label
+from explorer.levels import level_named
 from explorer.views.memory_map import allocation_rows, live_range_rows
 
 from screens.bindings import keyed
@@ -80,4 +81,4 @@ class MemoryMapView(VerticalScroll):
         self.app.return_from(self.LEVEL, default="optimized-hlo")  # type: ignore[attr-defined]
 
     def help_text(self) -> str:
-        return label("help.memory", self.session.lang)
+        return label(level_named(self.LEVEL).help_key, self.session.lang)

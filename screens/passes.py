@@ -108,8 +108,9 @@ class PassesScreen(Screen):
         try:
             if bundle is None:
                 raise TensorwegError(label("passes.no_bundle", lang))
-            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, self.app.session.model_spec),
-                                                  self.app.session.may_capture, lang)
+            session = self.app.session
+            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, session.model_spec),
+                                                  session.may_capture, lang)
             if self.missing is not None:
                 title.update(Text(visible(self.missing.title)))
                 self.query_one("#passes-diff-text", Static).update(Text(visible(self.missing.body, multiline=True)))

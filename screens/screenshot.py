@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from explorer.session.course import Tour
 from explorer.errors import TensorwegError
+from explorer.session.course import Tour
 
 from screens.app import create_app
 from screens.tour import TourScreen

@@ -23,6 +23,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.labels import label
+from explorer.levels import level_named
 from explorer.safe_text import visible
 from explorer.session import course
 from explorer.session.course import LessonChoice, Tour, TourStep
@@ -117,7 +118,7 @@ class TourScreen(ModalScreen):
         box.border_title = Content(visible(f"{label('pane.tour', lang)}: {self.tour.title}"))
         box.border_subtitle = (f"{label('word.step', lang)} {self.index + 1} "
                                f"{label('word.of', lang)} {len(self.tour.steps)}")
-        where = f"{label('level.' + step.level, lang)} · {step.target}"
+        where = f"{label(level_named(step.level).title_key, lang)} · {step.target}"
         if self.selected:
             where += f" · {self.selected}"
         elif step.selection is not None:

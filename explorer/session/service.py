@@ -35,8 +35,8 @@ from explorer.views.trace import descend as item_below
 if TYPE_CHECKING:
     from explorer.capture.model_source import ModelSource
     from explorer.capture.queue import QueuePlace
-    from explorer.course.lessons import TourPlace
     from explorer.course.exercises import Verdict
+    from explorer.course.lessons import TourPlace
     from explorer.course.tours import Tour, TourStep
     from explorer.model.bundle import Bundle
 

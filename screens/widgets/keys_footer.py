@@ -33,8 +33,8 @@ class FooterKeyShown(NamedTuple):
 
 
 def _footer_keys(screen: Screen) -> tuple[tuple[FooterKeyShown, ...], FooterKeyShown | None]:
-    """What a footer on `screen` lists, in the app's language, read off its active bindings once (Textual walks the focus
-    chain for them on every read): the first key of each action shown, in order (`Backspace` and
+    """What a footer on `screen` lists, in the app's language, read off its active bindings once (Textual
+    walks the focus chain for them on every read): the first key of each action shown, in order (`Backspace` and
     `Esc` both go back: the footer says it once), and the command palette's key (None: none)."""
     app = screen.app
     lang = getattr(app, "lang", "en")
