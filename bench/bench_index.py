@@ -45,8 +45,8 @@ async def main():
         # The bundle is read in a worker after the first frame; its rows are on screen once the
         # list has them and the screen has refreshed after that (a paint). Not `pilot.pause()`:
         # it waits for the whole process to idle, i.e. for the background warm-up too (up to 1 s).
-        while not (app.bundle is not None and app.screen.query("#items")
-                   and app.screen.query_one("#items").table.row_count):
+        while not (app.bundle is not None and app.items_table is not None
+                   and app.items_table.table.row_count):
             await asyncio.sleep(0.002)
         painted = asyncio.Event()
         app.screen.call_after_refresh(painted.set)

@@ -79,7 +79,7 @@ async def press_timings(app, presses: int, rows: int | None = None) -> tuple[lis
             await app.opened.wait()  # the bundle is read in a worker after the first frame
         await pilot.pause()
         if rows is None:
-            rows = len(app.screen.query_one("#items").shown)
+            rows = len(app.items_table.shown)
         for i in range(presses):
             key = "down" if (i // max(rows - 1, 1)) % 2 == 0 else "up"  # sweep the list back and forth
             _FRAMES.clear()

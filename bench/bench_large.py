@@ -46,7 +46,6 @@ def _last_frame(start: float) -> float:
 
 async def _measure(bundle: Path, presses: int, last: str) -> dict:
     from screens.app import create_app
-    from screens.widgets.item_table import ItemTable
 
     _record_frames()
     start = time.perf_counter()
@@ -54,7 +53,7 @@ async def _measure(bundle: Path, presses: int, last: str) -> dict:
     found: dict = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await app.opened.wait()
-        table = app.screen.query_one("#items", ItemTable)
+        table = app.items_table
         while not table.table.lines_rendered:  # rows on screen, not just read
             await pilot.pause()
         found["open_s"] = time.perf_counter() - start

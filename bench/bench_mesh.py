@@ -49,7 +49,6 @@ def _last_frame(start: float) -> float:
 async def _measure(bundle: Path, target: str, layer: str, presses: int) -> dict:
     from screens.app import create_app
     from screens.mesh import MeshScreen
-    from screens.widgets.item_table import ItemTable
 
     _record_frames()
     start = time.perf_counter()
@@ -57,7 +56,7 @@ async def _measure(bundle: Path, target: str, layer: str, presses: int) -> dict:
     found: dict = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await app.opened.wait()
-        table = app.screen.query_one("#items", ItemTable)
+        table = app.items_table
         while not table.table.lines_rendered:
             await pilot.pause()
         found["open_s"] = time.perf_counter() - start

@@ -69,14 +69,13 @@ async def _measure(bundle: Path, target: str, layer: str, order: str) -> dict:
     from screens.app import create_app
     from screens.compare import CompareScreen
     from screens.variant_diff import WhatIfScreen
-    from screens.widgets.item_table import ItemTable
 
     _record_frames()
     app = create_app(bundle, level="layers", target=target, select=layer)
     found: dict = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await app.opened.wait()
-        table = app.screen.query_one("#items", ItemTable)
+        table = app.items_table
         while not table.table.lines_rendered or not app.trace.index.entries:
             await pilot.pause()
         await app.workers.wait_for_complete()

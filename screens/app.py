@@ -127,6 +127,29 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
         return self.session.status
 
     @property
+    def trace(self):
+        return self.session.trace
+
+    @property
+    def progress(self):
+        return self.session.progress
+
+    @property
+    def load_error(self) -> str:
+        return self.session.load_error
+
+    @property
+    def queue_place(self):
+        return self.session.queue_place
+
+    @property
+    def generation(self) -> int:
+        return self.session.generation
+
+    def has_manifest(self) -> bool:
+        return self.session.now.has_manifest()
+
+    @property
     def explorer(self) -> ExplorerScreen:
         """The one screen the levels are shown on (under any screen pushed over it)."""
         return self._explorer
@@ -150,6 +173,9 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
 
     def on_mount(self) -> None:
         self.call_after_refresh(collect_from_now_on)  # after the first frame (`screens.cli._run_explorer`)
+
+    def explorer_mounted(self) -> None:
+        """The explorer's screen is composed: a start tour may go where its first step leads."""
         session = self.session
         if session.bundle is not None or (session.bundle_path is None and not session.model_spec):
             self._start_tour_once()  # else it starts with the bundle read, or with the capture
@@ -178,7 +204,7 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
 
     def _start_tour_once(self) -> None:
         tour = self.start_tour
-        if tour is not None:
+        if tour is not None and self.explorer.view is not None:  # composed: else `explorer_mounted` starts it
             self.start_tour = None
             self.begin_tour(tour, self.start_tour_step)
 

@@ -65,6 +65,7 @@ class ExplorerScreen(Screen):
     def __init__(self, level: str, panes_after_rows: bool = False) -> None:
         super().__init__(id="explorer")
         self.first_level = level
+        self._level = level  # the level on show (its view is the switcher's current child)
         self.panes_after_rows = panes_after_rows
         self._rows_painted = True  # False from new rows until they are on screen (the panes wait)
         self._follow_asked = False  # the panes will follow the selection after the next frame
@@ -82,6 +83,7 @@ class ExplorerScreen(Screen):
 
     def compose(self) -> ComposeResult:
         self._set_width_class()
+        self.set_class(self.first_level not in LIST_LEVELS, "-map")  # the memory map: no list, no side panes
         yield Static("", id="title")
         with Horizontal(id="body"):
             with ContentSwitcher(id="levels", initial=f"view-{self.first_level}"):
@@ -134,6 +136,7 @@ class ExplorerScreen(Screen):
         if self.panes_after_rows:  # a screen whose rows take a while (a capture) gets them anyway
             self.set_timer(PANES_AT_THE_LATEST_S, self._panes_at_the_latest)
         self.sync()
+        self.tensorweg.explorer_mounted()
 
     def on_screen_resume(self) -> None:
         self.sync()
@@ -147,15 +150,15 @@ class ExplorerScreen(Screen):
     @property
     def view(self) -> LevelView:
         """The view of the level on show."""
-        return self.switcher.visible_content  # type: ignore[return-value]
+        return self.view_of(self._level)  # type: ignore[return-value]
 
     @property
     def level(self) -> str:
-        return self.view.LEVEL
+        return self._level
 
     def view_of(self, level: str) -> LevelView | None:
-        """The view of `level`, if built."""
-        found = self.switcher.query_children(f"#view-{level}")
+        """The view of `level`, if built (none before the screen is composed)."""
+        found = self.query(f"#levels > #view-{level}")
         return found.first() if found else None  # type: ignore[return-value]
 
     @property
@@ -171,7 +174,8 @@ class ExplorerScreen(Screen):
         """Show `level`'s view (mounted now when it was not built ahead), in step with the session."""
         if self.view_of(level) is None:
             await self.switcher.add_content(view_class(level)())
-        if self.switcher.current != f"view-{level}":
+        if self._level != level or self.switcher.current != f"view-{level}":
+            self._level = level
             self.switcher.current = f"view-{level}"
             self.set_class(level not in LIST_LEVELS, "-map")  # the memory map: no list, no side panes
             self._rows_painted = True
@@ -197,6 +201,8 @@ class ExplorerScreen(Screen):
         """Bring the screen up to date with the session: title, lines, the view's rows and selection."""
         session = self.session
         level = self.level
+        if self.view is None:
+            return  # not composed yet: its mount syncs it
         for pane_id, key in PANE_TITLES:
             for pane in self.query(pane_id):  # none before the first screen's side panes are mounted
                 pane.border_title = label(key, session.lang)

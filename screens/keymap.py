@@ -16,7 +16,6 @@ text is one error line before the explorer starts (`read_keymap`), never a half-
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 from explorer.errors import TensorwegError
@@ -48,6 +47,8 @@ def read_keymap(path: Path | None = None) -> dict[str, str]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise TensorwegError(f"keymap {path.name}: cannot read it ({exc})") from None
+    import tomllib  # noqa: PLC0415 (start-up: only when there is a keymap to read)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -33,7 +33,7 @@ async def wait_for_jumps(pilot) -> None:
     from screens.widgets.item_table import ItemTable
 
     for _ in range(100):  # bounded: a bug must fail the snapshot, not hang the suite
-        tables = [table for screen in pilot.app.screen_stack for table in screen.query(ItemTable)]
+        tables = list(pilot.app.explorer.query(ItemTable)) if hasattr(pilot.app, "explorer") else []
         if not any(table.scrolls_pending for table in tables):
             return
         await pilot.pause()
@@ -45,7 +45,6 @@ async def target_key_keeps_layers(app, pilot) -> int:
     item there. Returns how many presses were checked."""
     from explorer.views import trace
 
-    from screens.widgets.item_table import ItemTable
 
     bundle, checked = app.bundle, 0
     first = bundle.targets[0]
@@ -63,18 +62,18 @@ async def target_key_keeps_layers(app, pilot) -> int:
             app.generation += 1
             app.goto_level(level, start[-1])
             await opened(pilot)
-            assert app.screen.query_one("#items", ItemTable).current.name == start[-1]
+            assert app.items_table.current.name == start[-1]
             for _ in bundle.targets:
                 await pilot.press("t")
                 await opened(pilot)
-                current = app.screen.query_one("#items", ItemTable).current.name
+                current = app.items_table.current.name
                 assert app.selections[level] == current
                 if owned(layer, level, app.target):
                     checked += 1
                     assert trace.layer_of(bundle, level, current, app.target) == layer, (level, layer, app.target)
             assert app.target == first
             # round all targets, back on the very item it started on
-            assert app.screen.query_one("#items", ItemTable).current.name == start[-1], (level, layer)
+            assert app.items_table.current.name == start[-1], (level, layer)
     return checked
 
 

@@ -134,9 +134,9 @@ async def test_a_growing_cached_bundle_shows_its_levels_while_the_workers_run(tm
             await wait_for(pilot, lambda: app.bundle is not None, "the kept levels")
             await pilot.pause()
             assert staged.is_set() and not release.is_set()
-            names = [item.name for item in app.screen.query_one("#items").items]
+            names = [item.name for item in app.items_table.items]
             assert names[:2] == ["image", "conv2d"]
-            assert app.screen.query_one("#items").current.name == "image"
+            assert app.items_table.current.name == "image"
     finally:
         release.set()
 
@@ -161,7 +161,7 @@ async def test_a_cached_model_is_not_kept_from_its_rows_by_the_renderers_warm_up
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.bundle is not None, "the cached bundle")
         await pilot.pause()
-        assert [item.name for item in app.screen.query_one("#items").items][:2] == ["image", "conv2d"]
+        assert [item.name for item in app.items_table.items][:2] == ["image", "conv2d"]
     assert during_capture == []
 
 
@@ -199,4 +199,4 @@ async def test_a_cache_dir_that_is_a_file_is_a_message_not_a_crash(tmp_path, mon
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.load_error, "the capture to fail")
         assert "cannot create the folder" in app.load_error and app.is_running
-        assert "cannot create the folder" in str(app.screen.query_one("#notice").render())
+        assert "cannot create the folder" in str(app.explorer.view.query_one(".notice").render())

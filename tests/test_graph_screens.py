@@ -13,7 +13,6 @@ from explorer.labels import label
 
 from screens.app import create_app
 from screens.compare import CompareScreen
-from screens.layers import LayersScreen
 
 from pilot_support import BUNDLE, needs_bundle, open_by_key, opened, sync
 
@@ -37,7 +36,7 @@ async def test_e_writes_the_drawn_neighbourhood_under_a_fresh_name(tmp_path, mon
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        assert isinstance(app.screen, LayersScreen)
+        assert app.level == "layers"
         await press_and_wait(app, pilot, "e")
         assert sorted(p.name for p in tmp_path.iterdir()) == ["mnist_cnn-layers-conv2d.dot"]
         assert status_text(app) == label("graph.exported_dot_only", "en").format(files="mnist_cnn-layers-conv2d.dot")

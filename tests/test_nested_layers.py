@@ -104,11 +104,11 @@ async def test_an_inner_layer_goes_down_to_its_own_work_and_stays_selected_on_th
         for lower in ("graph", "hlo"):
             await pilot.press("enter")
             await opened(pilot)
-            assert app.current_mode == lower
+            assert app.level == lower
             assert trace.layer_of(app.bundle, lower, app.selections[lower], "cpu") == "stem_relu"
         await pilot.press("backspace", "backspace")
         await opened(pilot)
-        assert app.current_mode == "layers"
+        assert app.level == "layers"
         assert app.screen.items_table.current.name == "stem_relu"
 
 

@@ -65,7 +65,7 @@ async def test_the_app_opens_a_ready_capture_without_the_orchestrator(monkeypatc
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
         await pilot.pause()
-        assert [item.name for item in app.screen.query_one("#items").items][:2] == ["image", "conv2d"]
+        assert [item.name for item in app.items_table.items][:2] == ["image", "conv2d"]
         assert app.session.title_line("layers").startswith("mnist_cnn | ")  # the model, not the cache's folder
 
 
@@ -104,4 +104,4 @@ async def test_the_app_reads_the_cache_with_the_model_the_command_line_resolved(
     app = create_app(model_spec="mnist_cnn", options=ALL, level="layers", model_source=source)
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        assert [item.name for item in app.screen.query_one("#items").items][:2] == ["image", "conv2d"]
+        assert [item.name for item in app.items_table.items][:2] == ["image", "conv2d"]

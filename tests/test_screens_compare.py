@@ -84,7 +84,7 @@ async def test_n_and_p_change_the_layer_and_escape_returns():
         assert "+1 parameter" in text_of(screen, "#compare-layer")  # the model's input is the input layer's
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, CompareScreen) and app.current_mode == "layers"
+        assert not isinstance(app.screen, CompareScreen) and app.level == "layers"
 
 
 @sync

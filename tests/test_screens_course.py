@@ -30,9 +30,8 @@ pytestmark = needs_bundle
 
 
 def level_table(app) -> ItemTable | None:
-    """The item table of the level screen under the tour panel (memory has none)."""
-    found = app.screen_stack[0].query("#items")
-    return found.first(ItemTable) if found else None
+    """The item table of the level under the tour panel (memory has none)."""
+    return app.items_table
 
 
 async def settle(pilot) -> None:
@@ -51,21 +50,21 @@ async def test_tour_steps_forward_and_back_move_level_target_and_selection_as_wr
         seen = []
         for index, step in enumerate(tour.steps):
             assert isinstance(app.screen, TourScreen) and app.screen.index == index
-            assert (app.current_mode, app.target) == (step.level, step.target)
-            wanted = tour_step_place(app.session, step).selection
+            assert (app.level, app.target) == (step.level, step.target)
+            wanted = tour_step_place(app.session.now, step).selection
             assert wanted is not None, f"line {step.line} selects nothing in the recorded bundle"
             assert app.screen.selected == wanted
             table = level_table(app)
             if table is not None:
                 assert table.current is not None and table.current.name == wanted
-            seen.append((app.current_mode, wanted))
+            seen.append((app.level, wanted))
             await pilot.press("n" if index % 2 else "right")
             await settle(pilot)
         assert app.screen.index == len(tour.steps) - 1  # `n` on the last step stays there
         for index in range(len(tour.steps) - 2, -1, -1):
             await pilot.press("p" if index % 2 else "left")
             await settle(pilot)
-            assert (app.current_mode, app.screen.selected) == seen[index]
+            assert (app.level, app.screen.selected) == seen[index]
         # The selectors mean what they say on the real bundle.
         assert seen[0] == ("layers", "conv2d")
         assert app.trace.layer_of("hlo", seen[3][1], "cpu") == "conv2d"
@@ -74,7 +73,7 @@ async def test_tour_steps_forward_and_back_move_level_target_and_selection_as_wr
         assert fused.fusion_kind == "kLoop"
         await pilot.press("q")
         await pilot.pause()
-        assert not isinstance(app.screen, TourScreen) and app.current_mode == "layers"
+        assert not isinstance(app.screen, TourScreen) and app.level == "layers"
 
 
 @sync
@@ -105,7 +104,7 @@ async def test_tour_list_starts_the_chosen_builtin_tour():
         await pilot.press(*["down"] * position, "enter")
         await settle(pilot)
         assert isinstance(app.screen, TourScreen) and app.screen.tour.title == builtin_tour(TOUR).title
-        assert app.current_mode == "layers"
+        assert app.level == "layers"
 
 
 @sync
@@ -169,7 +168,7 @@ async def test_glossary_search_filters_terms_and_shows_the_definition():
         assert screen.terms == []
         await pilot.press("escape")
         await pilot.pause()
-        assert app.current_mode == "layers" and not isinstance(app.screen, GlossaryScreen)
+        assert app.level == "layers" and not isinstance(app.screen, GlossaryScreen)
 
 
 @sync
@@ -268,24 +267,25 @@ def test_snapshot_glossary(snap_compare, lang):
 
 
 @sync
-async def test_work_the_tour_panel_held_for_after_its_refresh_runs_when_the_next_step_pops_it():
+async def test_one_panel_moves_through_the_steps_and_the_explorer_below_finishes_its_frames():
     """Textual gives "after the next refresh" work (`call_after_refresh`) to the screen on top: the
-    level's selection once its new rows are painted, Lazy's side panes. The tour panel held it when
-    the next step popped the panel, and dropped it: the optimized HLO stayed unmarked at line 1
-    (test_snapshot_question_answered_wrong failed now and then under load). The pop hands it on."""
-    from functools import partial
+    explorer's selection once its new rows are painted, its code view's mark. A panel popped and pushed
+    per step dropped that work (the optimized HLO stayed unmarked at line 1, and
+    test_snapshot_question_answered_wrong failed now and then under load); the one panel stays on top
+    for the whole tour, so the work runs: after `n` onto a new level the code marks the selection."""
+    from screens.widgets.code_view import CodeView
 
-    app = create_app(BUNDLE, tour=builtin_tour(TOUR), tour_step=4)
+    app = create_app(BUNDLE, tour=builtin_tour(TOUR), tour_step=3)  # step 4: the HLO level
     async with app.run_test(size=(100, 32)) as pilot:
         await settle(pilot)
-        level, panel = app.screen_stack
-        done = []
-        work = partial(done.append, "shown")
-        panel._invoke_later(work, level)  # where Textual's call_after_refresh leaves it
-        app.pop_screen()  # as the next step does, before the panel's next refresh
-        assert work in [callback for callback, _ in level._callbacks]  # not dropped with the panel
+        panel = app.screen
+        await pilot.press("n")  # step 5: the optimized HLO, rows it had not shown before
         await settle(pilot)
-        assert done == ["shown"]
+        assert app.screen is panel and panel.index == 4 and app.level == "optimized-hlo"
+        item = app.items_table.current
+        code = app.explorer.view.query_one("#code", CodeView)
+        assert item is not None and item.name == panel.selected and item.line > 1
+        assert code.marked == {item.line}
 
 
 @sync

@@ -15,11 +15,8 @@ import pytest
 from deep_bundle import layer_name, write_deep_bundle
 from textual.worker import WorkerState
 
-from screens import level_screen
+from screens import level_view
 from screens.app import create_app
-from screens.kernels import KernelsScreen
-from screens.layers import LayersScreen
-from screens.widgets.item_table import ItemTable
 
 from pilot_support import opened, sync
 
@@ -38,7 +35,7 @@ def _rows_workers(app) -> list:
 def _held_kernels_build(monkeypatch) -> tuple[threading.Event, threading.Event]:
     """The kernels' rows built on a worker wait for `release` (`building` says one waits)."""
     release, building = threading.Event(), threading.Event()
-    build = level_screen.level_rows
+    build = level_view.level_rows
 
     def held_build(bundle, level, target, lang):
         if level == "kernels" and threading.current_thread() is not threading.main_thread():
@@ -46,9 +43,9 @@ def _held_kernels_build(monkeypatch) -> tuple[threading.Event, threading.Event]:
             release.wait(60)
         return build(bundle, level, target, lang)
 
-    monkeypatch.setattr(level_screen, "level_rows", held_build)
+    monkeypatch.setattr(level_view, "level_rows", held_build)
     # The warm-up after opening would build every level's rows ahead: these tests need the kernels unbuilt.
-    monkeypatch.setattr("screens.opening.prepare_levels", lambda *args: None)
+    monkeypatch.setattr("explorer.session.opening.prepare_levels", lambda *args: None)
     return release, building
 
 
@@ -60,17 +57,17 @@ async def test_the_layer_list_answers_while_the_kernels_level_builds(deep_bundle
         await opened(pilot)
         await pilot.press("5")
         await pilot.pause()
-        assert isinstance(app.screen, KernelsScreen)
-        assert "Listing" in str(app.screen.query_one("#notice").render())
-        assert app.screen.query_one("#items", ItemTable).items == ()
+        assert app.level == "kernels"
+        assert "Listing" in str(app.explorer.view.query_one(".notice").render())
+        assert app.items_table.items == ()
         assert await asyncio.to_thread(building.wait, 60)
         await pilot.press("1")
         await pilot.pause()
-        assert isinstance(app.screen, LayersScreen)
-        first = app.screen.query_one("#items", ItemTable).current.name
+        assert app.level == "layers"
+        first = app.items_table.current.name
         await pilot.press("down", "down")
         await pilot.pause()
-        moved = app.screen.query_one("#items", ItemTable).current.name
+        moved = app.items_table.current.name
         # Both keys were handled while the kernels' build still ran.
         assert [worker.state for worker in _rows_workers(app)] == [WorkerState.RUNNING]
         assert (first, moved) == ("image", layer_name(1))
@@ -79,9 +76,9 @@ async def test_the_layer_list_answers_while_the_kernels_level_builds(deep_bundle
         await app.workers.wait_for_complete()
         await pilot.press("5")
         await pilot.pause()
-        kernels = app.screen.query_one("#items", ItemTable)
+        kernels = app.items_table
         assert len(kernels.items) == LAYERS
-        assert not app.screen.query_one("#notice").display
+        assert not app.explorer.view.query_one(".notice").display
 
 
 @sync

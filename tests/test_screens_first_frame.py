@@ -9,7 +9,7 @@ import gc
 from pathlib import Path
 
 from screens.app import create_app
-from screens.level_screen import PANES_AT_THE_LATEST_S, LevelScreen, painting
+from screens.explorer_screen import PANES_AT_THE_LATEST_S, ExplorerScreen
 from screens.widgets.item_rows import ItemRows
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
@@ -18,15 +18,16 @@ pytestmark = needs_bundle
 
 
 def _record_at_compose(monkeypatch) -> list[tuple[str, bool, set[str]]]:
-    """Per screen composed: its level, whether the app had its bundle then, its classes after compose."""
+    """Per explorer screen composed: its first level, whether the app had its bundle then, its classes
+    after compose."""
     seen: list[tuple[str, bool, set[str]]] = []
-    compose = LevelScreen.compose
+    compose = ExplorerScreen.compose
 
     def recording(self):
         yield from compose(self)
-        seen.append((self.LEVEL, self.tensorweg.bundle is not None, set(self.classes)))
+        seen.append((self.first_level, self.tensorweg.bundle is not None, set(self.classes)))
 
-    monkeypatch.setattr(LevelScreen, "compose", recording)
+    monkeypatch.setattr(ExplorerScreen, "compose", recording)
     return seen
 
 
@@ -78,7 +79,7 @@ async def test_the_first_screens_rows_are_drawn_before_its_side_panes_exist(monk
         for _ in range(3):
             await pilot.pause()
         assert drawn_with_panes == [False]
-        item = app.screen.query_one("#items").current
+        item = app.items_table.current
         assert item.name in app.screen.query_one("#explanation").plain or app.screen.query_one("#memory").plain
 
 
@@ -114,19 +115,19 @@ def test_an_open_that_fails_before_the_ui_leaves_the_collector_on(capsys):
 
 
 @sync
-async def test_textual_holds_the_starting_apps_frames_back_and_then_paints(monkeypatch):
-    # `painting` reads two Textual internals: they must still mean what it says.
+async def test_the_side_panes_wait_for_textuals_first_frame(monkeypatch):
+    # Textual renders a starting app's frames but the terminal gets none until its Ready event (the
+    # first frame displayed): the side panes, mounted after the rows are painted, wait for it.
     seen: list[bool] = []
-    compose = LevelScreen.compose
+    compose = ExplorerScreen.compose
 
     def recording(self):
-        seen.append(painting(self.app))
+        seen.append(self.app.first_frame_shown)
         yield from compose(self)
 
-    monkeypatch.setattr(LevelScreen, "compose", recording)
+    monkeypatch.setattr(ExplorerScreen, "compose", recording)
     app = create_app(BUNDLE)
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        assert seen == [False] and painting(app)
-        with app.batch_update():
-            assert not painting(app)
+        assert seen == [False] and app.first_frame_shown
+        assert app.explorer.query("#explanation")

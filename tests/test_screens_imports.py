@@ -10,10 +10,13 @@ import sys
 PROBE = r"""
 import json, sys
 import screens
-from screens.app import _screen_factories, create_app
+from explorer.levels import LEVELS
+from screens.app import create_app
+from screens.explorer_screen import view_class
 from screens.screenshot import render_screenshot
 app = create_app()
-_screen_factories()  # imports every level screen (the app imports each when first shown)
+for level in LEVELS:  # imports every level's view (the app imports each when first shown)
+    view_class(level)
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 """
 
@@ -40,10 +43,10 @@ FIRST_FRAME = r"""
 import json, sys
 from screens.cli import main  # the console script's module
 from screens.app import create_app
-from screens.level_modes import screen_class
+from screens.explorer_screen import view_class
 app = create_app(sys.argv[1], level="optimized-hlo", target="cpu")  # what `tensorweg BUNDLE` builds
-for level in ("optimized-hlo", "layers"):  # the first screen's module, imported as Textual builds it
-    screen_class(level)
+for level in ("optimized-hlo", "layers"):  # the first view's module, imported as Textual builds it
+    view_class(level)
 print(json.dumps(sorted(sys.modules)))
 """
 

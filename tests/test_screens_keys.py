@@ -11,7 +11,6 @@ from explorer.views.trace import layer_of
 
 from screens.app import create_app
 from screens.tour import TourScreen
-from screens.widgets.item_table import ItemTable
 from screens.widgets.status_line import StatusLine
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
@@ -21,7 +20,7 @@ pytestmark = needs_bundle
 
 def shown(app) -> tuple[str, str]:
     """The level on screen and the item its list has selected."""
-    return app.current_mode, app.screen.query_one("#items", ItemTable).current.name
+    return app.level, app.items_table.current.name
 
 
 async def press(pilot, *keys: str) -> None:
@@ -136,7 +135,7 @@ async def test_the_list_fits_its_width_and_a_cut_cell_says_so(level, target, siz
     app = create_app(BUNDLE, level=level, target=target)
     async with app.run_test(size=size) as pilot:
         await opened(pilot)
-        table = app.screen.query_one("#items", ItemTable)
+        table = app.items_table
         rows = table.table
         assert rows.virtual_size.width <= rows.scrollable_content_region.width
         region = rows.content_region

@@ -56,7 +56,7 @@ async def test_d_shows_the_selected_layers_halves_on_the_devices():
         await pilot.pause()
         assert not isinstance(app.screen, MeshScreen)
         # The view is built once and shown again: for the layer selected now, from its top, in the app's language.
-        app.screen.query_one("#items").focus()
+        app.items_table.focus()
         await pilot.press("down")
         await pilot.pause()
         assert app.selections["layers"] == "dense_1"

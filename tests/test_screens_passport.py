@@ -42,9 +42,9 @@ async def test_enter_on_a_hop_goes_to_its_level_with_the_item_selected():
         await pilot.press("enter")
         await opened(pilot)
         assert not isinstance(app.screen, PassportScreen)
-        assert app.current_mode == "optimized-hlo"
+        assert app.level == "optimized-hlo"
         assert app.selections["optimized-hlo"] == "broadcast_maximum_fusion"
-        assert app.screen.query_one("#items").current.name == "broadcast_maximum_fusion"
+        assert app.items_table.current.name == "broadcast_maximum_fusion"
 
 
 @sync
@@ -61,8 +61,8 @@ async def test_t_switches_the_passports_target_and_enter_lands_there():
             await pilot.press("down")
         await pilot.press("enter")
         await opened(pilot)
-        assert app.target == "tpu:v5e" and app.current_mode == "kernels"
-        assert app.screen.query_one("#items").current.name == "fusion"
+        assert app.target == "tpu:v5e" and app.level == "kernels"
+        assert app.items_table.current.name == "fusion"
 
 
 @sync

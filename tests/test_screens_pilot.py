@@ -23,7 +23,7 @@ pytestmark = needs_bundle
 
 
 def table(app) -> ItemTable:
-    return app.screen.query_one("#items", ItemTable)
+    return app.items_table
 
 
 @sync
@@ -32,11 +32,11 @@ async def test_vertical_trace_from_conv_layer_to_cpu_kernel_and_back():
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        path = [(app.current_mode, table(app).current.name)]
+        path = [(app.level, table(app).current.name)]
         for _ in range(4):
             await pilot.press("enter")
             await pilot.pause()
-            path.append((app.current_mode, table(app).current.name))
+            path.append((app.level, table(app).current.name))
         assert [level for level, _ in path] == ["layers", "graph", "hlo", "optimized-hlo", "kernels"]
         graph_op = path[1][1]
         assert app.bundle.graph is not None
@@ -50,7 +50,7 @@ async def test_vertical_trace_from_conv_layer_to_cpu_kernel_and_back():
         for expected in reversed(path[:-1]):
             await pilot.press("backspace")
             await pilot.pause()
-            assert (app.current_mode, table(app).current.name) == expected
+            assert (app.level, table(app).current.name) == expected
         assert app.trail == []
 
 
@@ -62,7 +62,7 @@ async def test_jax_target_links_graph_ops_to_hlo_through_their_layer():
         await opened(pilot)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.current_mode == "hlo"
+        assert app.level == "hlo"
         name = table(app).current.name
         assert app.trace.layer_of("hlo", name, "tpu:v5e") == "conv2d"
 
@@ -152,7 +152,7 @@ async def test_level_usable_as_soon_as_captured_and_failure_says_what_still_work
         assert len(table(app).items) == 0
         app.deliver(LevelStarted("layers", ""))
         await pilot.pause()
-        assert "Capturing Keras layers" in str(app.screen.query_one("#notice").render())
+        assert "Capturing Keras layers" in str(app.explorer.view.query_one(".notice").render())
         shutil.copy(BUNDLE / "layers.json", staging / "layers.json")
         app.deliver(LevelCaptured("layers", "", 1.0, staging))
         await pilot.pause()
@@ -160,7 +160,7 @@ async def test_level_usable_as_soon_as_captured_and_failure_says_what_still_work
         app.deliver(CaptureFailed("hlo", "cpu", "worker exited"))
         await pilot.press("3")
         await pilot.pause()
-        notice = str(app.screen.query_one("#notice").render())
+        notice = str(app.explorer.view.query_one(".notice").render())
         assert "HLO failed for cpu: worker exited" in notice and "Still usable: Keras layers" in notice
 
 
@@ -218,7 +218,7 @@ async def test_command_palette_jumps_to_an_instruction_by_name():
         await pilot.press("enter")
         await opened(pilot)
         await pilot.pause()
-        assert app.current_mode == "optimized-hlo"
+        assert app.level == "optimized-hlo"
         assert table(app).current.name == wanted
         view = app.screen.query_one("#code", CodeView)
         assert view._marked == {table(app).current.line}

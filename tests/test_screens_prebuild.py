@@ -35,13 +35,13 @@ def _shown(app) -> tuple[str, str | None, list[str], tuple[int, set[int]]]:
     """The level, its selection, the screen's text outside the code, and the code view's place."""
     lines = [strip.text for strip in app.screen._compositor.render_strips()]
     code = app.screen.query_one(CodeView)
-    return (app.current_mode, app.screen.query_one("#items", ItemTable).current.name,
+    return (app.level, app.items_table.current.name,
             [line for line in lines if line.strip()], (code.top, code._marked))
 
 
 async def _dense_then_optimized_hlo(pilot) -> tuple:
     app = pilot.app
-    app.screen.query_one("#items", ItemTable).select("dense")
+    app.items_table.select("dense")
     await pilot.pause()
     await pilot.press("4")
     await _settle(pilot)
@@ -157,12 +157,12 @@ async def test_a_visit_draws_the_carried_selections_panes_in_its_first_frame(mon
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot)
         await _prebuilt(pilot, "optimized-hlo")
-        app.screen.query_one("#items", ItemTable).select("dense")
+        app.items_table.select("dense")
         await pilot.pause()
         monkeypatch.setattr(ItemRows, "render_line", recording)
         await pilot.press("4")
         await _settle(pilot)
-        carried = app.screen.query_one("#items", ItemTable).current.name
+        carried = app.items_table.current.name
     assert seen == [(carried, True)]
 
 

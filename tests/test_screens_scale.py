@@ -32,7 +32,7 @@ def large(tmp_path_factory):
 
 
 def table(app) -> ItemTable:
-    return app.screen.query_one("#items", ItemTable)
+    return app.items_table
 
 
 def cells_on_screen(app) -> list[str]:
@@ -117,7 +117,7 @@ async def test_a_group_folds_and_unfolds_with_space_and_enter(large):
         assert items.folded(key)
         await pilot.press("home", "enter")  # Enter on a group's header unfolds it
         await pilot.pause()
-        assert not items.folded(key) and app.current_mode == "optimized-hlo"
+        assert not items.folded(key) and app.level == "optimized-hlo"
         assert cells_on_screen(app)[1] == "arg0"
         await pilot.press("down", "down", "space")  # space in the group folds it, the cursor on its header
         await pilot.pause()

@@ -73,12 +73,12 @@ async def test_markup_in_layer_names_is_shown_as_written(hostile_bundle):
     app = create_app(hostile_bundle, level="layers", target="cpu", select="[bold red]c")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        names = [item.name for item in app.screen.query_one("#items").items]
+        names = [item.name for item in app.items_table.items]
         assert set(HOSTILE.values()) <= set(names)
         for name in HOSTILE.values():
             app.goto_level("layers", name)  # the title's trail, the panes and the row show the name
             await pilot.pause()
-            assert app.screen.query_one("#items").current.name == name
+            assert app.items_table.current.name == name
             assert name in screen_text(app)
         assert app.is_running  # `[@click=app.quit]` did not become a link that quits
 
@@ -237,7 +237,7 @@ async def test_a_key_maximises_the_focused_pane_and_restores_it(level, widget):
         await pilot.press("z")  # Esc restores too, and stays on this level
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen.maximized is None and app.current_mode == level
+        assert app.screen.maximized is None and app.level == level
 
 
 # --- Esc returns to where you came from -------------------------------------------------------
@@ -259,7 +259,7 @@ async def test_escape_returns_to_the_screen_it_came_from(origin):
             assert isinstance(app.screen, opened_class), key
             await pilot.press("escape")
             await pilot.pause()
-            assert app.screen is home and app.current_mode == origin, key
+            assert app.screen is home and app.level == origin, key
 
 
 # --- a capture in progress says so from the first frame ---------------------------------------
@@ -273,7 +273,7 @@ async def test_a_capture_in_progress_says_so_from_the_first_frame():
     app.run_capture = lambda: None  # no compiler in pilot tests: the worker has not reported yet
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        notice = str(app.screen.query_one("#notice").render())
+        notice = str(app.explorer.view.query_one(".notice").render())
         assert "Capturing" in notice and "not captured yet" not in notice
 
 

@@ -51,8 +51,8 @@ async def test_enter_on_a_line_goes_down_to_its_instruction():
         await pilot.press("enter")
         await opened(pilot)
         assert not isinstance(app.screen, SourceScreen)
-        assert app.current_mode == "hlo"
-        assert app.screen.query_one("#items").current.name == screen.view.lines[relu].instructions[0]
+        assert app.level == "hlo"
+        assert app.items_table.current.name == screen.view.lines[relu].instructions[0]
 
 
 @sync
@@ -64,7 +64,7 @@ async def test_0_from_an_hlo_instruction_shows_its_lines_and_escape_closes():
         assert {n for line in screen.view.lines for n in line.produced} == {"convolution.1"}
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(app.screen, SourceScreen) and app.current_mode == "hlo"
+        assert not isinstance(app.screen, SourceScreen) and app.level == "hlo"
 
 
 @sync
@@ -74,10 +74,10 @@ async def test_backspace_still_goes_back_from_a_descent_and_never_opens_the_sour
         await opened(pilot)
         await pilot.press("enter")  # layers -> the layer's graph ops
         await opened(pilot)
-        assert app.current_mode == "graph"
+        assert app.level == "graph"
         await pilot.press("backspace")
         await opened(pilot)
-        assert app.current_mode == "layers" and not isinstance(app.screen, SourceScreen)
+        assert app.level == "layers" and not isinstance(app.screen, SourceScreen)
         assert app.selections["layers"] == "conv"
 
 

@@ -9,7 +9,6 @@ from explorer.labels import label
 from screens.app import create_app
 from screens.widgets.code_view import CodeView
 from screens.widgets.item_rows import ItemRows
-from screens.widgets.item_table import ItemTable
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.pane_text import PaneText
 
@@ -27,7 +26,7 @@ async def test_the_jump_holds_through_a_resize_and_the_scrollbar_follows():
     app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e", select="fusion.11")
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        rows = app.screen.query_one("#items", ItemTable).table
+        rows = app.items_table.table
         assert rows.scroll_y == third_down(rows) > 0
         assert rows.vertical_scrollbar.position == rows.scroll_y  # the thumb is where the rows are
         await pilot.resize_terminal(80, 34)
@@ -41,7 +40,7 @@ async def test_after_the_reader_moves_a_resize_keeps_the_view():
     app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e", select="fusion.11")
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        rows = app.screen.query_one("#items", ItemTable).table
+        rows = app.items_table.table
         await pilot.press("down")
         top = rows.scroll_y
         await pilot.resize_terminal(80, 30)
@@ -54,7 +53,7 @@ async def test_the_module_text_marks_the_first_row_when_nothing_was_selected():
     app = create_app(BUNDLE, level="hlo", target="cpu")
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        item = app.screen.query_one("#items", ItemTable).current
+        item = app.items_table.current
         code = app.screen.query_one("#code", CodeView)
         assert item is not None and item.line
         assert code._marked == {item.line}
@@ -68,9 +67,9 @@ async def test_the_selection_panes_follow_the_rows():
         await opened(pilot)
         for _ in range(3):  # the lazy side panes mount after the first frames
             await pilot.pause()
-        rows = app.screen.query_one("#items", ItemTable).table
+        rows = app.items_table.table
         assert rows.row_count and rows.drawn
-        item = app.screen.query_one("#items", ItemTable).current
+        item = app.items_table.current
         # The panes show the first row's facts once the rows are on screen, not "select an item".
         assert item.name in app.screen.query_one("#device-cpu-text", PaneText).plain
         assert label("state.select_item", "en") not in app.screen.query_one("#explanation", PaneText).plain
@@ -110,7 +109,7 @@ async def test_a_click_on_a_footer_key_presses_it():
         x = line.index(" 2 Graph") + 1
         assert await pilot.click(KeysFooter, offset=(x, 0))
         await pilot.pause()
-        assert app.current_mode == "graph"
+        assert app.level == "graph"
 
 
 @sync
@@ -119,7 +118,7 @@ async def test_the_filter_input_is_mounted_on_the_first_slash():
     app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
-        table = app.screen.query_one("#items", ItemTable)
+        table = app.items_table
         assert not table.query("#filter")
         await pilot.press("slash", *"fusion")
         await pilot.pause()

@@ -116,7 +116,7 @@ def test_the_two_compiler_lesson_selects_real_items_and_its_questions_check_the_
 
 
 def _table(app) -> ItemTable:
-    return app.screen.query_one(ItemTable)
+    return app.items_table
 
 
 @sync

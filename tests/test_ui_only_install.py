@@ -21,6 +21,6 @@ async def test_a_capture_without_the_compilers_says_how_to_install_them(fake, mo
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.load_error, "the capture to fail")
         assert app.load_error == targets.COMPILERS_INSTALL_HINT and app.is_running
-        shown = str(app.screen.query_one("#notice").render())
+        shown = str(app.explorer.view.query_one(".notice").render())
         assert "compilers are not installed" in shown and 'pip install -e ".[compilers]"' in shown
     assert list(pids.iterdir()) == []

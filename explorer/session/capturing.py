@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explorer.errors import CaptureCancelled, TensorwegError
+from explorer.levels import level_named
 from explorer.model.bundle import Bundle
 from explorer.session import events
 from explorer.session.opening import shown_target
@@ -101,7 +102,7 @@ class CaptureJob:
         try:
             reader = orchestrator.staging_reader(event, reader)
             trace = build_trace(reader) if reader is not None else None
-            if reader is not None and event.level in (shown.level, "memory"):
+            if reader is not None and (event.level == shown.level or level_named(event.level).maps_buffers):
                 prepare_first_screen(reader, shown.level, shown.target, shown.lang)
             gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
         except TensorwegError as exc:

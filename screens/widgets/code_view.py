@@ -179,6 +179,11 @@ class CodeView(Widget, can_focus=True):
         self._strips.clear()  # the rows drawn plain
         self.refresh()
 
+    @property
+    def marked(self) -> frozenset[int]:
+        """The lines marked (the selection's), 1-based."""
+        return frozenset(self._marked)
+
     def mark(self, lines: set[int], focus: int = 0) -> None:
         """Highlight 1-based `lines` and scroll so `focus` sits a third down the view."""
         self._marked = set(lines)

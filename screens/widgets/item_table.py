@@ -97,6 +97,7 @@ class ItemTable(Vertical):
         self._matches: tuple[str, list[LevelItem]] = ("", [])  # the last filter and what it kept
         self._created: frozenset[str] = frozenset()
         self.scrolls_pending = 0  # kept for the tests' waits: a jump now scrolls at once
+        self._rows_ready = False  # the rows widget is there to show rows in (`on_mount`)
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
@@ -105,6 +106,9 @@ class ItemTable(Vertical):
         yield _Rows(id="rows")
 
     def on_mount(self) -> None:
+        # Textual marks a widget mounted only after its mount handler: from here the rows may be shown
+        # (rows set while it mounted, by a sync between its compose and its mount, are shown now).
+        self._rows_ready = True
         self._show(self._first_item_row())
 
     def _filter_box(self) -> Input:
@@ -143,7 +147,7 @@ class ItemTable(Vertical):
             return
         self._columns, self._created_text = columns, created_text
         self._widths = self._measure()
-        if self.is_mounted:
+        if self._rows_ready:
             self._fill()  # the cursor goes to the top: the caller selects again
 
     def set_items(self, items: tuple[LevelItem, ...], created_by_compiler: set[str] = frozenset(),
@@ -250,7 +254,7 @@ class ItemTable(Vertical):
         self._show(self._row_of(cursor_on) if cursor_on is not None else self._first_item_row())
 
     def _show(self, cursor: int) -> None:
-        if not self.is_mounted:
+        if not self._rows_ready:
             return
         self._filling = True
         try:
@@ -272,7 +276,7 @@ class ItemTable(Vertical):
         return entry if isinstance(entry, LevelItem) else None
 
     def _at_cursor(self) -> LevelItem | RowGroup | None:
-        row = self.table.cursor_row if self.is_mounted else 0
+        row = self.table.cursor_row if self._rows_ready else 0
         return self._listing[row] if 0 <= row < len(self._listing) else None
 
     def select(self, name: str) -> bool:
@@ -286,7 +290,7 @@ class ItemTable(Vertical):
             self.filter_text = ""
             self._filter_box().value = ""
         folded = self._folded.intersection(self._enclosing(item.group))
-        if hidden or folded or not self.is_mounted:
+        if hidden or folded or not self._rows_ready:
             self._folded.difference_update(folded)
             self._fill(item)
             row = self._row_of(item)
