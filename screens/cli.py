@@ -170,9 +170,12 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     target = shown_target(bundle, asked)
     if target not in bundle.targets:
         raise TensorwegError(f"--target {target}: not in this bundle (captured: {', '.join(bundle.targets)})")
+    from explorer.views.select_option import resolve_select  # noqa: PLC0415 (loads only for the command that uses it)
+
     from screens.screenshot import render_screenshot  # noqa: PLC0415 (loads only for the command that uses it)
 
-    svg = render_screenshot(bundle.path, args.level, target, args.select, size, args.lang or "en")
+    select = resolve_select(bundle, args.level, target, args.select).name if args.select is not None else None
+    svg = render_screenshot(bundle.path, args.level, target, select, size, args.lang or "en")
     write_whole(args.out, svg, overwrite=True)
     print(args.out)
     return 0

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 from explorer.views.graphs.parts import MAX_DEPTH, GraphEdge, GraphNode, LevelGraph, around
 from explorer.views.programs import program_for
+from explorer.views.select_option import resolve_select
 from explorer.views.tables import per_bundle
 from explorer.views.trace import items_for_layer
 
@@ -65,14 +66,11 @@ def graph_of(bundle: Bundle, level: str, target: str, select: str | None = None,
 
 
 def selection(bundle: Bundle, graph: LevelGraph, select: str) -> tuple[str, ...]:
-    """The items `select` names in `graph`: the item of that name, else the layer's items."""
-    if graph.has(select):
-        return (select,)
-    if graph.level != "layers" and any(layer.name == select for layer in bundle.layers):
-        found = tuple(name for name in items_for_layer(bundle, select, graph.level, graph.target) if graph.has(name))
-        if found:
-            return found
-    raise TensorwegError(f"--select {select!r}: no item or layer of that name at the level {graph.level}")
+    """The items `select` names in `graph`: the item of that name (a box, fused instructions
+    included), else the layer's items (`--select`'s one rule, explorer.views.select_option)."""
+    boxes = dict.fromkeys([*(node.name for node in graph.nodes),
+                           *(node.name for cluster in graph.clusters for node in cluster.nodes)])
+    return resolve_select(bundle, graph.level, graph.target, select, boxes).items
 
 
 @per_bundle
