@@ -59,7 +59,7 @@ NEEDS = {
     "capture mnist_cnn --targets cpu,gpu:h100,tpu:v5e --batch 1 --input-shape image=1x28x28x1 -o out":
         "a capture with --input-shape (another cache key), into a folder",
     "capture mnist_cnn --targets cpu,tvm:cpu": "the tvm:cpu target (Apache TVM)",
-    "capture mlp --targets tpu:v5e --mesh 2x2 --layout-map layout_map.toml": "a 2x2 mesh capture of mlp",
+    "capture mlp --targets tpu:v5e --mesh 2x2 --batch 8 --layout-map layout_map.toml": "a 2x2 mesh capture of mlp",
     "diff mnist_cnn --vary batch=1,64 --target tpu:v5e": "the batch-64 variant on tpu:v5e",
     "diff mnist_cnn --vary batch=1,64": "the batch-64 variant on every default target",
     "diff resnet50 --vary batch=1,64": "ResNet50, twice",
