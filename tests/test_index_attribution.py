@@ -240,7 +240,7 @@ body {{
   p = (s32[], f32[4]{{0}}) parameter(0)
   v = f32[4]{{0}} get-tuple-element(p), index=1
   w = f32[4,4]{{1,0}} constant({{...}})
-  cell = f32[4]{{0}} dot(w, v), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}, {meta("m/rnn/while/cell/MatMul")}
+  cell = f32[4]{{0}} dot(w, v), {DOT_DIMS}, {meta("m/rnn/while/cell/MatMul")}
   i = s32[] get-tuple-element(p), index=0
   t0 = (s32[], f32[4]{{0}}) tuple(i, cell)
   ROOT inner = (s32[], f32[4]{{0}}) while(t0), condition=inner_cond, body=inner_body, {meta("m/rnn/while/inner")}

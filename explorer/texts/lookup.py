@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from explorer.errors import TensorwegError
+from explorer.labels.numbers import number
 from explorer.levels import LEVELS
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 from explorer.texts.chip_figures import chip_figures
@@ -213,12 +214,13 @@ def fill_placeholders(body: str, figures: Mapping[str, object], lang: str) -> st
 
 
 def format_figure(value: object, lang: str) -> str:
-    """Numbers with the language's thousands separator; tuples as `64 × 1 × 1`."""
+    """Numbers with the language's separators (explorer.labels.numbers); tuples as `64 × 1 × 1`."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
-        text = f"{value:,}"
-        return text.replace(",", ".") if lang == "de" else text
+        return number(value, ",", lang)
+    if isinstance(value, float):
+        return number(value, ",g", lang)
     if isinstance(value, (tuple, list)):
         return " × ".join(format_figure(v, lang) for v in value)
     return str(value)

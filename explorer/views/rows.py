@@ -13,6 +13,7 @@ from explorer.levels import LIST_LEVELS, TARGET_LEVELS, is_hlo
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
+from explorer.views.format import format_int
 from explorer.views.items import (
     LevelItem,
     RowGroup,
@@ -37,18 +38,19 @@ def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tu
         return ()
     if level in TARGET_LEVELS:
         return program_for(bundle, target).rows(level, lang)
-    return _rows(bundle, level)
+    return _rows(bundle, level, lang)
 
 
 @per_bundle
-def _rows(bundle: Bundle, level: str) -> tuple[LevelItem, ...]:
-    """The target-free levels: the model's layers, the TensorFlow graph's ops."""
+def _rows(bundle: Bundle, level: str, lang: str) -> tuple[LevelItem, ...]:
+    """The target-free levels: the model's layers (their parameter counts in `lang`'s digits), the
+    TensorFlow graph's ops."""
     if level == "layers":
         container = _containers(bundle)
         return tuple(
             make_item("layers", layer.name,
                       (layer.name, layer.class_name, ", ".join(_dims_text(s) for s in layer.output_shapes),
-                       f"{layer.params:,}"),
+                       format_int(layer.params, lang)),
                       layer.class_name, group=container.get(layer.name, ""), depth=layer.path.count("/"))
             for layer in bundle.layers)
     ops = bundle.graph.ops if bundle.graph is not None else ()
