@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
-from explorer.levels import GRAPH_LEVELS, HLO_LEVELS
+from explorer.levels import GRAPH_LEVELS, HLO_LEVELS, level_named
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -72,7 +72,7 @@ def selection(bundle: Bundle, graph: LevelGraph, select: str) -> tuple[str, ...]
 
 @per_bundle
 def _model_graph(bundle: Bundle, level: str) -> LevelGraph:
-    if level == "layers":
+    if level_named(level).lists_layers:
         return _layers_graph(bundle.layers)
     return _ops_graph(bundle.graph.ops if bundle.graph is not None else ())
 
