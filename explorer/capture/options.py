@@ -37,8 +37,10 @@ def build_capture_options(**given: Any) -> CaptureOptions:
         raise TypeError(f"build_capture_options() got unexpected keywords: {', '.join(unknown)}")
     values = {row.field: given.get(row.field, row.default) for row in GIVEN}
     for row in GIVEN:
-        check_value(row, values[row.field])
+        _check_value(row, values[row.field])
     fields = {row.field: row.convert(values[row.field]) if row.convert else values[row.field] for row in GIVEN}
+    # The rules between options: the optimizer only in train mode, --remat-layers implies --remat,
+    # --donate given or not, --layout-map sets --shard model.
     mode, remat_layers, donate = values["mode"], values["remat_layers"], values["donate"]
     fields.update(optimizer=_optimizer(mode, values["optimizer"]), remat=values["remat"] or bool(remat_layers),
                   donate=donate is not False, **_sharding(values["shard"], values["mesh"], values["layout_map"]))
@@ -57,7 +59,7 @@ def build_capture_options(**given: Any) -> CaptureOptions:
     return options
 
 
-def check_value(row: CaptureOption, value: Any) -> None:
+def _check_value(row: CaptureOption, value: Any) -> None:
     """Refuse a value the row's choices or check refuse (argparse's `choices` does on the command line;
     a tour's `# capture:` header and `--vary` have no argparse); its default always passes (not given)."""
     if value == row.default:
