@@ -191,14 +191,14 @@ def test_each_worker_request_carries_an_option_exactly_when_its_row_names_the_wo
     dump_json([("x", (1, 4), "float32")], staging / SIGNATURE_FILE)
     source = ModelSource("mnist_cnn", "sample", "mnist_cnn", "0" * 64)
     requests = {Worker.TENSORFLOW: lambda o: tensorflow_request(source, o, staging, cpu=True),
-                Worker.TARGET: lambda o: accelerator_request(o, staging, "tpu:v5e")[1]}
+                Worker.ACCELERATOR: lambda o: accelerator_request(o, staging, "tpu:v5e")[1]}
     for worker, request_of in requests.items():
         request, plain = request_of(options), request_of(_reset(options, row))
         assert (field in request) is (worker in row.workers)
         if worker in row.workers:
             assert request[field] != plain[field]
-    target_request = requests[Worker.TARGET](options)
-    if Worker.TARGET in row.workers:  # the target workers read the options back from their request
+    target_request = requests[Worker.ACCELERATOR](options)
+    if Worker.ACCELERATOR in row.workers:  # the target workers read the options back from their request
         assert getattr(request_options(target_request), field) == getattr(options, field)
 
 

@@ -80,7 +80,7 @@ class Worker(Enum):
     """The capture workers whose request carries an option (explorer.capture.worker_requests)."""
 
     TENSORFLOW = "tensorflow"  # tf_worker: layers, graph and the cpu target
-    TARGET = "target"  # jax_worker / tvm_worker: one GPU, TPU or TVM target, compiled from model.json
+    ACCELERATOR = "accelerator"  # jax_worker / tvm_worker: one GPU, TPU or TVM target, from model.json
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ class CaptureOption:
         return self.flag[2:].replace("-", "_") if self.flag else self.field
 
 
-_BOTH = (Worker.TENSORFLOW, Worker.TARGET)
+_BOTH = (Worker.TENSORFLOW, Worker.ACCELERATOR)
 
 # In the command line's order (`tensorweg capture --help`).
 CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
@@ -166,26 +166,26 @@ CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
     CaptureOption("mode", "--mode", "compile one inference call (default) or one training step",
                   default="inference", choices=MODES,
                   vary=Vary("mode", vary_as_given, "inference or a training step: mode=inference,train"),
-                  tour=True, lesson=True, workers=(Worker.TARGET,)),
+                  tour=True, lesson=True, workers=(Worker.ACCELERATOR,)),
     CaptureOption("optimizer", "--optimizer", "the training step's optimizer (train mode; default adam)",
                   choices=OPTIMIZERS,
                   vary=Vary("optimizer", vary_as_given, "the training step's optimizer: optimizer=sgd,adam"),
-                  tour=True, lesson=True, workers=(Worker.TARGET,)),
+                  tour=True, lesson=True, workers=(Worker.ACCELERATOR,)),
     CaptureOption("remat", "--remat", "train mode: recompute the forward pass in the backward pass (jax.checkpoint)",
                   Kind.SWITCH, default=False,
                   vary=Vary("remat", vary_switch, "train mode: rematerialise every layer, remat=off,on"),
-                  tour=True, lesson=True, workers=(Worker.TARGET,)),
+                  tour=True, lesson=True, workers=(Worker.ACCELERATOR,)),
     CaptureOption("mesh", "--mesh", "compile for a TPU slice of this many chips (with --shard)", default="",
                   metavar="2x2", vary=Vary("mesh", vary_or_empty, "one chip or a mesh (with --shard): mesh=none,2x2"),
-                  tour=True, lesson=True, workers=(Worker.TARGET,)),
+                  tour=True, lesson=True, workers=(Worker.ACCELERATOR,)),
     CaptureOption("shard", "--shard", "divide the work over the mesh by the batch (data) or the weights (model)",
-                  choices=SHARDINGS, tour=True, lesson=True, workers=(Worker.TARGET,), set_by="layout_map"),
+                  choices=SHARDINGS, tour=True, lesson=True, workers=(Worker.ACCELERATOR,), set_by="layout_map"),
     CaptureOption("layout_map", "--layout-map", "with --mesh, instead of --shard: a TOML or JSON file mapping "
                   'weight-path regexes to a mesh axis or null per dimension, e.g. {"dense/kernel": [null, "model"]} '
                   "(a Keras LayoutMap; docs/layout-map.md)", Kind.FILE, type=Path, metavar="FILE",
-                  lesson=True, compared=False, workers=(Worker.TARGET,), name_field="layout_map_file"),
+                  lesson=True, compared=False, workers=(Worker.ACCELERATOR,), name_field="layout_map_file"),
     CaptureOption("layout_map_file", None, "the --layout-map file's name, for messages and labels", default="",
-                  workers=(Worker.TARGET,)),
+                  workers=(Worker.ACCELERATOR,)),
     CaptureOption("dtype", "--dtype", "a Keras dtype policy for every layer (default: the model's own)", default="",
                   choices=DTYPES, key=Key.UNLESS_DEFAULT,
                   vary=Vary("dtype", vary_as_given, "a Keras dtype policy, e.g. dtype=float32,bfloat16"),
@@ -195,7 +195,7 @@ CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
                   metavar="REGEX", check=check_remat_layers, key=Key.UNLESS_DEFAULT,
                   vary=Vary("remat-layers", vary_or_empty,
                             "train mode: rematerialise matching layers, remat-layers=none,conv"),
-                  title=lambda pattern: [f"remat {pattern}"], workers=(Worker.TARGET,)),
+                  title=lambda pattern: [f"remat {pattern}"], workers=(Worker.ACCELERATOR,)),
     CaptureOption("xla_flags", "--xla-flag", "pass one of the XLA flags the app explains (repeatable): "
                   + ", ".join(XLA_FLAG_CHOICES), Kind.LIST, default=(), metavar="NAME=VALUE", convert=parse_xla_flags,
                   words=xla_flag_words, key=Key.UNLESS_DEFAULT,
@@ -206,7 +206,7 @@ CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
     CaptureOption("donate", "--donate", "train mode: donate the step's weights and optimizer state so XLA may "
                   "update them in place (default), or not (--no-donate)", Kind.EITHER, key=Key.UNLESS_DEFAULT,
                   vary=Vary("donate", vary_switch, "train mode: donate the step's arguments, donate=on,off"),
-                  title=lambda donate: [] if donate else ["no donation"], workers=(Worker.TARGET,)),
+                  title=lambda donate: [] if donate else ["no donation"], workers=(Worker.ACCELERATOR,)),
     CaptureOption("targets", "--targets", "comma-separated targets (default {default})",
                   default=",".join(DEFAULT_TARGETS), convert=split_targets, words=lambda targets: [",".join(targets)],
                   key=Key.NO, tour=True, compared=False),

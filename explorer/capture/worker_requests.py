@@ -50,7 +50,7 @@ def accelerator_request(options: CaptureOptions, staging: Path, target: str) -> 
         "target": target,
         "out_dir": str(out_dir),
         # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
-        **_options_request(options, Worker.TARGET),
+        **_options_request(options, Worker.ACCELERATOR),
     }
 
 
@@ -63,7 +63,7 @@ def request_options(request: dict) -> CaptureOptions:
     """The options of a target worker's request (accelerator_request) as `CaptureOptions`, for its one target;
     an option the request lacks takes the field's default (a request written before it existed)."""
     data = {row.field: request[row.field] for row in CAPTURE_OPTIONS
-            if Worker.TARGET in row.workers and row.field in request}
+            if Worker.ACCELERATOR in row.workers and row.field in request}
     return from_jsonable(CaptureOptions, {**data, "targets": [request["target"]]}, "request")
 
 
