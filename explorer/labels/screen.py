@@ -147,7 +147,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "text.glossary_nothing": ("No term matches.", "Kein Begriff passt."),
     "tours.needs": ("needs the capture {options}, made by: {command}",
                     "braucht die Erfassung {options}, die dieser Befehl macht: {command}"),
-    "tours.for_model": ("for {model}: start it with {command}", "für {model}: starten Sie sie mit {command}"),
+    "tours.for_model": ("for {model}: start it with {command}", "für {model}: Starten Sie sie mit {command}"),
     # The UI's own lines ({placeholders} are filled with str.format).
     "title.no_model": ("no model", "kein Modell"),
     "pane.help": ("Help (Esc closes)", "Hilfe (Esc schließt)"),
