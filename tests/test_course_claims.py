@@ -14,13 +14,14 @@ import re
 
 import pytest
 
+from explorer.course.step_text import step_text
 from explorer.course.tours import builtin_tour
 from explorer.hlo import layout_math
 from explorer.model import roofline
 from explorer.model.bundle import Bundle
 from explorer.targets import TARGETS
 from explorer.texts.lookup import explain_topic
-from explorer.views import trace
+from explorer.views import panes, trace
 from explorer.views.passport import passport
 from explorer.views.passport.text import title
 from explorer.views.tables import kernel
@@ -168,9 +169,19 @@ def test_the_cpu_passport_reads_tensorflow_s_tracebacks_and_borrows_nothing():
     assert "Only a bundle recorded before those tracebacks borrows" in text("passport:python")
 
 
-def test_the_german_passport_is_the_steckbrief():
+def test_the_german_passport_is_the_steckbrief_and_names_its_level_in_german():
     found = bundle(MNIST)
     assert title(passport(found, "cpu", "conv2d", lang="de"), "de") == "Steckbrief von conv2d auf cpu"
+    item = passport(found, "cpu", level="kernels", item="broadcast_maximum_fusion", lang="de")
+    assert title(item, "de") == "Steckbrief von broadcast_maximum_fusion (Kernel) auf cpu"
+
+
+def test_the_german_panes_say_pufferallokation_and_count_the_plumbing_in_german():
+    found = bundle(MNIST)
+    facts = "\n".join(panes.memory_facts(found, "optimized-hlo", "tpu:v5e", "fusion.11", "de"))
+    assert "Pufferallokation 22" in facts and "Puffer Allokation" not in facts
+    lines = panes.device_lines(found, "layers", "conv2d", "cpu", "cpu", "de")
+    assert "  +2 ohne Rechenarbeit: parameter" in lines and "  +2 parameter" not in lines
 
 
 # --- the lessons -----------------------------------------------------------------------------------------
@@ -201,3 +212,18 @@ def test_the_what_if_lesson_s_last_step_says_what_the_batch_1_capture_shows():
         last = builtin_tour(name).steps[-1].text
         assert "VMEM (`S(1)`)" in last and "`V`" in last
     assert "64" in builtin_tour("what_if").title
+
+
+@pytest.mark.parametrize("name", ["tensor_to_registers", "tensor_bis_register"])
+def test_the_register_steps_name_the_registers_of_the_capture_they_are_shown_on(name):
+    """The lesson says `ymm` on the committed AVX2 capture because the capture says so; the tours name
+    no register class of their own (an AVX-512 machine's capture says `zmm`: tests/test_tours.py, e2e)."""
+    tour, found = builtin_tour(name), bundle(MNIST)
+    widest = kernel(found, "cpu", "broadcast_maximum_fusion").vector_registers[-1]
+    assert widest.startswith("ymm")
+    steps = [step for step in tour.steps if "{vector_register}" in step.text]
+    assert len(steps) == 2 and steps[-1] is tour.steps[-1]
+    for step in steps:
+        assert "`ymm`" in step_text(found, step, tour.lang)
+        general = re.sub(r"`xmm`, `ymm` (?:or|oder) `zmm`", "", step.text)  # what the three names mean
+        assert not re.search(r"`[xyz]mm`", general), step.text

@@ -67,8 +67,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "field.layout_not_written": ("layout not written in this HLO (row-major)",
                                  "Layout in diesem HLO nicht angegeben (zeilenweise)"),
     "field.tuple_of": ("tuple of {count}: {bytes} without padding", "Tupel aus {count}: {bytes} ohne Auffüllung"),
-    "field.buffer": ("buffer", "Puffer"),
-    "field.allocation": ("allocation", "Allokation"),
+    "field.buffer_allocation": ("buffer allocation", "Pufferallokation"),
     "field.offset": ("offset", "Offset"),
     "field.size": ("size", "Größe"),
     "field.live": ("live", "lebt"),
@@ -83,6 +82,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "field.calls": ("calls", "ruft auf"),
     "field.holds": ("holds", "hält"),
     "field.more": ("... {count} more", "... {count} weitere"),
+    # Instructions that do no work of their own (parameters, bitcasts, constants), counted, not listed.
+    "field.plumbing": ("+{count} {kinds}", "+{count} ohne Rechenarbeit: {kinds}"),
     # A parameter's role (view.role_text): HLO rows' last column and the memory pane's "holds".
     "role.input": ("input {layer}", "Eingabe {layer}"),
     "role.input_of": ("input {position} of {count} {layer}", "Eingabe {position} von {count} {layer}"),
