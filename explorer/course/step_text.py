@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explorer.course.lessons import resolve_tour_step
+from explorer.levels import level_named
 from explorer.texts.lookup import fill_placeholders
 from explorer.views.explain import figures
 from explorer.views.passport import kernel_of
@@ -48,9 +49,10 @@ def step_figures(bundle: Bundle | None, step: TourStep, selected: str | None) ->
 def _kernel_computing(bundle: Bundle, step: TourStep, selected: str) -> KernelRecord | None:
     """The kernel that computes the item: itself on the kernels level; for a layer, the kernel of its
     output tensor (the one its passport follows); for an optimized instruction, the kernel naming it."""
-    if step.level == "kernels":
+    level = level_named(step.level)
+    if level.lists_kernels:
         return kernel(bundle, step.target, selected)
-    if step.target not in bundle.targets or step.level not in ("layers", "optimized-hlo"):
+    if step.target not in bundle.targets or not (level.lists_layers or level.optimized):
         return None
-    tensor = output_tensor(bundle, step.target, selected).name if step.level == "layers" else selected
+    tensor = output_tensor(bundle, step.target, selected).name if level.lists_layers else selected
     return kernel_of(bundle, step.target, tensor) if tensor else None
