@@ -7,6 +7,8 @@ and lookup the explanation pane uses: by its exact name, by the name it is a ver
 (`CUSTOM_CALL_VERSIONS`) or by its family (`CUSTOM_CALL_FAMILIES`), never the generic
 `hlo:custom-call` text. tests/test_custom_call_coverage_e2e.py checks the same on fresh captures,
 so a compiler that starts emitting a new call fails CI there before this fixture is recorded again.
+Below, every custom call and every kCustom fusion's backend kind in the committed captures (modules
+and filmstrip frames under tests/fixtures) must reach its own text too (issue 37).
 """
 
 from __future__ import annotations
