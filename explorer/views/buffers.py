@@ -52,7 +52,7 @@ def _buffer_lines(bundle: Bundle, target: str, lang: str) -> Buffers:
         for value in allocation.values:
             first.setdefault(value.instruction, allocation)
             lines.setdefault(value.instruction, []).append(
-                f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
+                f"{word('buffer_allocation')} {allocation.index} ({allocation.kind}, "
                 f"{bytes_text(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
                 f"{bytes_text(value.size)} {value.shape_index}")
     seen: set[str] = set()
