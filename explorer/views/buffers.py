@@ -49,7 +49,7 @@ def _buffer_lines(bundle: Bundle, target: str, lang: str) -> Buffers:
         for value in allocation.values:
             first.setdefault(value.instruction, allocation)
             lines.setdefault(value.instruction, []).append(
-                f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
+                f"{word('buffer_allocation')} {allocation.index} ({allocation.kind}, "
                 f"{format_exact_bytes(allocation.size, lang)}) {word('offset')} {format_int(value.offset, lang)} "
                 f"{word('size')} {format_exact_bytes(value.size, lang)} {value.shape_index}")
     seen: set[str] = set()
