@@ -9,10 +9,10 @@ Each shown line is one of:
 
 - **a command line**: no placeholder; run as shown.
 - **a template**: it holds placeholders, written in capitals (`MODEL`, `BUNDLE`, `NAME`, `T`, `N`,
-  `KEY=A,B`, `MODEL...`, `NAME_OR_FILE,...`), optional parts in `[...]`, alternatives written `a|b`
-  (or `[--target T | --grappler]` for alternatives of several words), and `...` for a value or the
-  rest of a command line. A template is expanded into the command lines it shows, each of which is
-  then run: variant 0 takes every optional part and the first of each choice; variant k (k >= 1,
+  `KEY=A,B`, `MODEL...`, `NAME_OR_FILE,...`, or after a topic family: `custom-call:NAME`), optional
+  parts in `[...]`, alternatives written `a|b` (or `[--target T | --grappler]` for alternatives of
+  several words), and `...` for a value or the rest of a command line. A template is expanded into
+  the command lines it shows, each of which is then run: variant 0 takes every optional part and the first of each choice; variant k (k >= 1,
   up to the most alternatives any choice has) leaves out the optional parts that hold no choice
   and takes the k-th alternative of each choice (its last, where it has fewer), so every
   alternative is run once. `F.dot|svg|png` is `F.dot`, `F.svg`, `F.png`. A placeholder becomes
@@ -60,6 +60,10 @@ _BY_NAME = {
     "TOPIC": "hlo:dot", "KEY": "hlo:dot", "FAMILY": "memory", "WORD": "fusion", "CMD": "samples", "L": "conv2d",
     "N": "2", "KEY=A,B": "batch=1,64",
 }
+# A placeholder after a topic family inside a word (`explain custom-call:NAME`), and its value by the
+# family: the name docs/course-sources.md gives as the example.
+_TOPIC_PLACEHOLDER = re.compile(r"([a-z][a-z-]*:)([A-Z][A-Z0-9_]*)")
+_BY_PREFIX = {"custom-call:": "cu_threefry2x32_ffi"}
 # A line that names another sample than the default MODEL selects that sample's layers.
 _LAYER_OF_MODEL = {"resnet50": "conv1_conv", "mlp": "dense"}
 # A layout map splits the weights of the model it was written for (docs/layout-map.md's: mlp's `dense`).
@@ -131,8 +135,8 @@ def _spans(document: str, start: int, paragraph: list[str]) -> list[Shown]:
 
 
 def is_template(text: str) -> bool:
-    return any(_is_placeholder(word) or "|" in word or word == "..." or word.endswith(",...")
-               for word in _tokens(text)) or "[" in text
+    return any(_is_placeholder(word) or _TOPIC_PLACEHOLDER.fullmatch(word) or "|" in word or word == "..."
+               or word.endswith(",...") for word in _tokens(text)) or "[" in text
 
 
 def _is_placeholder(word: str) -> bool:
@@ -230,6 +234,9 @@ def _fill(words: list[str]) -> list[str]:
             filled.append(_BY_OPTION.get(before, model))
         elif word in _BY_NAME and "=" in word:  # `KEY=A,B`: a key and its values
             filled.append(_BY_NAME[word])
+        elif found := _TOPIC_PLACEHOLDER.fullmatch(word):  # `custom-call:NAME`: a name of that family
+            assert found.group(1) in _BY_PREFIX, f"no value for {word}: add its family to _BY_PREFIX"
+            filled.append(found.group(1) + _BY_PREFIX[found.group(1)])
         elif _is_placeholder(word):
             base, equals, value = word.removesuffix(",...").removesuffix("...").partition("=")
             filled.append(_value(base, before, model) + (f"={value}" if equals else ""))
