@@ -12,14 +12,15 @@ Each shown line is one of:
   `KEY=A,B`, `MODEL...`, `NAME_OR_FILE,...`, or after a topic family: `custom-call:NAME`), optional
   parts in `[...]`, alternatives written `a|b` (or `[--target T | --grappler]` for alternatives of
   several words), and `...` for a value or the rest of a command line. A template is expanded into
-  the command lines it shows, each of which is then run: variant 0 takes every optional part and the first of each choice; variant k (k >= 1,
-  up to the most alternatives any choice has) leaves out the optional parts that hold no choice
-  and takes the k-th alternative of each choice (its last, where it has fewer), so every
-  alternative is run once. `F.dot|svg|png` is `F.dot`, `F.svg`, `F.png`. A placeholder becomes
-  the value `PLACEHOLDERS` gives it: by the option before it (`--layer NAME` is a layer, `--follow
-  NAME` an instruction), else by its name; MODEL is the recorded sample `mnist_cnn` unless the line
-  names another model's things. A comment `# e.g. A, B, C` gives the values of the template's first
-  placeholder, one command line each (`explain TOPIC  # e.g. hlo:dot, ...`).
+  the command lines it shows, each of which is then run: variant 0 takes every optional part and the
+  first of each choice; variant k (k >= 1, up to the most alternatives any choice has) leaves out
+  the optional parts that hold no choice and takes the k-th alternative of each choice (its last,
+  where it has fewer), so every alternative is run once. `F.dot|svg|png` is `F.dot`, `F.svg`,
+  `F.png`. A placeholder becomes the value `_BY_OPTION`, `_BY_PREFIX` or `_BY_NAME` gives it: by the
+  option before it (`--layer NAME` is a layer, `--follow NAME` an instruction), else by its name;
+  MODEL is the recorded sample `mnist_cnn` unless the line names another model's things. A comment
+  `# e.g. A, B, C` gives the values of the template's first placeholder, one command line each
+  (`explain TOPIC # e.g. hlo:dot, ...`).
 - **a reference**: `tensorweg COMMAND` followed only by option names and placeholders (`tensorweg
   pack --tours`, `tensorweg inspect --select NAME`): prose naming a command or its options. It is
   checked that the command exists and lists each option in its `--help`; and where it is also a
