@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from explorer.labels import label
 from explorer.levels import level_named
+from explorer.views.format import format_int
 from explorer.views.memory_map import allocation_rows, live_range_rows
 
 from screens.bindings import keyed
@@ -60,7 +61,7 @@ class MemoryMapView(VerticalScroll):
             live.update("")
             return
         width = max(20, self.size.width - 40)  # label 30 + border and padding
-        header = label("text.memory_header", session.lang).format(peak=f"{memory.peak_bytes:,}",
+        header = label("text.memory_header", session.lang).format(peak=format_int(memory.peak_bytes, session.lang),
                                                                    count=len(memory.allocations))
         allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width, session.lang))))
         live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=session.lang))))

@@ -124,7 +124,9 @@ class TourScreen(ModalScreen):
         elif step.selection is not None:
             where += " " + label("text.tour_matches_nothing", lang).format(selector=step.selection.text)
         self.query_one("#tour-heading", Static).update(Content(visible(where)))
-        self.query_one("#tour-text", Static).update(Markdown(visible(step.text, multiline=True)) if step.text else "")
+        # The step's figures ({vector_register} ...) come from the open capture, not from the lesson.
+        text = course.step_text(self.app.bundle, step, self.tour.lang)
+        self.query_one("#tour-text", Static).update(Markdown(visible(text, multiline=True)) if text else "")
         self.query_one("#tour-explanation", Static).update(Markdown(visible(self.explanation(), multiline=True)))
         keys = label("text.tour_keys", lang)
         question = step.question

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from explorer.course.exercises import Verdict, check, choices, summary
 from explorer.course.lessons import LessonChoice, lesson_choices
+from explorer.course.step_text import step_text
 from explorer.course.tours import Tour, TourStep
 from explorer.texts.glossary import GlossaryEntry, search_glossary
 from explorer.texts.lookup import explain_topic
 
 __all__ = ["GlossaryEntry", "LessonChoice", "Tour", "TourStep", "Verdict", "check", "choices", "explain_topic",
-           "lesson_choices", "search_glossary", "summary"]
+           "lesson_choices", "search_glossary", "step_text", "summary"]

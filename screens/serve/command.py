@@ -28,7 +28,7 @@ from pathlib import Path
 
 from explorer.capture.options import capture_flags
 from explorer.capture.queue import CaptureQueue
-from explorer.cli.commands import capture_options, default_language, open_or_capture
+from explorer.cli.commands import capture_files, capture_options, default_language, open_or_capture
 from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
 
@@ -50,11 +50,11 @@ def serve(args: argparse.Namespace) -> int:
     if bundle_path is None:
         options = capture_options(args)
         open_or_capture(args.model, options)  # the first compile happens before anyone connects
-        tab_arguments = [_shown_model(args.model), *capture_flags(options)]
+        tab_arguments = [_shown_model(args.model), *capture_flags(options, files=capture_files(args))]
     elif args.allow_capture:
         raise TensorwegError(f"--allow-capture: {args.model} is captured already and tabs cannot add to it; "
                              "name a MODEL to let the tabs capture")
-    else:  # a pack's tabs start its first lesson
+    else:  # a pack's tabs start its first lesson in the tabs' --lang (Pack.start_tour)
         tab_arguments = [_shown_path(Path(args.model) if is_pack(Path(args.model)) else bundle_path)]
     _check_resolves(args.host, args.port)  # before the warning: a host that is not there is one error line
     if not is_loopback(args.host):

@@ -8,22 +8,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
+from explorer.capture.option_table import GIVEN, CaptureOption, Kind
+from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, TEXT_FIGURES, Question
 from explorer.course.selectors import Condition, Selection
 from explorer.errors import ParseError, TensorwegError
-from explorer.texts.lookup import LEVELS, has_topic
+from explorer.targets import TOUR_TARGETS
+from explorer.texts.lookup import LEVELS, PLACEHOLDER, has_topic
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
-# `# capture:` names the capture options a lesson was written for (a training step, a mesh);
-# only these, so a tour file can never point the capture at a file or at unsafe code.
-CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch", "--dtype",
-                   "--xla-flag")
+# `# capture:` names the capture options a lesson was written for (a training step, a mesh): the
+# rows with `tour` (explorer.capture.option_table), by flag; never a file or --unsafe, so a tour
+# file can never point the capture at a file or at unsafe code.
+HEADER_OPTIONS: dict[str, CaptureOption] = {row.flag: row for row in GIVEN if row.tour and row.flag}
 REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
 ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
 SELECTOR_KINDS = ("layer", "kind")
-# The targets of docs/architecture.md; a tour naming another one is a typo.
-KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e", "tvm:cpu")
 EXPLAIN_SELECTED = "selected"
 
 _HEADER = re.compile(r"#\s*([A-Za-z]+)\s*:\s*(.*)$")
@@ -136,6 +136,10 @@ class _Reading:
             return
         if not step.text and not step.explain:
             raise ParseError("step has neither 'text:' nor 'explain:'", step.line, 1, self.source)
+        for name in PLACEHOLDER.findall(step.text):  # filled from the capture (explorer.course.step_text)
+            if name not in TEXT_FIGURES:
+                raise ParseError(f"unknown figure '{{{name}}}' in 'text:' (known: {', '.join(TEXT_FIGURES)})",
+                                 step.line, 1, self.source)
         if step.question is not None and not step.question.hint:
             raise ParseError("a step with 'ask:' needs a 'hint:' (what a wrong answer should look at)",
                              self.ask_line, 1, self.source)
@@ -268,15 +272,15 @@ def _finished_tour(reading: _Reading) -> Tour:
 
 
 def _check_capture(text: str, line: int, column: int, source: str) -> None:
-    """Only the options of CAPTURE_OPTIONS, each written `--name value` (`--remat` alone)."""
+    """Only the options of HEADER_OPTIONS, each written `--name value` (a switch, `--remat`, alone)."""
     words = text.split()
     at = 0
     while at < len(words):
         word = words[at]
-        if word not in CAPTURE_OPTIONS:
-            raise ParseError(f"unknown capture option '{word}' (known: {', '.join(CAPTURE_OPTIONS)})",
+        if word not in HEADER_OPTIONS:
+            raise ParseError(f"unknown capture option '{word}' (known: {', '.join(HEADER_OPTIONS)})",
                              line, column + text.index(word), source)
-        at += 1 if word == "--remat" else 2
+        at += 1 if HEADER_OPTIONS[word].kind is Kind.SWITCH else 2
         if at > len(words):
             raise ParseError(f"capture option '{word}' needs a value", line, column + text.index(word), source)
 
@@ -316,8 +320,8 @@ def _parse_options(text: str, level: str, target: str, line: int, column: int,
                 raise ParseError(f"unknown level '{value}' (known: {', '.join(LEVELS)})", line, value_column, source)
             level = value
         elif name == "target":
-            if value not in KNOWN_TARGETS:
-                raise ParseError(f"unknown target '{value}' (known: {', '.join(KNOWN_TARGETS)})",
+            if value not in TOUR_TARGETS:  # the table says which targets a tour may name; another is a typo
+                raise ParseError(f"unknown target '{value}' (known: {', '.join(TOUR_TARGETS)})",
                                  line, value_column, source)
             target = value
         elif name == "select":

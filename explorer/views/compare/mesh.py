@@ -23,14 +23,15 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle, is_bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import (
-    INTERCONNECT,
     check_mesh_options,
     collectives,
     device_memory,
+    interconnect,
     sharding_flag,
     transfer_seconds,
 )
 from explorer.model.training import op_phase, peak_of
+from explorer.targets import MESH_TARGETS
 from explorer.views import tables
 from explorer.views.format import MISSING, format_bytes, format_seconds
 from explorer.views.mesh import in_scope, own_variable, tensor_name
@@ -75,7 +76,7 @@ class MeshColumn:
 
 def meshable(target: str) -> bool:
     """Whether `--mesh` compiles for this target (TPU slices and the GPU boxes with a known interconnect)."""
-    return target.startswith("tpu:") or target in INTERCONNECT
+    return target in MESH_TARGETS
 
 
 def sibling_options(bundle: Bundle, target: str, mesh: str) -> CaptureOptions:
@@ -210,15 +211,15 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
                 why = word("capturing")
             cells.append([why] + [MISSING] * (len(MESH_ROWS) - 1))
             continue
-        talks = [f"{c.opcode} {c.shape} {word('groups')} {c.groups}: {format_bytes(c.bytes_per_device)}, "
-                 f"~{format_seconds(c.seconds)}" for c in column.collectives]
+        talks = [f"{c.opcode} {c.shape} {word('groups')} {c.groups}: {format_bytes(c.bytes_per_device, lang)}, "
+                 f"~{format_seconds(c.seconds, lang)}" for c in column.collectives]
         fits = {True: word("fits"), False: word("does_not_fit"), None: ""}[column.fits]
-        capacity = f" {fits} {format_bytes(column.capacity[0])}" if column.capacity and fits else ""
+        capacity = f" {fits} {format_bytes(column.capacity[0], lang)}" if column.capacity and fits else ""
         cells.append([
             "\n".join(f"{tensor_name(name, lang)} {shape}" for name, shape, _size in column.tensors) or MISSING,
-            format_bytes(column.layer_bytes),
+            format_bytes(column.layer_bytes, lang),
             "\n".join(talks) or word("no_collectives"),
-            f"{format_bytes(column.peak_bytes)}{capacity}" if column.peak_bytes else MISSING,
+            f"{format_bytes(column.peak_bytes, lang)}{capacity}" if column.peak_bytes else MISSING,
         ])
     rows = [(word(key), [col[row] for col in cells]) for row, key in enumerate(MESH_ROWS)]
     return headers, rows
@@ -227,9 +228,9 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
 def mesh_notes(columns: tuple[MeshColumn, ...], target: str, lang: str = "en") -> str:
     """Where the time and memory figures come from."""
     notes = [label("compare.mesh.note", lang)]
-    if target in INTERCONNECT:
-        link, _bandwidth, source = INTERCONNECT[target]
-        notes.append(f"{link}: {source}")
+    link = interconnect(target)
+    if link is not None:
+        notes.append(f"{link.link}: {link.bandwidth.citation}")
     capacity = next((c.capacity for c in columns if c.capacity), None)
     if capacity:
         notes.append(capacity[1])
