@@ -109,12 +109,12 @@ async def test_c_on_a_film_without_frames_captures_the_model_again_with_passes(t
     copy = tmp_path / "bundle"
     shutil.copytree(BUNDLE, copy)
     shutil.rmtree(copy / "targets" / "tpu-v5e" / "passes")
-    app = create_app(copy, level="optimized-hlo", target="tpu:v5e")
+    # As `tensorweg open mnist_cnn` opens its cached bundle: the app knows the model it may capture.
+    app = create_app(copy, model_spec="mnist_cnn", level="optimized-hlo", target="tpu:v5e")
     started = []
-    monkeypatch.setattr(app, "run_capture", lambda: started.append(app.options))  # no compiler in this test
+    monkeypatch.setattr(app, "run_capture", lambda job: started.append(job.options))  # no compiler in this test
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        app.model_spec = "mnist_cnn"  # as `tensorweg open mnist_cnn` starts it
         await pilot.press("f")
         await pilot.pause()
         assert app.screen.missing.command == "tensorweg open mnist_cnn --passes"
