@@ -46,7 +46,7 @@ def diff_text(strip: Filmstrip, number: int, lang: str = "en") -> Text:
     result = pass_view.diff_of(strip, number)
     text = _heading(strip, number, result, lang)
     for line in result.lines:
-        text.append(_MARKS[line.kind] + pass_view.line_text(line, lang) + "\n", style=_STYLES[line.kind])
+        text.append(_MARKS[line.kind] + visible(pass_view.line_text(line, lang)) + "\n", style=_STYLES[line.kind])
     return text
 
 
@@ -58,6 +58,7 @@ def side_by_side_text(strip: Filmstrip, number: int, width: int, lang: str = "en
     styles = {"computation": ("bold", "bold"), "removed": ("red", ""), "added": ("", "green"),
               "changed": ("red", "green")}
     for before, after, kind in pass_view.side_by_side(result, lang):
+        before, after = visible(before), visible(after)  # measured as drawn (Rich drops BEL, BS, VT, FF)
         left, right = styles[kind]
         text.append(before[:half].ljust(half), style=left)
         text.append(" | ")
