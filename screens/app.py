@@ -37,6 +37,7 @@ from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
 from explorer.views.session import FollowedLayer, LevelProgress, Session, StatusNote
+from explorer.views.suggested import capture_key_note, passes_key_note
 from explorer.views.trace import build_trace
 from explorer.views.trace import descend as item_below
 
@@ -464,8 +465,8 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
         The orchestrator grows the cached bundle: only the workers of the missing
         targets (and of levels that never finished) run; what it has is kept.
         """
-        if not self.can_capture:
-            self.notify(label("notify.capture_needs_model", self.lang))
+        if (note := capture_key_note(self.session, self.can_capture)) is not None:
+            self.notify(note)  # a bundle or pack: what to run instead, or that it holds every target
             return
         if self.queue_place is not None:  # starting anew would put it at the back of the line
             self.notify(label("notify.capture_waiting", self.lang))
@@ -476,8 +477,8 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
     def capture_passes(self) -> None:
         """`c` on a filmstrip without frames: the model again, with every compiler pass kept
         (`--passes`), for the targets on screen; the level screens show the capture's progress."""
-        if not self.can_capture:
-            self.notify(label("notify.capture_needs_model", self.lang))
+        if (note := passes_key_note(self.session, self.can_capture)) is not None:
+            self.notify(note)
             return
         self.options = replace(self.options, passes=True, targets=self.session.held_targets())
         self.run_capture()

@@ -25,6 +25,7 @@ from explorer.model.passes import Filmstrip
 from explorer.model.passes_grappler import GRAPPLER
 from explorer.safe_text import visible
 from explorer.views import passes as pass_view
+from explorer.views.suggested import model_argument
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
@@ -110,7 +111,7 @@ class PassesScreen(Screen):
         try:
             if bundle is None:
                 raise TensorwegError(label("passes.no_bundle", lang))
-            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, self.app.model_spec),
+            self.missing = pass_view.missing_film(bundle, target, model_argument(bundle, self.app.model_spec),
                                                   self.app.can_capture, lang)
             if self.missing is not None:
                 title.update(Text(visible(self.missing.title)))

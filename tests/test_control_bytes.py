@@ -21,7 +21,6 @@ import aiohttp
 import pytest
 
 from explorer.course.pack import bundle_argument, open_pack
-
 from explorer.model.bundle import Bundle
 
 from screens.app import create_app

@@ -142,6 +142,8 @@ LABELS: dict[str, tuple[str, str]] = {
                            "keine Grappler-Bilder in diesem Bundle: mit --passes erfassen"),
     "passes.missing_title": ("Filmstrip {film}: not captured", "Film {film}: nicht erfasst"),
     "passes.capture_with": ("Capture the frames and open them with:", "Erfassen und öffnen Sie die Bilder mit:"),
+    "passes.install_then_capture": ("{install}; then capture the frames and open them with:",
+                                    "{install}; danach erfassen und öffnen Sie die Bilder mit:"),
     "passes.capture_key": ("Press c to capture them now (the model is compiled again, with --passes).",
                            "Drücken Sie c, um sie jetzt zu erfassen (das Modell wird erneut kompiliert, "
                            "mit --passes)."),

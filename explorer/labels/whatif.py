@@ -31,10 +31,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "whatif.no_skyline": ("no live ranges captured", "keine Lebensdauern erfasst"),
     "whatif.why": ("Why", "Warum"),
     "whatif.nothing": (
-        "No other variant of this model is in the cache for {target}. Capture one, e.g.: "
-        "tensorweg diff {model} --vary batch=1,64 --target {target}",
-        "Im Cache liegt keine andere Variante dieses Modells für {target}. Erfassen Sie eine, z. B.: "
-        "tensorweg diff {model} --vary batch=1,64 --target {target}"),
+        "No other variant of this model is in the cache for {target}. To capture one, e.g. {todo}",
+        "Im Cache liegt keine andere Variante dieses Modells für {target}. Um eine zu erfassen, z. B. {todo}"),
     "binding.app.whatif": ("What if", "Was wäre, wenn"),
     "tooltip.app.whatif": ("Another variant of this model (batch, dtype, a disabled pass) side by side: "
                            "what the compiler did differently, and why",

@@ -31,6 +31,7 @@ from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options, default_language, open_or_capture
 from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
+from explorer.views.suggested import capture_argv, command_line
 
 from screens.serve.limits import TabLimits, TabSetup, is_loopback, new_token, public_url
 from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
@@ -118,11 +119,12 @@ def _captured_before(args: argparse.Namespace) -> Path:
     it from there too), served as a bundle; one error line when it was never captured."""
     from explorer.capture.orchestrator import cached_capture  # noqa: PLC0415 (the capture machinery: only here)
 
-    path = cached_capture(args.model, capture_options(args))
+    options = capture_options(args)
+    path = cached_capture(args.model, options)
     if path is None:
         raise TensorwegError(f"{args.model}: not captured yet, and serve opens lesson packs and bundles only; "
-                             f"capture it first (`tensorweg capture {args.model}`, or `tensorweg pack`) "
-                             "or pass --allow-capture")
+                             f"capture it first (`{command_line(capture_argv(args.model, options))}`, or "
+                             "`tensorweg pack`) or pass --allow-capture")
     return path
 
 

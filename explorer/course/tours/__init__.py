@@ -23,6 +23,7 @@ from explorer.course.tours.parser import (
 from explorer.errors import TensorwegError
 from explorer.levels import TARGET_LEVELS
 from explorer.model.records import CaptureOptions
+from explorer.views import suggested
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
@@ -171,8 +172,8 @@ def header_options(capture: str) -> list[tuple[str, str]]:
 
 def tour_command(name: str, tour: Tour) -> str:
     """The command that captures what a built-in lesson needs and opens it (`tensorweg tour`
-    applies its `# capture:` header)."""
-    return f"tensorweg tour {name} {tour.model}"
+    applies its `# capture:` header); the tour's model quoted (a pack's tour is untrusted text)."""
+    return suggested.tour_command(name, tour.model)
 
 
 def load_tour(path: Path) -> Tour:

@@ -149,13 +149,6 @@ def sum_or_none(values) -> int | None:
     return total if seen else None
 
 
-def capture_hint(bundle: Bundle, target: str) -> str:
-    """How to get a target that is not in the bundle: the UI key and the command."""
-    targets = ",".join(dict.fromkeys((*bundle.targets, target)))
-    return (f"press c in the explorer (opened from a model), or run: tensorweg capture "
-            f"{bundle.manifest.model.spec} --targets {targets}")
-
-
 def target_state(bundle: Bundle, target: str, levels: tuple[str, ...]) -> tuple[bool, str]:
     if target not in bundle.targets:
         return False, NOT_CAPTURED

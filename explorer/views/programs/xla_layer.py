@@ -25,10 +25,10 @@ from explorer.views.compare.target_layer import (
     LibraryCall,
     OutputLayout,
     TargetLayer,
-    capture_hint,
     display_name,
     target_state,
 )
+from explorer.views.suggested import capture_hint
 
 # A fusion XLA:GPU hands to Triton names it in backend_config: "kind":"__triton" (e.g. softmax),
 # "__triton_gemm", "__triton_nested_gemm_fusion" (matmuls), ...
