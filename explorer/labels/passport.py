@@ -129,6 +129,8 @@ LABELS: dict[str, tuple[str, str]] = {
                           "are what it shows", "XLA:TPU erzeugt keinen einsehbaren Maschinencode: gezeigt werden "
                           "die Kacheln und der Speicherraum des Tensors"),
     "passport.tensor": ("tensor", "Tensor"),
+    "passport.tuple_element": ("its tuple element {index}, {shape}; the other elements are buffers of their own",
+                               "sein Tupelelement {index}, {shape}; die anderen Elemente sind eigene Puffer"),
     # The `P` screen's keys, status line and help.
     "binding.app.passport": ("Passport", "Pass"),
     "tooltip.app.passport": ("The selected item's tensor from its Python line down to registers and buffer",
