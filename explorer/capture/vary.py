@@ -61,7 +61,8 @@ VARY_KEYS: dict[str, VaryKey] = {
     "remat-layers": VaryKey("remat_layers", _or_empty,
                             "train mode: rematerialise matching layers, remat-layers=none,conv"),
     "donate": VaryKey("donate", _switch, "train mode: donate the step's arguments, donate=on,off"),
-    "mesh": VaryKey("mesh", _or_empty, "one chip or a mesh (with --shard): mesh=none,2x2"),
+    "mesh": VaryKey("mesh", _or_empty, "one chip or a mesh (--shard or --layout-map divides the meshed one): "
+                                       "mesh=none,2x2"),
     "xla-flag": VaryKey("xla_flags", lambda key, value: value,
                         "an XLA flag the app knows: xla-flag=none,xla_disable_hlo_passes=fusion"),
 }
@@ -107,7 +108,10 @@ def variants(text: str, base: dict[str, Any]) -> tuple[Variant, Variant]:
     built = []
     for value in values:
         argument = _xla_flags(base, value) if key == "xla-flag" else entry.convert(key, value)
-        built.append(Variant(f"{key}={value}", build_capture_options(**{**base, entry.keyword: argument})))
+        options = {**base, entry.keyword: argument}
+        if key == "mesh" and not argument:  # one chip divides nothing: --shard is the meshed variant's
+            options.update(shard=None, layout_map=None)
+        built.append(Variant(f"{key}={value}", build_capture_options(**options)))
     first, second = built
     if first.options.without_targets() == second.options.without_targets():
         raise TensorwegError(f"bad --vary '{text}': {values[0]} and {values[1]} are the same variant "
