@@ -84,15 +84,22 @@ def _warning(host: str, max_captures: int | None) -> str:
 @contextlib.contextmanager
 def _signals_stop_serving():
     """SIGTERM and SIGHUP (a closed SSH session) end `serve` as Ctrl+C does, so the temp folder is
-    removed; once the server runs, its event loop handles them (screens.serve.server)."""
+    removed; once the server runs, its event loop handles them (screens.serve.server). It returns with
+    them blocked once its stop began (`vendored_textual_serve.Server.serve`): the process is ending, so
+    any that came since (a second Ctrl+C) and any still to come are ignored, after the temp folder is
+    gone: one clean stop, one exit status, however the signals fall."""
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
     for signum in previous:
         signal.signal(signum, signal.default_int_handler)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        if set(stop_signals) <= signal.pthread_sigmask(signal.SIG_BLOCK, ()):  # the server ran and stopped
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)  # ignored: what waited is dropped
+        else:  # no server ran (an in-process caller's stand-in)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _tab_limits(args: argparse.Namespace) -> TabLimits:
