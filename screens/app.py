@@ -33,6 +33,7 @@ from textual.worker import WorkerFailed
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
+from explorer.levels import ALL, level_named
 from explorer.model.bundle import Bundle
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
@@ -84,12 +85,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [  # words: explorer.labels (`binding.<id>`, `tooltip.<id>`), in the app's language
-        keyed("1", "goto_level('layers')", "app.level1"),
-        keyed("2", "goto_level('graph')", "app.level2"),
-        keyed("3", "goto_level('hlo')", "app.level3"),
-        keyed("4", "goto_level('optimized-hlo')", "app.level4"),
-        keyed("5", "goto_level('kernels')", "app.level5"),
-        keyed("m", "goto_level('memory')", "app.memory"),
+        *(keyed(level.key, f"goto_level({level.name!r})", level.binding) for level in ALL),  # 1-5, m
         keyed("t", "next_target", "app.target"),
         keyed("c", "capture_missing", "app.capture", show=False),
         keyed("C", "cancel_capture", "app.cancel_capture", show=False),
@@ -125,7 +121,7 @@ class TensorwegApp(KeepsRefreshWorkOfPoppedScreens, PrebuildsLevelScreens, Openi
 
         if not isinstance(self.screen, PassesScreen):
             # From the TensorFlow graph level: Grappler's film; from the others: the target's XLA passes.
-            film = GRAPPLER if self.current_mode == "graph" else self.target
+            film = GRAPPLER if level_named(self.current_mode).lists_ops else self.target
             self.push_screen(PassesScreen(film, self.selections.get(self.current_mode, "")))
 
     def action_passport(self) -> None:

@@ -21,6 +21,7 @@ from textual import on, work
 from textual.app import App
 
 from explorer.errors import CaptureCancelled, TensorwegError
+from explorer.levels import level_named
 from explorer.model.bundle import Bundle
 from explorer.views.session import CAPTURED, STARTED, failed
 from explorer.views.trace import build_trace
@@ -109,7 +110,7 @@ class CapturingApp(App):
         try:  # parse the new level here, not on the UI thread
             reader = orchestrator.staging_reader(event, reader)
             trace = build_trace(reader) if reader is not None else None
-            if reader is not None and event.level in (self.current_mode, "memory"):
+            if reader is not None and (event.level == self.current_mode or level_named(event.level).maps_buffers):
                 prepare_first_screen(reader, self.current_mode, self.target, self.lang)
             gc.freeze()  # the parsed level lives on screen: out of the collector's full passes
         except TensorwegError as exc:

@@ -22,6 +22,7 @@ from textual.widgets import Static
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
+from explorer.levels import level_named
 from explorer.safe_text import visible
 from explorer.views.items import LevelItem, column_titles
 from explorer.views.tables import Selection
@@ -325,4 +326,4 @@ class LevelScreen(Screen):
 
     def help_text(self) -> str:
         """What this level shows, for `?`, in the app's language."""
-        return label(f"help.{self.LEVEL}", self.tensorweg.lang)
+        return label(level_named(self.LEVEL).help_key, self.tensorweg.lang)

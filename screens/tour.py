@@ -30,6 +30,7 @@ from explorer.course import exercises
 from explorer.course.lessons import LessonChoice, lesson_choices
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
+from explorer.levels import level_named
 from explorer.safe_text import visible
 from explorer.texts.lookup import explain_topic
 from explorer.views.rows import rows
@@ -124,7 +125,7 @@ class TourScreen(ModalScreen):
         box.border_title = Content(visible(f"{label('pane.tour', lang)}: {self.tour.title}"))
         box.border_subtitle = (f"{label('word.step', lang)} {self.index + 1} "
                                f"{label('word.of', lang)} {len(self.tour.steps)}")
-        where = f"{label('level.' + step.level, lang)} · {step.target}"
+        where = f"{label(level_named(step.level).title_key, lang)} · {step.target}"
         if self.selected:
             where += f" · {self.selected}"
         elif step.selection is not None:

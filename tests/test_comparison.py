@@ -115,7 +115,8 @@ def test_estimates_name_the_published_figures_they_use(conv):
         for e in estimated:
             assert e.bandwidth == spec.memory_bandwidth
             assert e.seconds == max(e.flops / e.peak_flops, e.bytes / e.bandwidth)
-        assert column.estimate_note.startswith("ESTIMATE") and spec.figures_source in column.estimate_note
+        assert column.estimate_note.startswith("ESTIMATE")
+        assert all(spec.roofline_source(e.peak_dtype) in column.estimate_note for e in estimated)
         assert column.estimated_seconds == pytest.approx(sum(e.seconds for e in estimated))
 
 
@@ -277,7 +278,7 @@ def test_the_command_and_the_screen_word_a_layer_alike(bundle, conv):
     beside its per-instruction table: the same words for the decision, kernels, bytes, FLOPs and estimate."""
     text = as_text(bundle, "conv2d")
     gpu = text.split("on gpu:h100 ", 1)[1].split("on tpu:v5e ", 1)[0]
-    assert "  est. time: 7.48 ns (1 memory-bound)\n" in gpu
+    assert "  est. time: 7.49 ns (1 memory-bound)\n" in gpu  # 21.1 KiB over the datasheet's 3.35 TB/s
     assert "  bytes / padded: 21.1 KiB / 21.1 KiB\n" in gpu
     assert "  kernels: cudnn-conv-bias-activation.3 (library)\n" in gpu
     assert "  est. time: no peak figures\n" in text.split("on gpu:h100 ", 1)[0]  # cpu: no published peaks

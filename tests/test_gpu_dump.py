@@ -105,7 +105,8 @@ def test_roofline_dot_counts_2mnk_and_bytes_of_operands_and_output():
     assert result.bytes == (64 * 128 + 128 * 32 + 64 * 32) * 4
     assert result.seconds == pytest.approx(max(result.flops / 67e12, result.bytes / spec.memory_bandwidth))
     assert result.bound == "memory"
-    assert "ESTIMATE" in result.note and spec.figures_source in result.note
+    assert "ESTIMATE" in result.note and spec.roofline_source("f32") in result.note
+    assert "NVIDIA H100 Tensor Core GPU datasheet" in result.note  # f32 peak and bandwidth: one page, named once
 
 
 def test_roofline_prefers_the_callers_cost_analysis_flops():

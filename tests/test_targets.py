@@ -29,12 +29,13 @@ def test_architecture_target_names_are_all_known():
     assert documented <= set(TARGETS)
 
 
-@pytest.mark.parametrize("name", [n for n, s in TARGETS.items() if s.kind != "cpu" and n != "gpu:local"])
+@pytest.mark.parametrize("name", [n for n, s in TARGETS.items() if not s.on_this_machine])
 def test_compile_only_targets_carry_sourced_roofline_figures(name):
     spec = TARGETS[name]
     assert spec.topology
     assert spec.has_roofline_figures
-    assert spec.figures_source
+    for dtype, _flops in spec.peak_flops:
+        assert spec.roofline_source(dtype)
 
 
 def test_parse_targets_keeps_order_drops_duplicates_and_expands_bare_kinds():
@@ -57,16 +58,17 @@ def test_target_dirname_replaces_colon():
 def test_gpu_target_config_text_has_every_device_field_and_compute_capability():
     spec = TARGETS["gpu:a100"]
     text = gpu_target_config_text(spec)
-    for field, value in spec.gpu_device_info:
+    for field, value in spec.gpu_device.fields:
         assert f"  {field}: {value}\n" in text
     assert "cuda_compute_capability { major: 8 minor: 0 }" in text
     assert 'device_description_str: "NVIDIA A100-SXM4-40GB"' in text
     assert text.count("{") == text.count("}")
 
 
-def test_gpu_target_config_text_refuses_non_gpu():
-    with pytest.raises(TensorwegError):
-        gpu_target_config_text(TARGETS["tpu:v5e"])
+@pytest.mark.parametrize("name", ["tpu:v5e", "gpu:local"])
+def test_gpu_target_config_text_refuses_a_target_without_a_device_description(name):
+    with pytest.raises(TensorwegError, match=f"{name} has no GPU device description"):
+        gpu_target_config_text(TARGETS[name])
 
 
 def test_peak_for_falls_back_to_headline_figure():

@@ -51,6 +51,7 @@ from explorer.capture.worker_requests import (
     worker_environment,
 )
 from explorer.errors import CaptureCancelled, CaptureFailed, TensorwegError, no_space_left
+from explorer.levels import level_named
 from explorer.model.bundle import TARGET_LEVELS
 from explorer.model.normalise import normalise_paths
 from explorer.model.records import CaptureOptions, LevelStatus, ModelIdentity
@@ -159,7 +160,7 @@ class CaptureRun:
             for level in TARGET_LEVELS:
                 self._record(LEVEL_FAILED, level, target, reason)
         self._unfinished(f"{UNFINISHED} the worker ended before this level")
-        compiled = [key for key in wanted_levels(self.options) if key[1] != "layers"]
+        compiled = [key for key in wanted_levels(self.options) if level_named(key[1]).compiled]
         if not any(self.statuses[key].status == "ok" for key in compiled):
             reason = next((self.statuses[key].error for key in compiled if self.statuses[key].error),
                           "no level could be compiled")

@@ -39,7 +39,7 @@ def device_for(spec: TargetSpec) -> tuple[Any, str]:
     import jax  # noqa: PLC0415 (the compiler loads in the capture worker only)
     from jax.experimental import topologies  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    if spec.name == "gpu:local":
+    if spec.kind == "gpu" and spec.on_this_machine:
         return jax.devices("cuda")[0], "cuda"
     if spec.kind == "tpu":
         topology = topologies.get_topology_desc(topology_name=spec.topology, platform="tpu")

@@ -26,7 +26,7 @@ def mesh_devices(spec: TargetSpec, dims: tuple[int, ...]) -> tuple[list[Any], st
         topology = topologies.get_topology_desc(topology_name=f"{generation}:{'x'.join(map(str, grid))}",
                                                 platform="tpu")
         return list(topology.devices), "tpu"
-    if spec.kind == "gpu" and spec.name != "gpu:local":
+    if spec.kind == "gpu" and not spec.on_this_machine:
         # One host with all GPUs on it (slices x hosts x devices per host): XLA's compile-only
         # CUDA client accepts it and partitions over NVLink peers.
         topology = topologies.get_topology_desc(spec.topology, "cuda", target_config=gpu_target_config_text(spec),

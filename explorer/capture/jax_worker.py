@@ -51,7 +51,7 @@ def prepare_environment(spec: TargetSpec, dump_dir: Path) -> None:
     os.environ["KERAS_BACKEND"] = "jax"
     # The CPU platform avoids the CUDA plugin's init traceback and still allows
     # compile-only TPU and CUDA topologies; only `gpu:local` needs the real GPU.
-    os.environ["JAX_PLATFORMS"] = "cuda" if spec.name == "gpu:local" else "cpu"
+    os.environ["JAX_PLATFORMS"] = "cuda" if spec.kind == "gpu" and spec.on_this_machine else "cpu"
     os.environ["ALLOW_MULTIPLE_LIBTPU_LOAD"] = "1"  # concurrent TPU captures
     os.environ["JAX_SKIP_CUDA_CONSTRAINTS_CHECK"] = "1"  # no driver to check against
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from explorer.capture.cache import cache_root
 from explorer.errors import TensorwegError
-from explorer.levels import TARGET_INDEPENDENT_LEVELS
+from explorer.levels import TARGET_INDEPENDENT_LEVELS, level_named
 from explorer.model.bundle import TARGET_LEVELS, Bundle, is_bundle
 from explorer.model.records import CaptureOptions
 
@@ -62,13 +62,8 @@ def settled(bundle: Bundle, level: str, target: str) -> bool:
 
 
 def level_present(bundle: Bundle, level: str, target: str) -> bool:
-    if level == "layers":
-        return (bundle.path / "layers.json").is_file()
-    if level == "graph":
-        return (bundle.path / "graph.json").is_file()
-    name = {"hlo": "hlo.txt", "optimized-hlo": "optimized_hlo.txt", "kernels": "kernels.json",
-            "memory": "memory.json"}[level]
-    return (bundle.target_dir(target) / name).is_file()
+    this = level_named(level)
+    return ((bundle.target_dir(target) if this.per_target else bundle.path) / this.file).is_file()
 
 
 def check_output_dir(final: Path) -> None:

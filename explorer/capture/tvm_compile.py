@@ -25,8 +25,6 @@ from explorer.capture.tf_graph import layer_for_op, scope_map_from_calls
 from explorer.capture.tf_layers import recording_layer_calls
 from explorer.model.tvm_program import TvmFunction
 
-# x86 with AVX-512, as the issue verified; LLVM chooses the vector width from it.
-TARGET = {"kind": "llvm", "mcpu": "skylake-avx512"}
 PIPELINE = ("LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR")
 # The passes of TVM's build pipeline up to the static memory plan (relax.backend's default).
 PLAN_PASSES = ("LegalizeOps", "RewriteDataflowReshape", "ToNonDataflow", "RemovePurityChecking",
@@ -86,21 +84,26 @@ def _bindings(function: Any) -> list[Any]:
     return [binding for block in function.body.blocks for binding in block.bindings]
 
 
-def target() -> Any:
+LlvmTarget = tuple[tuple[str, str], ...]  # TargetSpec.llvm_target: `kind: llvm`, `mcpu: ...`
+
+
+def target(llvm: LlvmTarget) -> Any:
+    """The target's LLVM target as TVM's `Target` (LLVM chooses the vector width from its `mcpu`)."""
     import tvm  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    return tvm.target.Target(dict(TARGET))
+    return tvm.target.Target(dict(llvm))
 
 
-def run_passes(module: Any, names: tuple[str, ...]) -> Any:
+def run_passes(module: Any, names: tuple[str, ...], llvm: LlvmTarget) -> Any:
     import tvm  # noqa: PLC0415 (the compiler loads in the capture worker only)
     from tvm.relax import transform  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    with target():
+    with target(llvm):
         return tvm.transform.Sequential([getattr(transform, name)() for name in names])(module)
 
 
-def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]]:
+def grouped(imported: Imported,
+            llvm: LlvmTarget) -> tuple[Any, list[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]]:
     """FuseOps' grouping: (module after FuseOps, [(function, ops, onnx nodes, imported vars)] in program order).
 
     A fused Relax function keeps the names of the bindings it took in, except
@@ -108,7 +111,7 @@ def grouped(imported: Imported) -> tuple[Any, list[tuple[str, tuple[str, ...], t
     """
     from tvm import relax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    fused = run_passes(imported.module, PIPELINE[:4])
+    fused = run_passes(imported.module, PIPELINE[:4], llvm)
     ops_of_var = {b.var.name: (b.value.op.name, _arg_names(b.value.args))
                   for b in _bindings(imported.module["main"]) if isinstance(b.value, relax.Call)
                   and hasattr(b.value.op, "name")}
@@ -192,17 +195,17 @@ def functions(imported: Imported, fused_module: Any,
     return tuple(found)
 
 
-def build(fused_module: Any) -> tuple[str, str]:
+def build(fused_module: Any, llvm: LlvmTarget) -> tuple[str, str]:
     """(assembly, LLVM IR) of the compiled module's host code."""
     import tvm  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    executable = tvm.compile(fused_module, target=target())
+    executable = tvm.compile(fused_module, target=target(llvm))
     library = executable.mod.imports[0]
     return library.inspect_source("asm"), library.inspect_source("ll")
 
 
-def target_text() -> str:
-    return str(target())
+def target_text(llvm: LlvmTarget) -> str:
+    return str(target(llvm))
 
 
 def exporter_versions() -> str:

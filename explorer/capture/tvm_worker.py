@@ -59,6 +59,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
             protocol.level_failed(level, missing)
         return
     os.environ["KERAS_BACKEND"] = "tensorflow"  # Keras exports ONNX through tf2onnx on this backend
+    llvm = TARGETS[request["target"]].llvm_target
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
     protocol.level_started("hlo")
@@ -78,11 +79,11 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 
     protocol.level_started("optimized-hlo")
     try:
-        grouped_module, groups = tvm_compile.grouped(imported)
-        fused = tvm_compile.run_passes(grouped_module, tvm_compile.PIPELINE[4:])
+        grouped_module, groups = tvm_compile.grouped(imported, llvm)
+        fused = tvm_compile.run_passes(grouped_module, tvm_compile.PIPELINE[4:], llvm)
         functions = tvm_compile.functions(imported, fused, groups)
         _write(out_dir / "optimized_hlo.txt", fused.script())
-        program = TvmProgram(functions, tvm_compile.target_text(), " -> ".join(tvm_compile.PIPELINE),
+        program = TvmProgram(functions, tvm_compile.target_text(llvm), " -> ".join(tvm_compile.PIPELINE),
                              tvm_compile.exporter_versions())
         dump_json(program, out_dir / TVM_PROGRAM_FILE)
     except Exception as exc:
@@ -92,7 +93,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 
     protocol.level_started("memory")
     try:
-        planned = tvm_compile.run_passes(fused, tvm_compile.PLAN_PASSES)
+        planned = tvm_compile.run_passes(fused, tvm_compile.PLAN_PASSES, llvm)
         dump_json(static_memory_plan(planned["main"].script()), out_dir / "memory.json")
         protocol.level_done("memory")
     except Exception as exc:
@@ -100,7 +101,7 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 
     protocol.level_started("kernels")
     try:
-        asm, llvm_ir = tvm_compile.build(fused)
+        asm, llvm_ir = tvm_compile.build(fused, llvm)
         dump_json(_kernels(program, asm, llvm_ir), out_dir / "kernels.json")
     except Exception as exc:
         _fail_all(protocol, "TVM build failed", exc, ("kernels",))

@@ -27,7 +27,7 @@ from explorer.course import lessons
 from explorer.course.tours import Tour, TourStep
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.levels import GRAPH_LEVELS, LIST_LEVELS
+from explorer.levels import GRAPH_LEVELS, LIST_LEVELS, level_named
 from explorer.model.bundle import Bundle
 from explorer.safe_text import visible
 from explorer.texts.lookup import explain_topic
@@ -113,7 +113,7 @@ def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, mo
         if item is not None:
             row = (tuple(items.column_titles(step.level, lang)), tuple(item.cells))
             if item.line:
-                code = _code_excerpt(bundle.hlo_text(step.target, step.level == "optimized-hlo"), item.line)
+                code = _code_excerpt(bundle.hlo_text(step.target, level_named(step.level).optimized), item.line)
     return HandoutStep(
         number=index + 1,
         heading=f"{label('word.step', lang)} {index + 1} {label('word.of', lang)} {len(tour.steps)}",

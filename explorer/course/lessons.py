@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from explorer.labels import label
-from explorer.levels import HLO_LEVELS, target_key
+from explorer.levels import level_named, target_key
 
 if TYPE_CHECKING:
     from explorer.course.tours import Tour, TourStep
@@ -37,10 +37,11 @@ def tour_candidates(bundle: Bundle | None, level: str, target: str) -> tuple[Can
 
 @per_bundle
 def _tour_candidates(bundle: Bundle, level: str, target: str) -> tuple[Candidate, ...]:
-    if level in (*HLO_LEVELS, "kernels"):  # the target's program: HLO instructions, Relax, TIR functions, kernels
+    this = level_named(level)
+    if this.from_program:  # the target's program: HLO instructions, Relax, TIR functions, kernels
         return tuple(Candidate(name, kinds, layer_of(bundle, level, name, target))
                      for name, kinds in program_for(bundle, target).selector_items(level))
-    if level == "memory":
+    if this.maps_buffers:
         memory = bundle.memory(target)
         return tuple(Candidate(str(a.index), (a.kind, *a.flags)) for a in (memory.allocations if memory else ()))
     return tuple(Candidate(item.name, (item.kind,), layer_of(bundle, level, item.name, target))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explorer.errors import BundleError, DataError, ParseError
-from explorer.levels import TARGET_LEVELS
+from explorer.levels import GRAPH, KERNELS, LAYERS, MEMORY, TARGET_LEVELS, hlo_level, level_named
 from explorer.model.graph_file import load_graph_level
 from explorer.model.records import (
     CostAnalysis,
@@ -82,15 +82,16 @@ class Bundle:
     def load_level(self, level: str, target: str = "") -> None:
         """Parse `level` (of `target`) now, so later reads are cache hits."""
         # The properties parse and cache on first read; the values themselves are not needed here.
-        if level == "layers":
+        this = level_named(level)
+        if this.lists_layers:
             _ = self.layers
-        elif level == "graph":
+        elif this.lists_ops:
             _ = self.graph, self.scopes
-        elif level in ("hlo", "optimized-hlo"):
-            _ = self.hlo_module(target, level == "optimized-hlo"), self.scopes
-        elif level == "kernels":
+        elif this.is_hlo:
+            _ = self.hlo_module(target, this.optimized), self.scopes
+        elif this.lists_kernels:
             self.kernels(target)
-        elif level == "memory":
+        elif this.maps_buffers:
             self.memory(target), self.cost(target)
 
     # --- identity and status ------------------------------------------------
@@ -123,11 +124,11 @@ class Bundle:
 
     @property
     def layers(self) -> tuple[LayerRecord, ...]:
-        return self._cached("layers", "", lambda: tuple(self._load(list[LayerRecord], "layers.json") or ()))
+        return self._cached("layers", "", lambda: tuple(self._load(list[LayerRecord], LAYERS.file) or ()))
 
     @property
     def graph(self) -> GraphLevel | None:
-        return self._cached("graph", "", lambda: self._load(GraphLevel, "graph.json"))
+        return self._cached("graph", "", lambda: self._load(GraphLevel, GRAPH.file))
 
     @property
     def scopes(self) -> dict[str, dict[str, str]]:
@@ -167,12 +168,11 @@ class Bundle:
 
     def hlo_text(self, target: str, optimized: bool = False) -> str:
         """The module's text ("" when not captured), read once: the code view and the parser share it."""
-        level, stem = _hlo_names(optimized)
-        return self._cached(f"{level} text", target, lambda: self._read_text(self.target_dir(target) / f"{stem}.txt"))
+        level = hlo_level(optimized)
+        return self._cached(f"{level.name} text", target, lambda: self._read_text(self.target_dir(target) / level.file))
 
     def hlo_module(self, target: str, optimized: bool = False) -> HloModule | None:
-        level, _stem = _hlo_names(optimized)
-        return self._cached(level, target, lambda: self._read_module(target, optimized))
+        return self._cached(hlo_level(optimized).name, target, lambda: self._read_module(target, optimized))
 
     def _read_module(self, target: str, optimized: bool) -> HloModule | None:
         """The module parsed from its text (None when the level has no text: not captured).
@@ -186,25 +186,25 @@ class Bundle:
         spec = TARGETS.get(target)
         if spec is not None and spec.compiler != "xla":
             return None  # e.g. TVM's Relax: its text is in the same file, but it is not HLO
-        level, stem = _hlo_names(optimized)
+        level = hlo_level(optimized)
         text = self.hlo_text(target, optimized)
         if not text:
             # Captured, then the text went missing (a staging bundle has no manifest yet: not captured).
-            if (self.path / MANIFEST).is_file() and self.status(level, target).status == "ok":
-                raise DataError(f"{self._target_file(target, f'{stem}.txt')}: missing")
+            if (self.path / MANIFEST).is_file() and self.status(level.name, target).status == "ok":
+                raise DataError(f"{self._target_file(target, level.file)}: missing")
             return None
         try:
             return parse_module(text)
         except ParseError as exc:
-            raise DataError(f"{self._target_file(target, f'{stem}.txt')}: {exc}") from None
+            raise DataError(f"{self._target_file(target, level.file)}: {exc}") from None
 
     def memory(self, target: str) -> MemoryLevel | None:
         # The UI asks on every key press; a ResNet's memory.json takes a while to parse.
-        return self._cached("memory", target, lambda: self._load(MemoryLevel, self._target_file(target, "memory.json")))
+        return self._cached("memory", target, lambda: self._load(MemoryLevel, self._target_file(target, MEMORY.file)))
 
     def kernels(self, target: str) -> tuple[KernelRecord, ...]:
         return self._cached("kernels", target, lambda: tuple(
-            self._load(list[KernelRecord], self._target_file(target, "kernels.json")) or ()))
+            self._load(list[KernelRecord], self._target_file(target, KERNELS.file)) or ()))
 
     def cost(self, target: str) -> CostAnalysis | None:
         return self._cached("cost", target, lambda: self._load(CostAnalysis, self._target_file(target, "cost.json")))
@@ -272,11 +272,6 @@ class Bundle:
             raise DataError(f"{where}: unreadable ({exc.__class__.__name__})") from None
 
 
-def _hlo_names(optimized: bool) -> tuple[str, str]:
-    """(level, file stem) of an HLO module."""
-    return ("optimized-hlo", "optimized_hlo") if optimized else ("hlo", "hlo")
-
-
 # What a finished level makes stale in a reader: its own files and what is derived from them.
 _DERIVED = {"layers": ("layers",), "graph": ("graph", "scopes"), "hlo": ("scopes",)}
 
@@ -287,7 +282,7 @@ def _belongs_to(key: tuple[str, str], level: str, target: str) -> bool:
         return True
     if kind in _DERIVED.get(level, ()):
         return True
-    if level == "memory" and kind == "cost":
+    if level_named(level).maps_buffers and kind == "cost":  # the cost analysis comes with the buffers
         return key_target == target
     return kind.split(" ", 1)[0] == level and key_target == target  # a level and its text
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-from explorer.levels import LIST_LEVELS, target_key
+from explorer.levels import Level, level_named, target_key
 from explorer.model.records import LayerRecord
 
 __all__ = ["IndexEntry", "IndexLink", "SharedLink", "CrossIndex", "layer_parents"]
@@ -200,16 +200,17 @@ class CrossIndex:
 
     def lower_level(self, level: str, target: str = "cpu") -> str:
         """The level `down` leads to from `level` for this target ("" at the bottom)."""
-        if level == "layers":
-            return "graph" if target == "cpu" and self._has_graph else "hlo"
-        at = LIST_LEVELS.index(level)
-        return LIST_LEVELS[at + 1] if at + 1 < len(LIST_LEVELS) else ""
+        return self._past_a_missing_graph(level_named(level).down, target, lambda at: at.down)
 
     def upper_level(self, level: str, target: str = "cpu") -> str:
-        if level == "hlo":
-            return "graph" if target == "cpu" and self._has_graph else "layers"
-        at = LIST_LEVELS.index(level)
-        return LIST_LEVELS[at - 1] if at > 0 else ""
+        return self._past_a_missing_graph(level_named(level).up, target, lambda at: at.up)
+
+    def _past_a_missing_graph(self, step: Level | None, target: str, further) -> str:
+        """`step`'s name, or the one `further` past it where it is the TensorFlow graph and this
+        target has none (Keras-on-JAX targets, a model traced without one): a layer links to its HLO."""
+        if step is not None and step.cpu_only and not (target == "cpu" and self._has_graph):
+            step = further(step)
+        return step.name if step is not None else ""
 
     def created_by_compiler(self, level: str, target: str = "cpu") -> tuple[str, ...]:
         """Top-level items with no layer (parameters excluded: they are inputs and weights)."""
@@ -227,7 +228,7 @@ class CrossIndex:
 
     @cached_property
     def _has_graph(self) -> bool:
-        return any(e.level == "graph" for e in self.entries)
+        return any(level_named(e.level).lists_ops for e in self.entries)
 
 
 def layer_parents(layers: list[LayerRecord] | tuple[LayerRecord, ...]) -> tuple[tuple[str, str], ...]:

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from explorer.levels import target_key
+from explorer.levels import level_named, target_key
 from explorer.model.index import CrossIndex, IndexEntry, IndexLink, SharedLink, layer_parents
 from explorer.model.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
 
@@ -586,7 +586,7 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
         # layers -> graph ops (CPU with a graph) or -> top-level HLO instructions
         via_graph = target == "cpu" and graph is not None
         lower_level = "graph" if via_graph else "hlo"
-        lower = [e for e in entries if e.level == "graph"] if via_graph else hlo_entries
+        lower = [e for e in entries if level_named(e.level).lists_ops] if via_graph else hlo_entries
         for e in lower:
             if e.layer and not e.nested:
                 links.append(IndexLink(target, "layers", e.layer, lower_level, e.name))

@@ -150,7 +150,7 @@ def estimate(module: HloModule, computation: HloComputation, instruction: HloIns
     compute_s = flops / peak
     memory_s = moved / spec.memory_bandwidth
     note = (f"ESTIMATE from published peaks, not a measurement: {peak / 1e12:g} TFLOP/s "
-            f"({dtype}) and {spec.memory_bandwidth / 1e9:g} GB/s, {spec.figures_source}; "
+            f"({dtype}) and {spec.memory_bandwidth / 1e9:g} GB/s, {spec.roofline_source(dtype)}; "
             f"FLOPs from {source}, bytes = operands + output without padding or caching")
     return RooflineEstimate(
         instruction=instruction.name, flops=flops, bytes=moved,

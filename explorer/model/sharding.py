@@ -14,30 +14,12 @@ from dataclasses import dataclass
 from explorer.errors import TensorwegError
 from explorer.model.records import CaptureOptions
 from explorer.model.serial import load_json
-from explorer.targets import TARGETS
+from explorer.targets import MESH_TARGETS, TARGETS, Interconnect
 
 # Axis names of every mesh: the first grid dimension splits the batch, the rest the weights.
 MESH_AXES = ("data", "model")
 # The largest slice compiled: a 16x16 v5e pod (256 chips) compiles in minutes for small models.
 MAX_DEVICES = 256
-
-# Chip-to-chip bandwidth per chip and memory per chip, labelled with their source. GPU
-# memory comes from the target's own device description (explorer.targets).
-INTERCONNECT: dict[str, tuple[str, float, str]] = {
-    # target: (link name, bytes/s per chip, source)
-    "tpu:v5e": ("ICI", 1600e9 / 8, "Google Cloud TPU v5e system architecture (1,600 Gbps ICI per chip)"),
-    "tpu:v4": ("ICI", 2400e9 / 8, "Google Cloud TPU v4 system architecture (2,400 Gbps ICI per chip)"),
-    "tpu:v5p": ("ICI", 4800e9 / 8, "Google Cloud TPU v5p system architecture (4,800 Gbps ICI per chip)"),
-    "tpu:v6e": ("ICI", 3584e9 / 8, "Google Cloud TPU v6e system architecture (3,584 Gbps ICI per chip)"),
-    "gpu:h100": ("NVLink", 900e9, "NVIDIA H100 datasheet (NVLink 900 GB/s per GPU)"),
-    "gpu:a100": ("NVLink", 600e9, "NVIDIA A100 datasheet (NVLink 600 GB/s per GPU)"),
-}
-TPU_HBM_BYTES: dict[str, tuple[int, str]] = {
-    "tpu:v5e": (16 * 2**30, "Google Cloud TPU v5e system architecture (16 GiB HBM2 per chip)"),
-    "tpu:v4": (32 * 2**30, "Google Cloud TPU v4 system architecture (32 GiB HBM2 per chip)"),
-    "tpu:v5p": (95 * 2**30, "Google Cloud TPU v5p system architecture (95 GiB HBM2e per chip)"),
-    "tpu:v6e": (32 * 2**30, "Google Cloud TPU v6e system architecture (32 GiB HBM per chip)"),
-}
 
 _MESH = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?$")
 
@@ -87,9 +69,9 @@ def check_mesh_options(options: CaptureOptions) -> None:
     dims = mesh_shape(options.mesh)
     if not options.shard:
         raise TensorwegError("--mesh needs --shard data or --shard model")
-    single = [t for t in options.targets if not (t.startswith("tpu:") or t in INTERCONNECT)]
+    single = [t for t in options.targets if t not in MESH_TARGETS]
     if single:
-        raise TensorwegError(f"--mesh compiles for TPU slices and GPU boxes (tpu:*, gpu:h100, gpu:a100); "
+        raise TensorwegError(f"--mesh compiles for TPU slices and GPU boxes ({', '.join(MESH_TARGETS)}); "
                              f"{', '.join(single)} is one device: leave it out of --targets")
     data, model = axis_sizes(dims)
     parts = data * model if options.shard == "data" else data
@@ -151,22 +133,23 @@ def collectives(optimized_hlo: str) -> tuple[Collective, ...]:
     return tuple(found)
 
 
+def interconnect(target: str) -> Interconnect | None:
+    """The chip-to-chip link of a target (explorer.targets); None for one device or an unknown name."""
+    spec = TARGETS.get(target)
+    return spec.interconnect if spec is not None else None
+
+
 def transfer_seconds(collective: Collective, target: str) -> float | None:
     """The ring estimate of one collective's time over the target's interconnect; None when unknown."""
-    figure = INTERCONNECT.get(target)
-    return collective.ring_bytes() / figure[1] if figure else None
+    link = interconnect(target)
+    return collective.ring_bytes() / link.bandwidth.value if link else None
 
 
 def device_memory(target: str) -> tuple[int, str] | None:
-    """(bytes, source) of one chip's memory: TPU figures here, GPU from its device description."""
-    if target in TPU_HBM_BYTES:
-        return TPU_HBM_BYTES[target]
-
+    """(bytes, citation) of one chip's memory, from the target's table row; None when unknown."""
     spec = TARGETS.get(target)
-    info = dict(spec.gpu_device_info) if spec else {}
-    if "device_memory_size" in info:
-        return int(info["device_memory_size"]), spec.figures_source
-    return None
+    figure = spec.memory_capacity if spec is not None else None
+    return (int(figure.value), figure.citation) if figure is not None else None
 
 
 # --- what a mesh capture keeps in its target's folder (capture/mesh_shardings.py writes it) ---

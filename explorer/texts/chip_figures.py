@@ -6,59 +6,48 @@ they write the figures as placeholders (`{hbm_capacity}`, `{mxu_count}`, ...) an
 A figure a vendor does not publish is simply absent: the sentence that needs it is
 dropped (see `lookup.fill_placeholders`), never guessed.
 
-Bandwidth and peak compute come from `explorer.targets` (one definition, also used
-by the roofline); capacities and unit counts the roofline does not need live here,
-each with the vendor page it was read from (docs/course-sources.md records the check).
+Every figure comes from the target's row in `explorer.targets` (one definition, also used by
+the roofline and the mesh panes, each figure with the page it was read from); this module
+only formats them for a text.
 """
 
 from __future__ import annotations
 
 from explorer.targets import TARGETS, TargetSpec
-
-# Per-chip figures that explorer.targets does not hold. Sources:
-# TPU: Google Cloud TPU system architecture pages (v4, v5e, v5p, v6e);
-# GPU: NVIDIA H100 / A100 datasheets (capacity, memory type).
-_EXTRA: dict[str, dict[str, object]] = {
-    # https://cloud.google.com/tpu/docs/v4: two TensorCores per chip, four MXUs each; 32 GiB HBM2.
-    "tpu:v4": {"chip": "TPU v4", "hbm_capacity": "32 GiB", "hbm_kind": "HBM2", "tensorcores": 2, "mxu_count": 4,
-               "mxu_size": "128 × 128"},
-    # https://cloud.google.com/tpu/docs/v5e: one TensorCore, four MXUs; 16 GB HBM2.
-    "tpu:v5e": {"chip": "TPU v5e", "hbm_capacity": "16 GB", "hbm_kind": "HBM2", "tensorcores": 1, "mxu_count": 4,
-                "mxu_size": "128 × 128"},
-    # https://cloud.google.com/tpu/docs/v5p: four MXUs per TensorCore; 95 GB HBM2e.
-    # (The page gives no TensorCore count per chip, so none is quoted.)
-    "tpu:v5p": {"chip": "TPU v5p", "hbm_capacity": "95 GB", "hbm_kind": "HBM2e", "mxu_count": 4,
-                "mxu_size": "128 × 128"},
-    # https://cloud.google.com/tpu/docs/v6e: one TensorCore with two 256x256 MXUs; 32 GB HBM.
-    "tpu:v6e": {"chip": "TPU v6e", "hbm_capacity": "32 GB", "hbm_kind": "HBM", "tensorcores": 1, "mxu_count": 2,
-                "mxu_size": "256 × 256"},
-    # https://www.nvidia.com/en-us/data-center/h100/ (SXM5): 80 GB HBM3.
-    "gpu:h100": {"chip": "H100 SXM", "hbm_capacity": "80 GB", "hbm_kind": "HBM3"},
-    # https://www.nvidia.com/en-us/data-center/a100/ (SXM4 40GB): 40 GB HBM2.
-    "gpu:a100": {"chip": "A100 SXM4 40GB", "hbm_capacity": "40 GB", "hbm_kind": "HBM2"},
-}
+from explorer.targets.spec import Chip
 
 
 def chip_figures(target: str, lang: str = "en") -> dict[str, object]:
     """Placeholder values for `target` (e.g. "tpu:v5e") in `lang`'s number format;
     {} for a target without published figures (`cpu`, `gpu:local`)."""
     spec = TARGETS.get(target)
-    if spec is None or target not in _EXTRA:
+    if spec is None or spec.chip is None:
         return {}
-    figures: dict[str, object] = {"target": spec.name}
-    if spec.memory_bandwidth:
-        figures["hbm_bandwidth"] = format_bandwidth(spec.memory_bandwidth, lang)
+    chip = spec.chip
+    figures: dict[str, object] = {"target": spec.name, "chip": chip.name, "hbm_kind": chip.memory.kind,
+                                  "hbm_capacity": format_capacity(chip.memory.capacity.value),
+                                  "hbm_bandwidth": format_bandwidth(spec.memory_bandwidth, lang)}
     figures.update(_peak_figures(spec, lang))
-    device_info = dict(spec.gpu_device_info)
-    if "core_count" in device_info:
-        figures["sm_count"] = int(device_info["core_count"])
-    if "l2_cache_size" in device_info:
-        figures["l2_size"] = f"{int(device_info['l2_cache_size']) // 2**20} MiB"
-    if "shared_memory_per_core" in device_info:
-        figures["shared_memory_per_sm"] = f"{int(device_info['shared_memory_per_core']) // 2**10} KiB"
-    figures.update(_EXTRA.get(target, {}))
-    if "tensorcores" in figures:
-        figures["tensorcore_count"] = _COUNTED_TENSORCORES[lang][int(figures["tensorcores"])]
+    figures.update(_unit_figures(spec.kind, chip, lang))
+    return figures
+
+
+def _unit_figures(kind: str, chip: Chip, lang: str) -> dict[str, object]:
+    """The chip's units as its family's texts name them: TensorCores and MXUs, or SMs and their memories."""
+    figures: dict[str, object] = {}
+    if chip.cores is not None and kind == "tpu":
+        figures["tensorcore_count"] = _COUNTED_TENSORCORES[lang][int(chip.cores.value)]
+    if chip.cores is not None and kind == "gpu":
+        figures["sm_count"] = int(chip.cores.value)
+    if chip.matrix_units is not None:
+        figures["mxu_count"] = int(chip.matrix_units.value)
+    if chip.matrix_unit_size is not None:
+        side = int(chip.matrix_unit_size.value)
+        figures["mxu_size"] = f"{side} × {side}"
+    if chip.l2_cache is not None:
+        figures["l2_size"] = format_capacity(chip.l2_cache.value)
+    if chip.shared_memory_per_core is not None:
+        figures["shared_memory_per_sm"] = format_capacity(chip.shared_memory_per_core.value)
     return figures
 
 
@@ -67,6 +56,15 @@ _COUNTED_TENSORCORES = {
     "en": {1: "one TensorCore", 2: "two TensorCores"},
     "de": {1: "einen TensorCore", 2: "zwei TensorCores"},
 }
+
+
+def format_capacity(size: float) -> str:
+    """A memory size in whole binary units, as capacities are (explorer.targets.figures):
+    16 * 2**30 -> "16 GiB", 50 * 2**20 -> "50 MiB"."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size:g} B"
 
 
 def format_bandwidth(bytes_per_second: float, lang: str = "en") -> str:

@@ -6,7 +6,7 @@ import contextlib
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from explorer.levels import LIST_LEVELS, TARGET_LEVELS, is_hlo
+from explorer.levels import LIST_LEVELS, TARGET_LEVELS, level_named
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -34,9 +34,10 @@ def explanation_keys(bundle: Bundle | None, level: str, target: str, name: str) 
     if bundle is None:
         return ()
     groups: list[tuple[str, ...]] = []
-    if level == "layers" and (layer := layer_record(bundle, name)) is not None:
+    this = level_named(level)
+    if this.lists_layers and (layer := layer_record(bundle, name)) is not None:
         groups.append(tuple(keys.layer_keys(layer)))
-    elif level == "graph" and (op := op_table(bundle).get(name)) is not None:
+    elif this.lists_ops and (op := op_table(bundle).get(name)) is not None:
         groups.append(tuple(keys.graph_op_keys(op)))
     elif level in TARGET_LEVELS:  # an instruction, a Relax binding, a kernel, an allocation: the program's keys
         groups += program_for(bundle, target).explanation_keys(level, name)
@@ -54,13 +55,14 @@ def explanations(bundle: Bundle | None, level: str, target: str, name: str, lang
 def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[tuple[str, object], ...]:
     """The item's real figures for the course texts' placeholders (absent ones drop their sentence)."""
     found: dict[str, object] = {}
-    if is_hlo(level) and (inst := instruction(bundle, level, target, name)) is not None:
+    this = level_named(level)
+    if this.is_hlo and (inst := instruction(bundle, level, target, name)) is not None:
         shape = inst.shape
         found["bytes"] = shape.byte_size
         if not shape.is_tuple and shape.layout is not None and shape.layout.tiles:
             with contextlib.suppress(ValueError):  # dynamic dims: no static padding
                 found["padding_bytes"] = layout_math.padded_byte_size(shape) - layout_math.unpadded_byte_size(shape)
-    elif level == "kernels" and (record := kernel(bundle, target, name)) is not None:
+    elif this.lists_kernels and (record := kernel(bundle, target, name)) is not None:
         if record.vector_width_bits:
             found["vector_width_bits"] = record.vector_width_bits
         if record.launch is not None:
@@ -71,7 +73,7 @@ def figures(bundle: Bundle | None, level: str, target: str, name: str) -> tuple[
             spec = TARGETS.get(target)
             if (estimate := occupancy.estimate(record, spec.sm_limits if spec else None)) is not None:
                 found.update(warps=estimate.warps, max_warps=estimate.max_warps)
-    elif level == "memory" and (allocation := allocation_by_index(bundle, target, name) if bundle else None):
+    elif this.maps_buffers and (allocation := allocation_by_index(bundle, target, name) if bundle else None):
         found["bytes"] = allocation.size
     return tuple(sorted(found.items()))
 

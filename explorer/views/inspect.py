@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from explorer.errors import TensorwegError
-from explorer.levels import LIST_LEVELS, NEXT_UP, is_hlo, target_key
+from explorer.levels import LIST_LEVELS, NEXT_UP, level_named, target_key
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
 from explorer.views import explain, panes, trace
@@ -36,19 +36,20 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
         raise TensorwegError(f"target {target} is not in this bundle (captured: {', '.join(bundle.targets)})")
     _require(bundle, level, target)
     head: dict[str, Any] = {"schema_version": JSON_SCHEMA_VERSION, "model": bundle.model_name, "level": level}
-    if level == "layers":
+    this = level_named(level)
+    if this.lists_layers:
         return {**head, "layers": _layers_data(bundle, target)}
-    if level == "graph":
+    if this.lists_ops:
         graph = bundle.graph
         return {**head, "ops": [to_jsonable(op) for op in graph.ops],
                 "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
                 "grappler": to_jsonable(graph.grappler)}
     head["target"] = target
-    if is_hlo(level):  # XLA's instructions, TVM's Relax bindings or TIR functions: the target's program says
+    if this.is_hlo:  # XLA's instructions, TVM's Relax bindings or TIR functions: the target's program says
         return {**head, **program_for(bundle, target).level_data(level)}
-    if level == "kernels":
+    if this.lists_kernels:
         return {**head, "kernels": _kernels_data(bundle, target)}
-    if level == "memory":
+    if this.maps_buffers:
         memory = bundle.memory(target)
         if memory is None:
             raise TensorwegError(f"memory for {target} was not captured")
@@ -102,17 +103,18 @@ def as_text(bundle: Bundle, level: str, target: str, select: str | None = None) 
 
 def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -> str:
     """A readable table for people; the raw module text for XLA's HLO levels, TVM's Relax as rows."""
-    if level == "layers":
+    this = level_named(level)
+    if this.lists_layers:
         rows = [(layer["name"], layer["class"], str(layer["output_shape"]), str(layer["params"]),
                  str(layer["weight_bytes"]), "" if layer["flops"] is None else str(layer["flops"]))
                 for layer in data["layers"]]
         return text_table(("layer", "class", "output shape", "params", "weight bytes", "flops"), rows)
-    if level == "graph":
+    if this.lists_ops:
         rows = [(o["name"], o["op"], o["layer"] or "-") for o in data["ops"]]
         return text_table(("op", "type", "layer"), rows)
-    if is_hlo(level):
+    if this.is_hlo:
         return program_for(bundle, target).level_text(level)
-    if level == "kernels":
+    if this.lists_kernels:
         no_layer = program_for(bundle, target).no_layer_text
         rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or no_layer,
                  str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]

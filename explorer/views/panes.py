@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.levels import is_hlo
+from explorer.levels import is_hlo, level_named
 
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction, Shape
@@ -94,13 +94,14 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
     lines: tuple[str, ...] = ()
     if bundle is None:
         return (label("text.nothing_for_item", lang),)
-    if level == "layers" and (layer := layer_record(bundle, name)) is not None:
+    this = level_named(level)
+    if this.lists_layers and (layer := layer_record(bundle, name)) is not None:
         lines = (f"{word('dtype_policy')} {layer.dtype_policy}",
                  f"{word('inputs')}  " + "; ".join(str(s) for s in layer.input_shapes),
                  f"{word('outputs')} " + "; ".join(str(s) for s in layer.output_shapes),
                  f"{word('weights')} {bytes_text(layer.weight_bytes)}  "
                  f"{word('activations')} {bytes_text(layer.activation_bytes)}")
-    elif level == "graph" and (op := op_table(bundle).get(name)) is not None:
+    elif this.lists_ops and (op := op_table(bundle).get(name)) is not None:
         unknown = " " + word("rank_unknown")
         lines = tuple(f"{word('output')} {out.dtype}{list(out.shape) if out.shape is not None else unknown}"
                       for out in op.outputs) + tuple(f"{k} = {v}" for k, v in op.attributes)
@@ -108,10 +109,10 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
         role = role_text(cross_index(bundle).entry(level, name, target), lang) if found.opcode == "parameter" else ""
         lines = ((f"{word('holds')}  {role}",) if role else ()) + _pass_lines(bundle, target, found) \
             + shape_lines(found.shape, lang)
-        if level == "optimized-hlo":
+        if this.optimized:
             lines += _class_lines(bundle, target, found.name) + buffer_lines(bundle, target, found.name, lang)
             lines += ("",) + step_lines(bundle, target) if step_lines(bundle, target) else ()
-    elif level == "kernels" and (found := kernel(bundle, target, name)) is not None:
+    elif this.lists_kernels and (found := kernel(bundle, target, name)) is not None:
         if found.vector_width_bits:
             lines += (word("vector_width").format(bits=found.vector_width_bits),)
         if found.vector_registers:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.levels import LIST_LEVELS, TARGET_LEVELS, is_hlo
+from explorer.levels import LIST_LEVELS, TARGET_LEVELS, is_hlo, level_named
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -43,7 +43,7 @@ def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tu
 @per_bundle
 def _rows(bundle: Bundle, level: str) -> tuple[LevelItem, ...]:
     """The target-free levels: the model's layers, the TensorFlow graph's ops."""
-    if level == "layers":
+    if level_named(level).lists_layers:
         container = _containers(bundle)
         return tuple(
             make_item("layers", layer.name,
@@ -62,7 +62,7 @@ def row_groups(bundle: Bundle | None, level: str, target: str, lang: str = "en")
     """The foldable groups of `level`'s rows by key, in list order (HLO levels; containers of layers).
 
     Keys are identities and never change with `lang`; only the header cells are worded in it."""
-    if bundle is not None and level == "layers":
+    if bundle is not None and level_named(level).lists_layers:
         return _layer_groups(bundle)
     if bundle is None or not is_hlo(level):
         return {}

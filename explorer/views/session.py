@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from explorer.capture.variants import variant_words
 from explorer.labels import label
-from explorer.levels import LIST_LEVELS, TARGET_LEVELS, target_key
+from explorer.levels import LIST_LEVELS, TARGET_LEVELS, level_named, target_key
 from explorer.targets import DEFAULT_TARGETS
 from explorer.views.rows import rows
 from explorer.views.trace import counterpart, jump, layer_of
@@ -162,7 +162,7 @@ class Session:
         return self.bundle is not None and self.level_status(level)[0] == "ok"
 
     def level_title(self, level: str) -> str:
-        return label(f"level.{level}", self.lang)
+        return label(level_named(level).title_key, self.lang)
 
     def level_notice(self, level: str) -> str:
         """One line under the title when the level cannot be shown (yet); "" when it can."""

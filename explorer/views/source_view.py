@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.labels import label
-from explorer.levels import LIST_LEVELS
+from explorer.levels import LIST_LEVELS, level_named
 from explorer.views import trace
 from explorer.views.passport import check_target, does_work
 from explorer.views.passport.python import PythonEnd, PythonLine, python_end
@@ -54,13 +54,14 @@ class SourceRow:
 
 def _hlo_names(bundle: Bundle, target: str, level: str, item: str) -> tuple[str, ...]:
     """The HLO instructions (before optimisation) an HLO-level item stands for (() for other levels)."""
-    if level == "hlo":
+    this = level_named(level)
+    if this.lowered:
         return (item,)
-    if level == "kernels":
+    if this.lists_kernels:
         found = kernel(bundle, target, item)
         return tuple(n for hlo in (found.hlo if found is not None else ()) for n in trace.up(bundle, "optimized-hlo",
                                                                                                hlo, target))
-    if level == "optimized-hlo":
+    if this.optimized:
         return trace.up(bundle, "optimized-hlo", item, target)
     return ()
 
@@ -84,8 +85,9 @@ def source_view(bundle: Bundle, target: str, level: str, item: str) -> SourceVie
     """The source view of `item` at `level` on `target`: an HLO-level item's own instructions, any
     other item through its layer."""
     check_target(bundle, target)
-    layer = item if level == "layers" else trace.layer_of(bundle, level, item, target)
-    names = _hlo_names(bundle, target, level, item) if level != "layers" else ()
+    of_a_layer = level_named(level).lists_layers
+    layer = item if of_a_layer else trace.layer_of(bundle, level, item, target)
+    names = _hlo_names(bundle, target, level, item) if not of_a_layer else ()
     if not names:
         names, level, item = _layer_work(bundle, target, layer), "layers", layer
     end = python_end(bundle, target, layer, names, lambda other: _layer_work(bundle, other, layer))
@@ -93,7 +95,7 @@ def source_view(bundle: Bundle, target: str, level: str, item: str) -> SourceVie
 
 
 def title(view: SourceView, lang: str) -> str:
-    if view.level == "layers":
+    if level_named(view.level).lists_layers:
         return label("source.title", lang).format(layer=view.layer, target=view.target)
     return label("source.title_item", lang).format(item=view.item, level=view.level, target=view.target)
 

@@ -8,7 +8,7 @@ saves and costs, whether it fits one chip, and each collective with its ring est
 from __future__ import annotations
 
 from explorer.hlo.scan import shape_without_layout
-from explorer.model.sharding import INTERCONNECT, collectives, device_memory, transfer_seconds
+from explorer.model.sharding import collectives, device_memory, interconnect, transfer_seconds
 from explorer.model.training import StepLayout, StepMemory, op_phase, peak_of, step_memory
 from explorer.views.format import format_bytes
 
@@ -66,9 +66,10 @@ def step_lines(layout: StepLayout, optimized_hlo: str, analysis: tuple[tuple[str
         found = collectives(optimized_hlo)
         moved = format_bytes(sum(c.bytes_per_device for c in found))
         lines.append(f"collectives: {len(found)}, {moved} per device per step")
-        if found and target in INTERCONNECT:
-            link, bandwidth, source = INTERCONNECT[target]
-            lines.append(f"  over {link} at {format_bytes(bandwidth)}/s per chip ({source})")
+        link = interconnect(target)
+        if found and link is not None:
+            lines.append(f"  over {link.link} at {format_bytes(link.bandwidth.value)}/s per chip"
+                         f" ({link.bandwidth.citation})")
         for collective in found:
             seconds = transfer_seconds(collective, target)
             time = f", ~{_duration(seconds)} (ring estimate)" if seconds is not None else ""

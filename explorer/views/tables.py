@@ -16,7 +16,7 @@ from functools import lru_cache, wraps
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
-from explorer.levels import is_hlo
+from explorer.levels import is_hlo, level_named
 
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
@@ -111,7 +111,7 @@ def _kernels(bundle: Bundle, target: str) -> dict[str, KernelRecord]:
 def instruction(bundle: Bundle | None, level: str, target: str, name: str) -> HloInstruction | None:
     if bundle is None or not is_hlo(level):
         return None
-    return instruction_table(bundle, target, level == "optimized-hlo").get(name)
+    return instruction_table(bundle, target, level_named(level).optimized).get(name)
 
 
 def kernel(bundle: Bundle | None, target: str, name: str) -> KernelRecord | None:
@@ -131,7 +131,7 @@ def computation_table(bundle: Bundle, target: str, optimized: bool) -> dict:
 @per_bundle
 def parameter_entries(bundle: Bundle, level: str, target: str) -> tuple[IndexEntry, ...]:
     index = cross_index(bundle)
-    module = bundle.hlo_module(target, level == "optimized-hlo") if is_hlo(level) else None
+    module = bundle.hlo_module(target, level_named(level).optimized) if is_hlo(level) else None
     if module is None or module.entry is None:
         return ()
     return tuple(e for i in module.entry.instructions if i.opcode == "parameter"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
-from explorer.levels import LIST_LEVELS, NEXT_DOWN, NEXT_UP, TARGET_LEVELS, target_key
+from explorer.levels import LIST_LEVELS, NEXT_DOWN, NEXT_UP, level_named, target_key
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -16,43 +16,43 @@ if TYPE_CHECKING:
 from explorer.views.programs import program_for
 from explorer.views.tables import cross_index
 
-# The levels whose items belong to one target's program (HLO instructions, Relax bindings, kernels).
-_PROGRAM_LEVELS = tuple(level for level in TARGET_LEVELS if level in LIST_LEVELS)
-
 
 def _per_target(bundle: Bundle | None, level: str) -> bool:
     """Whether the target's program answers for `level`'s items (else the cross-level index does)."""
-    return bundle is not None and level in _PROGRAM_LEVELS
+    return bundle is not None and level_named(level).from_program
 
 
 def layer_of(bundle: Bundle | None, level: str, name: str, target: str) -> str:
     """The layer owning an item ("" when the compiler created it)."""
-    if level == "layers":
+    this = level_named(level)
+    if this.lists_layers:
         return name
-    if level == "memory":
+    if this.maps_buffers:  # a buffer holds values of any layer
         return ""
     if _per_target(bundle, level):
         return program_for(bundle, target).layer_of(level, name)
-    return cross_index(bundle).layer_of(level, name, "cpu" if level == "graph" else target)
+    return cross_index(bundle).layer_of(level, name, "cpu" if this.cpu_only else target)
 
 
 def items_for_layer(bundle: Bundle | None, layer: str, level: str, target: str) -> tuple[str, ...]:
-    if level == "layers":
+    this = level_named(level)
+    if this.lists_layers:
         return (layer,)
     if _per_target(bundle, level):
         return program_for(bundle, target).items_for_layer(layer, level)
-    return cross_index(bundle).items_for_layer(layer, level, "cpu" if level == "graph" else target)
+    return cross_index(bundle).items_for_layer(layer, level, "cpu" if this.cpu_only else target)
 
 
 def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, ...]:
     """The items one level lower that implement `name` (layers go to graph ops, else to HLO)."""
-    if level == "layers":
+    this = level_named(level)
+    if this.lists_layers:
         below = "graph" if bundle is not None and bundle.graph is not None else "hlo"
         return items_for_layer(bundle, name, below, target)
     if _per_target(bundle, level):
         return program_for(bundle, target).down(level, name)
     found = cross_index(bundle).down(level, name, target)
-    if level == "graph" and not found and target != "cpu":
+    if this.cpu_only and not found and target != "cpu":
         # Keras-on-JAX targets never saw the TF graph: their HLO links to layers only.
         layer = layer_of(bundle, "graph", name, target)
         return items_for_layer(bundle, layer, "hlo", target) if layer else ()
@@ -61,12 +61,13 @@ def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str
 
 def up(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, ...]:
     """The items one level higher that `name` implements."""
-    if level == "graph":
+    above = level_named(level).up
+    if above is not None and above.lists_layers:  # an op's layer
         layer = layer_of(bundle, "graph", name, target)
         return (layer,) if layer else ()
     found = program_for(bundle, target).up(level, name) if _per_target(bundle, level) \
         else cross_index(bundle).up(level, name, target)
-    if level == "hlo" and target != "cpu" and bundle is not None and bundle.graph is not None:
+    if above is not None and above.cpu_only and target != "cpu" and bundle is not None and bundle.graph is not None:
         layer = layer_of(bundle, "hlo", name, target)
         ops = items_for_layer(bundle, layer, "graph", target) if layer else ()
         return ops or found
@@ -227,8 +228,8 @@ def _still_belongs(bundle: Bundle, level: str, name: str, other: str, target: st
 
 
 def _walk_down(bundle: Bundle, level: str, name: str, other: str, target: str) -> str:
-    if level == "layers" and bundle.graph is None:  # no TF graph: Enter goes from a layer to its HLO
-        if other == "graph":
+    if level_named(level).lists_layers and bundle.graph is None:  # no TF graph: Enter goes from a layer to its HLO
+        if level_named(other).cpu_only:
             return ""
         found = items_for_layer(bundle, name, "hlo", target)
         level, name = "hlo", found[0] if found else ""
@@ -239,7 +240,7 @@ def _walk_down(bundle: Bundle, level: str, name: str, other: str, target: str) -
 
 
 def _walk_up(bundle: Bundle, level: str, name: str, other: str, target: str) -> str:
-    if other == "layers":
+    if level_named(other).lists_layers:
         return layer_of(bundle, level, name, target)
     while level != other:
         found = up(bundle, level, name, target)

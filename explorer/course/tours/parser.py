@@ -11,6 +11,7 @@ from pathlib import Path
 from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
 from explorer.course.selectors import Condition, Selection
 from explorer.errors import ParseError, TensorwegError
+from explorer.targets import TOUR_TARGETS
 from explorer.texts.lookup import LEVELS, has_topic
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
@@ -22,8 +23,6 @@ REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
 ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
 SELECTOR_KINDS = ("layer", "kind")
-# The targets of docs/architecture.md; a tour naming another one is a typo.
-KNOWN_TARGETS = ("cpu", "gpu:h100", "gpu:a100", "gpu:local", "tpu:v5e", "tpu:v4", "tpu:v5p", "tpu:v6e", "tvm:cpu")
 EXPLAIN_SELECTED = "selected"
 
 _HEADER = re.compile(r"#\s*([A-Za-z]+)\s*:\s*(.*)$")
@@ -316,8 +315,8 @@ def _parse_options(text: str, level: str, target: str, line: int, column: int,
                 raise ParseError(f"unknown level '{value}' (known: {', '.join(LEVELS)})", line, value_column, source)
             level = value
         elif name == "target":
-            if value not in KNOWN_TARGETS:
-                raise ParseError(f"unknown target '{value}' (known: {', '.join(KNOWN_TARGETS)})",
+            if value not in TOUR_TARGETS:  # the table says which targets a tour may name; another is a typo
+                raise ParseError(f"unknown target '{value}' (known: {', '.join(TOUR_TARGETS)})",
                                  line, value_column, source)
             target = value
         elif name == "select":

@@ -23,14 +23,15 @@ from explorer.labels import label
 from explorer.model.bundle import Bundle, is_bundle
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import (
-    INTERCONNECT,
     check_mesh_options,
     collectives,
     device_memory,
+    interconnect,
     sharding_arguments,
     transfer_seconds,
 )
 from explorer.model.training import op_phase, peak_of
+from explorer.targets import MESH_TARGETS
 from explorer.views import tables
 from explorer.views.format import MISSING, format_bytes, format_seconds
 from explorer.views.mesh import in_scope, own_variable, tensor_name
@@ -76,7 +77,7 @@ class MeshColumn:
 
 def meshable(target: str) -> bool:
     """Whether `--mesh` compiles for this target (TPU slices and the GPU boxes with a known interconnect)."""
-    return target.startswith("tpu:") or target in INTERCONNECT
+    return target in MESH_TARGETS
 
 
 def sibling_options(bundle: Bundle, target: str, mesh: str) -> CaptureOptions:
@@ -226,9 +227,9 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
 def mesh_notes(columns: tuple[MeshColumn, ...], target: str, lang: str = "en") -> str:
     """Where the time and memory figures come from."""
     notes = [label("compare.mesh.note", lang)]
-    if target in INTERCONNECT:
-        link, _bandwidth, source = INTERCONNECT[target]
-        notes.append(f"{link}: {source}")
+    link = interconnect(target)
+    if link is not None:
+        notes.append(f"{link.link}: {link.bandwidth.citation}")
     capacity = next((c.capacity for c in columns if c.capacity), None)
     if capacity:
         notes.append(capacity[1])

@@ -21,6 +21,7 @@ import html
 import pydot
 
 from explorer.labels import label
+from explorer.levels import level_named
 from explorer.safe_text import visible
 from explorer.views.format import format_bytes
 from explorer.views.graphs.parts import ROLES, GraphCluster, GraphEdge, GraphNode, LevelGraph
@@ -108,7 +109,7 @@ def _fill(container: pydot.Dot | pydot.Subgraph, graph: LevelGraph, prefix: str,
 
 def graph_title(model: str, graph: LevelGraph, lang: str) -> str:
     """`mnist_cnn · Optimized HLO · cpu` (the target only where the level has one)."""
-    words = [model, label(f"level.{graph.level}", lang)]
+    words = [model, label(level_named(graph.level).title_key, lang)]
     if graph.target:
         words.append(graph.target)
     return " · ".join(words)

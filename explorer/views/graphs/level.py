@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
-from explorer.levels import GRAPH_LEVELS, HLO_LEVELS
+from explorer.levels import GRAPH_LEVELS, HLO_LEVELS, level_named
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -68,7 +68,7 @@ def selection(bundle: Bundle, graph: LevelGraph, select: str) -> tuple[str, ...]
     """The items `select` names in `graph`: the item of that name, else the layer's items."""
     if graph.has(select):
         return (select,)
-    if graph.level != "layers" and any(layer.name == select for layer in bundle.layers):
+    if not level_named(graph.level).lists_layers and any(layer.name == select for layer in bundle.layers):
         found = tuple(name for name in items_for_layer(bundle, select, graph.level, graph.target) if graph.has(name))
         if found:
             return found
@@ -77,7 +77,7 @@ def selection(bundle: Bundle, graph: LevelGraph, select: str) -> tuple[str, ...]
 
 @per_bundle
 def _model_graph(bundle: Bundle, level: str) -> LevelGraph:
-    if level == "layers":
+    if level_named(level).lists_layers:
         return _layers_graph(bundle.layers)
     return _ops_graph(bundle.graph.ops if bundle.graph is not None else ())
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.levels import LIST_LEVELS
+from explorer.levels import LIST_LEVELS, level_named
 from explorer.targets import TARGETS
 from explorer.views import trace
 from explorer.views.buffers import allocation_of
@@ -83,7 +83,7 @@ def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers"
     check_target(bundle, target)
     if level not in LIST_LEVELS:
         raise TensorwegError(f"unknown level {level!r} (levels: {', '.join(LIST_LEVELS)})")
-    if level != "layers":
+    if not level_named(level).lists_layers:
         layer = trace.layer_of(bundle, level, item, target) if item else ""
     elif item:
         layer = item
@@ -112,16 +112,17 @@ def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers"
     hops.append(buffer_hop(bundle, target, shown, lang, borrowed=borrowed, note=note,
                            element=held_element(bundle, target, layer, shown) if shown else "{}"))
     return Passport(bundle.model_name, target, layer, tensor, tuple(hops), went,
-                    (level, item) if level != "layers" and item else ("", ""))
+                    (level, item) if not level_named(level).lists_layers and item else ("", ""))
 
 
 def _anchored_tensor(bundle: Bundle, target: str, level: str, item: str) -> str:
     """The optimized instruction an item below the layers stands for ("" to take the layer's output)."""
-    if not item or level in ("layers", "graph"):
+    this = level_named(level)
+    if not item or not this.from_program:
         return ""
-    if level == "optimized-hlo":
+    if this.optimized:
         return item
-    if level == "kernels":
+    if this.lists_kernels:
         found = kernel(bundle, target, item)
         return found.hlo[0] if found is not None and found.hlo else ""
     carriers = [n for n in trace.down(bundle, "hlo", item, target) if does_work(bundle, "optimized-hlo", target, n)]
@@ -130,7 +131,7 @@ def _anchored_tensor(bundle: Bundle, target: str, level: str, item: str) -> str:
 
 def _hlo_work(bundle: Bundle, target: str, layer: str, level: str, item: str) -> tuple[str, ...]:
     """The HLO instructions (before optimisation) the hops follow: the item itself, or the layer's that do work."""
-    if level == "hlo" and item:
+    if item and level_named(level).lowered:
         return (item,)
     if not layer:
         return ()

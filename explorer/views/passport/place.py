@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.levels import LIST_LEVELS
+from explorer.levels import LIST_LEVELS, level_named
 from explorer.texts.lookup import Explanation, explain_topic
 from explorer.views.passport import Passport, passport
 from explorer.views.passport.hops import Hop
@@ -23,7 +23,7 @@ def passport_for_selection(bundle: Bundle, level: str, selections: dict[str, str
     if not item:
         level = "layers"
         item = selections.get("layers", "") or (bundle.layers[0].name if bundle.layers else "")
-    if level == "layers":
+    if level_named(level).lists_layers:
         return passport(bundle, target, item, lang=lang)
     return passport(bundle, target, level=level, item=item, lang=lang)
 

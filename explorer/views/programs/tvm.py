@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from explorer.errors import TensorwegError
+from explorer.levels import NEXT_DOWN, level_named
 from explorer.model.bundle import Bundle
 from explorer.model.tvm_program import ELEMENT_TYPES, TvmFunction, short_ops
 from explorer.targets import get_target
@@ -129,14 +130,12 @@ def item_work(item: RelaxItem) -> frozenset[str]:
 
 # --- the trace on a TVM target: what `explorer.views` answers for it ------------------------------
 
-_LEVEL_ROWS = {"hlo": False, "optimized-hlo": True}
-
-
 def items(bundle: Bundle, level: str, target: str) -> tuple[RelaxItem, ...]:
     """A TVM target's rows at `hlo`, `optimized-hlo` or `kernels` (kernels: the functions again)."""
-    if level in _LEVEL_ROWS:
-        return relax_items(bundle, target, _LEVEL_ROWS[level])
-    if level == "kernels":
+    this = level_named(level)
+    if this.is_hlo:
+        return relax_items(bundle, target, this.optimized)
+    if this.lists_kernels:
         compiled = {kernel.name for kernel in bundle.kernels(target)}
         return tuple(item for item in relax_items(bundle, target, True) if item.name in compiled)
     return ()
@@ -160,15 +159,15 @@ def down(bundle: Bundle, level: str, name: str, target: str) -> tuple[str, ...]:
     found = find(bundle, level, target, name)
     if found is None or not found.function:
         return ()
-    below = {"hlo": "optimized-hlo", "optimized-hlo": "kernels"}.get(level, "")
+    below = NEXT_DOWN[level] if level_named(level).is_hlo else ""
     return (found.function,) if below and find(bundle, below, target, found.function) else ()
 
 
 def up(bundle: Bundle, level: str, name: str, target: str) -> tuple[str, ...]:
     """A kernel -> its function; a function -> the bindings of Relax as imported that it computes."""
-    if level == "kernels":
+    if level_named(level).lists_kernels:
         return (name,) if find(bundle, "optimized-hlo", target, name) else ()
-    if level == "optimized-hlo":
+    if level_named(level).optimized:
         return tuple(item.name for item in items(bundle, "hlo", target) if item.function == name)
     return ()
 
@@ -188,7 +187,7 @@ def counterpart(bundle: Bundle, level: str, target: str, layer: str, work_done: 
 def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list[tuple[str, ...]]:
     """The course keys of a TVM item, one group per text (`explorer.views.explain.explanation_keys`):
     a Relax binding, a fused or single-op TIR function, its compiled code, a storage of the plan."""
-    if level == "memory":
+    if level_named(level).maps_buffers:
         memory = bundle.memory(target)
         allocation = next((a for a in memory.allocations if str(a.index) == name), None) if memory else None
         if allocation is None:
@@ -198,10 +197,10 @@ def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list
     found = find(bundle, level, target, name)
     if found is None:
         return []
-    if level == "hlo":
+    if level_named(level).lowered:
         return [("compiler:tvm-relax",), ("compiler:tvm-fusion",)]
     function = ("compiler:tvm-fused-function",) if found.kind == "fusion" else ("compiler:tvm-tir",)
-    if level == "optimized-hlo":
+    if level_named(level).optimized:
         return [function, ("compiler:tvm-tir",), ("compiler:tvm-pipeline",)]
     return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",)]
 
@@ -221,7 +220,7 @@ class TvmTargetProgram:
         self.bundle, self.target = bundle, target
 
     def rows(self, level: str, lang: str) -> tuple[LevelItem, ...]:
-        if level == "kernels":
+        if level_named(level).lists_kernels:
             return kernel_rows(self.bundle, self.target)
         return _relax_rows(self.bundle, level, self.target)
 
@@ -313,7 +312,7 @@ class TvmTargetProgram:
 
     def level_data(self, level: str) -> dict[str, Any]:
         """`hlo`: Relax `main`'s bindings as imported; `optimized-hlo`: the TIR functions after fusion."""
-        found = relax_items(self.bundle, self.target, level == "optimized-hlo")
+        found = relax_items(self.bundle, self.target, level_named(level).optimized)
         if not found:
             raise TensorwegError(f"{level} for {self.target}: the Relax text was captured but lists no bindings")
         return {"compiler": "tvm", "relax": [
@@ -333,4 +332,4 @@ def _relax_rows(bundle: Bundle, level: str, target: str) -> tuple[LevelItem, ...
     function, in the columns of the HLO levels (the layer where XLA shows an op_name)."""
     return tuple(make_item(level, item.name, (item.name, item.kind, item.shape, ", ".join(item.layers)),
                            item.kind, item.line)
-                 for item in relax_items(bundle, target, level == "optimized-hlo"))
+                 for item in relax_items(bundle, target, level_named(level).optimized))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.errors import TensorwegError
 from explorer.labels import label
-from explorer.levels import is_hlo
+from explorer.levels import is_hlo, level_named
 
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
@@ -57,7 +57,7 @@ class XlaTargetProgram:
     # --- the lists -----------------------------------------------------------------------------
 
     def rows(self, level: str, lang: str) -> tuple[LevelItem, ...]:
-        if level == "kernels":
+        if level_named(level).lists_kernels:
             return kernel_rows(self.bundle, self.target)
         return _hlo_outline(self.bundle, level, self.target, lang)[0]
 
@@ -68,9 +68,9 @@ class XlaTargetProgram:
         """HLO kinds are opcode, fusion kind and custom-call target; instructions inside fusion
         computations are left out, so `kind:convolution` finds the top-level convolution rather
         than one buried in a fusion."""
-        if level == "kernels":
+        if level_named(level).lists_kernels:
             return tuple((item.name, (item.kind,)) for item in self.rows(level, "en"))
-        module = self.bundle.hlo_module(self.target, optimized=level == "optimized-hlo")
+        module = self.bundle.hlo_module(self.target, optimized=level_named(level).optimized)
         if module is None:
             return ()
         return tuple((i.name, tuple(k for k in (i.opcode, i.fusion_kind, i.custom_call_target) if k))
@@ -192,14 +192,14 @@ class XlaTargetProgram:
             if "layout:tiles" in layout:
                 groups.append(tuple(layout))
             groups += [(key,) for key in keys.memory_space_keys(found.shape, target) if key != "memory:device"]
-            if level == "optimized-hlo" and (allocation := allocation_of(bundle, target, name)) is not None:
+            if level_named(level).optimized and (allocation := allocation_of(bundle, target, name)) is not None:
                 groups.append(tuple(keys.allocation_keys(allocation, target)))
-            if level == "optimized-hlo":
+            if level_named(level).optimized:
                 groups += [(key,) for key in _step_keys(bundle, target, found)]
-        elif level == "kernels" and (record := kernel(bundle, target, name)) is not None:
+        elif level_named(level).lists_kernels and (record := kernel(bundle, target, name)) is not None:
             groups.append(tuple(keys.kernel_keys(record)))
             groups += [(key,) for key in sass_keys(record)]
-        elif level == "memory" and (allocation := allocation_by_index(bundle, target, name)) is not None:
+        elif level_named(level).maps_buffers and (allocation := allocation_by_index(bundle, target, name)) is not None:
             groups.append(tuple(keys.allocation_keys(allocation, target)))
         return groups
 
@@ -223,7 +223,7 @@ class XlaTargetProgram:
         """Every instruction of the module with the layer and parameter role the screens show."""
         from explorer.hlo.text import shape_text as full_shape_text  # noqa: PLC0415 (the printer stays off the first frame)
 
-        module = self.bundle.hlo_module(self.target, optimized=level == "optimized-hlo")
+        module = self.bundle.hlo_module(self.target, optimized=level_named(level).optimized)
         if module is None:
             raise TensorwegError(f"{level} for {self.target}: the module text was captured but did not parse")
         instructions = []
@@ -244,7 +244,7 @@ class XlaTargetProgram:
 
     def level_text(self, level: str) -> str:
         """The module's own text: HLO reads as it is."""
-        return self.bundle.hlo_text(self.target, optimized=level == "optimized-hlo")
+        return self.bundle.hlo_text(self.target, optimized=level_named(level).optimized)
 
 
 @per_bundle
@@ -253,7 +253,7 @@ def _hlo_outline(bundle: Bundle, level: str, target: str,
     """The rows of an HLO level with their groups: the entry computation first (its parameters,
     then its constants, then its work in program order), then every computation it calls, each
     a group of its own."""
-    module = bundle.hlo_module(target, level == "optimized-hlo")
+    module = bundle.hlo_module(target, level_named(level).optimized)
     if module is None:
         return (), {}
     index = cross_index(bundle)
@@ -298,7 +298,7 @@ def _hlo_outline(bundle: Bundle, level: str, target: str,
 
 
 def _kind_of(bundle: Bundle, level: str, target: str, name: str) -> tuple[str, str]:
-    if level == "kernels":
+    if level_named(level).lists_kernels:
         found = kernel(bundle, target, name)
         return (found.kind, "") if found is not None else ("", "")
     found = instruction(bundle, level, target, name)
@@ -306,7 +306,7 @@ def _kind_of(bundle: Bundle, level: str, target: str, name: str) -> tuple[str, s
 
 
 def _work_of(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
-    if level == "kernels":
+    if level_named(level).lists_kernels:
         found = kernel(bundle, target, name)
         names = found.hlo if found is not None else ()
         return frozenset().union(*(_work_of(bundle, "optimized-hlo", target, n) for n in names))
@@ -318,11 +318,11 @@ def _work_of(bundle: Bundle, level: str, target: str, name: str) -> frozenset[st
 
 @per_bundle
 def _work(bundle: Bundle, level: str, target: str, name: str) -> frozenset[str]:
-    found = instruction_table(bundle, target, level == "optimized-hlo")[name]
+    found = instruction_table(bundle, target, level_named(level).optimized)[name]
     work = {found.opcode} & _HEAVY
     call = found.custom_call_target.lower()
     work |= {opcode for needle, opcode in _CALLS if needle in call}
-    computations = computation_table(bundle, target, level == "optimized-hlo")
+    computations = computation_table(bundle, target, level_named(level).optimized)
     pending, seen = list(found.called_computations), set()
     while pending:  # the fused computation and what it calls (nested fusions on TPU)
         called = pending.pop()

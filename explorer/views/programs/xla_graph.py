@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from explorer.hlo.model import HloComputation, HloInstruction
     from explorer.model.bundle import Bundle
 
+from explorer.levels import level_named
 from explorer.views.graphs.parts import GraphCluster, GraphEdge, GraphNode, LevelGraph
 from explorer.views.items import shape_text
 from explorer.views.tables import per_bundle
@@ -55,7 +56,7 @@ def _edges(computation: HloComputation) -> tuple[GraphEdge, ...]:
 @per_bundle
 def hlo_graph(bundle: Bundle, level: str, target: str, heavy: frozenset[str]) -> LevelGraph:
     """The module's entry computation with its fusions' clusters (empty when there is no module)."""
-    module = bundle.hlo_module(target, optimized=level == "optimized-hlo")
+    module = bundle.hlo_module(target, optimized=level_named(level).optimized)
     entry = module.entry if module is not None else None
     if entry is None:
         return LevelGraph(level, target, (), ())
