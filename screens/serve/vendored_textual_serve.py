@@ -133,13 +133,13 @@ class AppService:
 
     async def send_bytes(self, data: bytes) -> bool:
         """Send bytes to the process; True if they were sent."""
-        return await self._write(self.encode_packet(b"D", data))
+        return await self._send_packet(self.encode_packet(b"D", data))
 
     async def send_meta(self, data: dict[str, str | None | int | bool]) -> bool:
         """Send meta information to the process; True if it was sent."""
-        return await self._write(self.encode_packet(b"M", json.dumps(data).encode("utf-8")))
+        return await self._send_packet(self.encode_packet(b"M", json.dumps(data).encode("utf-8")))
 
-    async def _write(self, packet: bytes) -> bool:
+    async def _send_packet(self, packet: bytes) -> bool:
         stdin = self.stdin
         assert stdin is not None
         try:
