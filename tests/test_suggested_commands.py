@@ -106,8 +106,8 @@ def test_the_capture_hint_keeps_the_bundles_options(shell, capsys):
     assert core_main(["compare", str(FIXTURES / "bundles" / "mlp_one_chip")]) == 0
     out = capsys.readouterr().out
     line = command_after(out, "cpu not captured: press c in the explorer (opened from a model), or run:")
-    assert pasted(line, shell) == ["capture", "mlp", "--targets", "tpu:v5e,cpu", "--batch", "8", "--mode", "train",
-                                   "--optimizer", "sgd"]
+    assert pasted(line, shell) == ["capture", "mlp", "--batch", "8", "--mode", "train", "--optimizer", "sgd",
+                                   "--targets", "tpu:v5e,cpu"]
 
 
 def test_compare_without_the_compilers_says_how_to_install_them_first(tmp_path, shell, capsys, monkeypatch):
@@ -167,8 +167,8 @@ async def test_the_compare_screens_meshes_suggest_commands_that_paste_as_one_arg
     for mesh, expected in (("", []), ("4x4", ["--mesh", "4x4", "--shard", "model"])):
         note = columns[mesh].note  # what the column's cell says after "run:"
         assert not columns[mesh].captured
-        assert pasted(note, shell) == ["capture", HOSTILE_MODEL, "--targets", "tpu:v5e", "--batch", "8",
-                                       "--mode", "train", "--optimizer", "sgd", *expected]
+        assert pasted(note, shell) == ["capture", HOSTILE_MODEL, "--batch", "8", "--mode", "train", "--optimizer",
+                                       "sgd", *expected, "--targets", "tpu:v5e"]
 
 
 @sync
@@ -182,7 +182,7 @@ async def test_the_filmstrip_suggests_a_command_that_pastes_as_one_argv(tmp_path
         assert isinstance(app.screen, PassesScreen)
         body = str(app.screen.query_one("#passes-diff-text").render())
     line = command_after(body, "  tensorweg")
-    assert pasted("tensorweg " + line, shell) == ["open", HOSTILE_MODEL, "--targets", "cpu,tpu:v5e", "--passes"]
+    assert pasted("tensorweg " + line, shell) == ["open", HOSTILE_MODEL, "--passes", "--targets", "cpu,tpu:v5e"]
 
 
 @sync

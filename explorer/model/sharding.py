@@ -50,14 +50,9 @@ def axis_sizes(dims: tuple[int, ...]) -> tuple[int, int]:
 def sharding_flag(options: CaptureOptions) -> str:
     """How the user divided the work, as they wrote it: `--layout-map FILE` (which sets `shard` to
     model: a message naming `--shard model` would name a flag never given) or `--shard data|model`."""
-    return " ".join(sharding_arguments(options))
-
-
-def sharding_arguments(options: CaptureOptions) -> tuple[str, str]:
-    """`sharding_flag` as command-line arguments (a suggested command quotes each)."""
     if options.layout_map_file:
-        return "--layout-map", options.layout_map_file
-    return "--shard", options.shard
+        return f"--layout-map {options.layout_map_file}"
+    return f"--shard {options.shard}"
 
 
 def check_mesh_options(options: CaptureOptions) -> None:

@@ -86,15 +86,10 @@ def open_with_passes(bundle, model: str) -> str:
     return command_line(["open", model, *capture_flags(options, every=False)])
 
 
-def mesh_capture(model: str, target: str, wanted: CaptureOptions, sharding: Sequence[str]) -> str:
-    """The command that captures `target` on `wanted`'s mesh (a compare column not captured yet);
-    `sharding`: how the work is divided, as the user wrote it (`--shard model`, `--layout-map FILE`)."""
-    argv = ["capture", model, "--targets", target, "--batch", str(wanted.batch)]
-    if wanted.mode == "train":
-        argv += ["--mode", "train", "--optimizer", wanted.optimizer]
-    if wanted.mesh:
-        argv += ["--mesh", wanted.mesh, *sharding]
-    return command_line(argv)
+def mesh_capture(model: str, wanted: CaptureOptions) -> str:
+    """The command that captures `wanted` (a compare column's mesh, not captured yet): its every option
+    a learner types (`--shard model`, or the `--layout-map FILE` that divides it), its one target."""
+    return command_line(capture_argv(model, wanted))
 
 
 def variant_hint(bundle, target: str, lang: str = "en") -> str:

@@ -27,7 +27,6 @@ from explorer.model.sharding import (
     collectives,
     device_memory,
     interconnect,
-    sharding_arguments,
     transfer_seconds,
 )
 from explorer.model.training import op_phase, peak_of
@@ -101,7 +100,7 @@ def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, s
         return None, str(refused)
     identity = bundle.manifest.model
     source = ModelSource(identity.spec, identity.kind, identity.name, identity.sha256)
-    command = mesh_capture(model_argument(bundle), target, wanted, sharding_arguments(wanted))
+    command = mesh_capture(model_argument(bundle), wanted)
     return cached_bundle_path(source, wanted), command
 
 
