@@ -49,6 +49,9 @@ _.FUSION_KINDS  # as HLO_OPCODES, for fusion kinds
 _.CUSTOM_FUSION_KINDS  # as HLO_OPCODES, for custom fusion kinds
 _.KERNEL_KINDS  # as HLO_OPCODES, for kernel kinds
 _.ATTRIBUTES  # as HLO_OPCODES, for attributes
+_.cited_addresses  # every address the course cites: scripts/check_cited_sources.py and tests/test_cited_sources.py
+_.cited_path  # the repository path and revision an address names (the same two)
+_.installed_copy  # where an installed package holds a cited file (the same two)
 _.REQUIRED_FIGURES  # what a chip of each kind must publish: tests/test_target_table.py holds each row to it
 
 # --- explorer: in modules another branch is rewriting; decided after that merge ---

@@ -28,6 +28,7 @@ from textual.widgets.option_list import Option
 
 from explorer.course import exercises
 from explorer.course.lessons import LessonChoice, lesson_choices
+from explorer.course.step_text import step_text
 from explorer.course.tours import Tour, TourStep
 from explorer.labels import label
 from explorer.levels import level_named
@@ -131,7 +132,9 @@ class TourScreen(ModalScreen):
         elif step.selection is not None:
             where += " " + label("text.tour_matches_nothing", lang).format(selector=step.selection.text)
         self.query_one("#tour-heading", Static).update(Content(visible(where)))
-        self.query_one("#tour-text", Static).update(Markdown(visible(step.text, multiline=True)) if step.text else "")
+        # The step's figures ({vector_register} ...) come from the open capture, not from the lesson.
+        text = step_text(self.app.bundle, step, self.tour.lang)
+        self.query_one("#tour-text", Static).update(Markdown(visible(text, multiline=True)) if text else "")
         self.query_one("#tour-explanation", Static).update(Markdown(visible(self.explanation(), multiline=True)))
         keys = label("text.tour_keys", lang)
         question = step.question

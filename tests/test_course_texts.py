@@ -2,7 +2,8 @@
 every XLA opcode, custom call, custom fusion, attribute and kernel kind has its own text in
 both languages (through the same keys and lookup the screens use); texts cite only documented
 sources; TPU/GPU texts quote the selected generation's figures; German and English twins
-say the same; tour twins visit the same items; German glossary headwords are found."""
+say the same; tour twins visit the same items; German glossary headwords are found. The German
+terms are tests/test_german_terms.py's, the German voice tests/test_german_voice.py's."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import texts_commands as commands
-from explorer.course.questions import words
 from explorer.course.tours import TWINS, builtin_tour, builtin_tours
 from explorer.errors import TensorwegError
 from explorer.hlo.model import HloInstruction, Shape
@@ -242,33 +242,6 @@ def test_the_texts_the_issue_called_wrong_now_say_what_xla_does():
         freeze = builtin_tour(name).steps[2].text
         assert "tensorweg" in freeze
         assert "Grappler freezes the weights" not in freeze and "Grappler friert die Gewichte" not in freeze
-
-
-GERMAN_TERMS_REPLACED = (  # issue 9: one German term per concept
-    "Buffer-Zuweisung", "Parameter-Zuweisung", "Konstanten-Zuweisung", "das HBM", "Kernelstart",
-    "Gatter", "Aufnahme", "aufgenommen", "Kopierende", "Eventuell Ausgabe", "Spitzenspeicher",
-    "Speicherbereich", "Graubild", "Recheneinheit wie", "Versätze", "Kehrwert der Wurzel", "Dynamisches Einfügen",
-    # issue 25: an HLO instruction is an Instruktion; an allocation an Allokation (Zuweisung stays in
-    # the assignments: Pufferzuweisung ...); a compiler pass a Pass, plural Pässe (Durchlauf is the
-    # forward and backward pass); fusionieren as the glossary's Fusion; erfassen; plural die Kernel;
-    # Form, not Shape; Lanes (glossary); typos.
-    "Anweisung", "ausgewählten Zuweisung", "temporären Zuweisungen", "XLA-Durchlauf", "anderen Passes",
-    "erschmelz", "erschmolz", "aufnehmen", "die Kernels", "den Kernels", "wenigsten Kernels",
-    "einer Shape", "festen Shapes", "Spuren", "Kerass", "Gleichwertige",
-)
-
-
-def test_german_texts_tours_and_labels_use_one_term_per_concept():
-    german = [text.title + " " + text.body for text in load_language("de").values()]
-    german += [e.term + " " + e.definition for e in glossary("de")]
-    german += [step.text for _, tour in builtin_tours("de") for step in tour.steps]
-    german += [step.question.hint for _, tour in builtin_tours("de") for step in tour.steps if step.question]
-    german += [" ".join((tour.title, tour.outcome, tour.description)) for _, tour in builtin_tours("de")]
-    german += [de for _, de in LABELS.values()]
-    german += list(words("de").values())
-    for phrase in GERMAN_TERMS_REPLACED:
-        hits = [text[:80] for text in german if phrase in text]
-        assert not hits, (phrase, hits)
 
 
 # --- twins ------------------------------------------------------------------------------

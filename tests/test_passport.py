@@ -129,7 +129,7 @@ def test_an_item_below_the_layers_is_followed_from_its_layer(bundle):
 
 def test_german_words(bundle):
     text = as_text(passport(bundle, "cpu", "conv2d", lang="de"), "de")
-    assert "Pass von conv2d auf cpu" in text and "Beleg:" in text and "Puffer" in text
+    assert "Steckbrief von conv2d auf cpu" in text and "Beleg:" in text and "Puffer" in text  # not "Pass" (issue 37)
 
 
 @pytest.mark.parametrize(("target", "layer", "message"), [("gpu:a100", "conv2d", "not in this bundle"),
@@ -159,7 +159,7 @@ def test_command_writes_markdown_and_html_escaped(recorded_bundle, tmp_path, cap
     assert main(["passport", str(recorded_bundle), "--layer", "conv2d", "-o", str(out), "--lang", "de"]) == 0
     assert sorted(files_under(out)) == ["passport.html", "passport.md"]
     markdown = (out / "passport.md").read_text(encoding="utf-8")
-    assert markdown.startswith("# Pass von conv2d auf cpu") and "base\\_conv.py" in markdown
+    assert markdown.startswith("# Steckbrief von conv2d auf cpu") and "base\\_conv.py" in markdown
     assert "<pre>" in (out / "passport.html").read_text(encoding="utf-8")
 
 

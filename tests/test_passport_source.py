@@ -136,7 +136,8 @@ def test_source_view_of_a_layer_lists_the_lines_with_what_each_produced(tiny):
 def test_source_view_of_an_hlo_instruction_shows_only_its_own_lines(tiny):
     view = source_view(tiny, "cpu", "hlo", "Relu.4")
     assert view.level == "hlo" and view.layer == "conv"
-    assert title(view, "en") == "Python source of Relu.4 (hlo) on cpu"
+    assert title(view, "en") == "Python source of Relu.4 (HLO) on cpu"  # the level by its label, in each language
+    assert title(view, "de") == "Python-Quelle von Relu.4 (HLO) auf cpu"
     assert {name for line in view.lines for name in line.produced} == {"Relu.4"}
     assert [line.text for line in view.lines][-1] == "return tf.nn.relu(x)"
 

@@ -38,9 +38,11 @@ def _pattern(english: str) -> re.Pattern:
 
 # English labels that German texts use too: "kleine Filter", "der dtype float32" (course texts).
 ALSO_GERMAN = {"Filter", "dtype"}
-# Every English label that differs from its German twin.
+# Every English label that differs from its German twin and has a word of its own (`+{count} {kinds}`
+# is figures and names: it would match any line with a `+`).
 ENGLISH = {key: _pattern(english) for key, (english, german) in LABELS.items()
-           if english.strip().lower() != german.strip().lower() and english not in ALSO_GERMAN}
+           if english.strip().lower() != german.strip().lower() and english not in ALSO_GERMAN
+           and re.search(r"[A-Za-z]", re.sub(r"\{[a-z_]+\}", "", english))}
 
 
 def english_left(text: str) -> list[str]:

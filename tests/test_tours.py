@@ -3,6 +3,7 @@ every built-in step selects an item that really exists in captures of its sample
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -11,6 +12,7 @@ from explorer.cli.commands import capture_options as cli_capture_options
 from explorer.cli.commands import with_capture_options
 from explorer.cli.parser import build_parser
 from explorer.course import lessons
+from explorer.course.step_text import step_text
 from explorer.course.tours import (
     Candidate,
     Condition,
@@ -26,6 +28,8 @@ from explorer.course.tours import (
 from explorer.errors import ParseError, TensorwegError
 from explorer.texts.content_files import LANGUAGES
 from explorer.views import panes
+from explorer.views.passport import kernel_of
+from explorer.views.passport.output import output_tensor
 
 EXAMPLE = """\
 # title: Eine Faltung von oben nach unten
@@ -84,13 +88,22 @@ HEADER = "# title: T\n# model: mlp\n# lang: en\n"
     ("step: level=hlo\nnarrate: x\n", 5, 1, "unknown line kind 'narrate:'"),
     ("step: level=hlo\ntext: x\nsomething without colon\n", 6, 1, "expected 'step:'"),
     ("step: level=hlo select=layer:\ntext: x\n", 4, 24, "empty selector part"),
+    ("step: level=kernels\ntext: uses `{ymm_register}` registers\n", 4, 1, "unknown figure '{ymm_register}'"),
 ], ids=["level", "target", "option", "bare-word", "text-first", "empty-step", "explain-key",
-        "two-explains", "text-as-option", "no-level", "line-kind", "no-colon", "empty-selector"])
+        "two-explains", "text-as-option", "no-level", "line-kind", "no-colon", "empty-selector", "text-figure"])
 def test_malformed_steps_name_line_and_column(body, line, column, message):
     error = _error(HEADER + body)
     assert message in str(error)
     assert (error.line, error.column) == (line, column)
     assert str(error).startswith(f"bad.tour:{line}:{column}: ")
+
+
+def test_a_step_text_may_quote_the_capture_s_figures():
+    """`{vector_register}` and the item figures are filled by explorer.course.step_text (docs/tours.md)."""
+    tour = parse_tour(HEADER + "step: level=kernels\ntext: `{vector_register}`, {vector_width_bits} bits\n", "t.tour")
+    assert tour.steps[0].text == "`{vector_register}`, {vector_width_bits} bits"
+    assert "(known: bytes, padding_bytes, vector_width_bits, vector_register)" in str(
+        _error(HEADER + "step: level=hlo\ntext: {zmm}\n"))
 
 
 def test_header_problems_are_reported():
@@ -316,3 +329,22 @@ def test_the_four_chips_lesson_shows_half_a_kernel_and_the_all_reduce_of_a_model
     assert reduce.startswith("all-reduce")
     assert any(line.strip().startswith("all-reduce") and "[2,2]<=[4]" in line and "[dense_1, backward]" in line
                for line in panes.step_lines(bundle, "tpu:v5e"))
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", ["tensor_to_registers", "tensor_bis_register"])
+def test_the_register_lesson_names_the_registers_of_the_machine_that_captured(name, tmp_path_factory):
+    """Issue 39: the lesson said `ymm` where this machine's passport showed `zmm`. Its steps quote
+    `{vector_register}`, read from the capture they are shown on: here the fresh one of this machine."""
+    from test_course import sample_bundle
+
+    tour = builtin_tour(name)
+    bundle = sample_bundle(tmp_path_factory, tour.model, capture_options(tour))
+    asm = kernel_of(bundle, "cpu", output_tensor(bundle, "cpu", "conv2d").name).asm  # what the passport reads
+    last = step_text(bundle, tour.steps[-1], tour.lang)
+    named = re.search(r"(?:widest registers are|breitesten Register des Kernels) `([xyz]mm)`", last).group(1)
+    widths = ("xmm", "ymm", "zmm")
+    assert re.search(rf"\b{named}\d", asm)
+    assert not any(re.search(rf"\b{wider}\d", asm) for wider in widths[widths.index(named) + 1:]), named
+    for step in tour.steps:
+        assert "{" not in step_text(bundle, step, tour.lang), step.line

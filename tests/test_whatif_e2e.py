@@ -5,6 +5,7 @@ compile-only TPU v5e and H100."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -119,3 +120,19 @@ def test_remat_of_chosen_layers_on_cpu_and_the_h100(capsys, target):
     assert (first["label"], second["label"]) == ("remat-layers=none", "remat-layers=conv")
     assert second["flops"] >= first["flops"]  # recomputation adds work (or XLA removes it again)
     assert first["peak_bytes"] and second["peak_bytes"]
+
+
+def test_at_batch_64_on_the_v5e_conv2d_s_output_is_the_largest_value_at_xla_s_peak(capsys):
+    """The what-if lesson's last step (issue 37): at batch 64 conv2d's output is the largest value at the
+    peak the memory level shows (XLA's own), the weights a small part; batch 1: tests/test_course_claims.py."""
+    from explorer.model.bundle import Bundle
+    from explorer.views import trace
+
+    assert main(["capture", "mnist_cnn", "--batch", "64", "--targets", "tpu:v5e"]) == 0
+    bundle = Bundle.open(capsys.readouterr().out.strip().splitlines()[-1])
+    dump = (bundle.path / "targets" / "tpu-v5e" / "live_range.txt").read_text("utf-8")
+    at_peak = re.findall(r"^\s+(\S+)\{[^}]*\}: (\d+) bytes", dump.split("(peak):", 1)[1].split("Stack trace")[0], re.M)
+    largest = max(at_peak, key=lambda value: int(value[1]))[0]
+    assert trace.layer_of(bundle, "optimized-hlo", largest, "tpu:v5e") == "conv2d"
+    weights = sum(int(size) for name, size in at_peak if name.startswith("trainable"))
+    assert weights < 0.1 * bundle.memory("tpu:v5e").peak_bytes

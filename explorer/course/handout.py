@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from explorer.course import lessons
+from explorer.course.step_text import step_text
 from explorer.course.tours import Tour, TourStep
 from explorer.errors import TensorwegError
 from explorer.labels import label
@@ -117,7 +118,7 @@ def _handout_step(bundle: Bundle, tour: Tour, index: int, tour_argument: str, mo
     return HandoutStep(
         number=index + 1,
         heading=f"{label('word.step', lang)} {index + 1} {label('word.of', lang)} {len(tour.steps)}",
-        where=where, texts=_paragraphs(step.text), explanations=explanations, row=row, code=code,
+        where=where, texts=_paragraphs(step_text(bundle, step, lang)), explanations=explanations, row=row, code=code,
         hint=step.question.hint if step.question is not None else "",
         commands=step_commands(tour_argument, model_argument, index, lang), picture=picture_name(index),
         **_step_graph(bundle, step, selected, index, lang))

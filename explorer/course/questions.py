@@ -25,6 +25,11 @@ TARGET_FACTS = ("temp-bytes", "peak-bytes", "kernels")
 ITEM_FIGURES = ("bytes", "padding_bytes", "vector_width_bits")
 
 
+# Figures a step's `text:` may quote as `{name}` (explorer.course.step_text): the item's figures, and the
+# widest vector register of the kernel computing it, read from the learner's capture (`xmm`, `ymm`, `zmm`).
+TEXT_FIGURES = (*ITEM_FIGURES, "vector_register")
+
+
 EXTREMES = ("most", "least")
 
 

@@ -102,7 +102,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.mesh.groups": ("groups", "Gruppen"),
     "compare.mesh.fits": ("fits in", "passt in"),
     "compare.mesh.does_not_fit": ("does NOT fit in", "passt NICHT in"),
-    "compare.mesh.no_collectives": ("none: no device waits for another", "keine: kein Gerät wartet auf ein anderes"),
+    "compare.mesh.no_collectives": ("none: no device waits for another", "keine: Kein Gerät wartet auf ein anderes"),
     "compare.mesh.not_captured": ("not captured: press M, or run: {note}",
                                   "nicht erfasst: M drücken oder ausführen: {note}"),
     "compare.mesh.cannot": ("cannot be compiled: {note}", "nicht kompilierbar: {note}"),

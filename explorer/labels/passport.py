@@ -3,8 +3,8 @@ evidence, the notes that say where a hop is a heuristic or cannot be recovered."
 
 # key -> (English, German)
 LABELS: dict[str, tuple[str, str]] = {
-    "passport.title": ("Passport of {layer} on {target}", "Pass von {layer} auf {target}"),
-    "passport.title_item": ("Passport of {item} ({level}) on {target}", "Pass von {item} ({level}) auf {target}"),
+    "passport.title": ("Passport of {layer} on {target}", "Steckbrief von {layer} auf {target}"),
+    "passport.title_item": ("Passport of {item} ({level}) on {target}", "Steckbrief von {item} ({level}) auf {target}"),
     "passport.keys": ("Enter go to the hop's level, t other target, Esc back",
                       "Enter zur Ebene des Schritts, t anderes Ziel, Esc zurück"),
     "passport.evidence": ("evidence", "Beleg"),
@@ -50,31 +50,33 @@ LABELS: dict[str, tuple[str, str]] = {
         "die Backend-Zeilen unterscheiden sich)"),
     "passport.h.output": ("no data flow tells the layer's output here: it is taken as its last instruction in "
                           "program order that does work",
-                          "kein Datenfluss zeigt hier die Ausgabe der Schicht: als Ausgabe gilt ihre letzte "
+                          "Kein Datenfluss zeigt hier die Ausgabe der Schicht: Als Ausgabe gilt ihre letzte "
                           "arbeitende Instruktion in Programmreihenfolge"),
     "passport.output.consumer": ("{layer}'s output: {tensor}'s result is read by {reader} of {fed}, the layer it feeds",
-                                 "Ausgabe von {layer}: das Ergebnis von {tensor} liest {reader} von {fed}, der "
+                                 "Ausgabe von {layer}: Das Ergebnis von {tensor} liest {reader} von {fed}, der "
                                  "Schicht, die sie speist"),
     "passport.output.result": ("{layer}'s output: {tensor} is the module's result",
                                "Ausgabe von {layer}: {tensor} ist das Ergebnis des Moduls"),
     "passport.output.fused": ("{layer}'s output is never written to memory on its own: it is computed inside "
                               "{tensor}, together with {fed}, the layer it feeds",
-                              "Die Ausgabe von {layer} wird nie eigens in den Speicher geschrieben: sie entsteht "
+                              "Die Ausgabe von {layer} wird nie eigens in den Speicher geschrieben: Sie entsteht "
                               "in {tensor}, zusammen mit {fed}, der Schicht, die sie speist"),
     "passport.buffer.fused": ("{layer}'s output has no buffer of its own: this one holds {tensor}'s result, "
                               "computed with {fed}",
-                              "Die Ausgabe von {layer} hat keinen eigenen Puffer: dieser hält das Ergebnis von "
+                              "Die Ausgabe von {layer} hat keinen eigenen Puffer: Dieser hält das Ergebnis von "
                               "{tensor}, berechnet mit {fed}"),
     "passport.output.other_count": ("Keras's output {shape} has another element count than {tensor}'s result "
-                                    "(padded tiles, or more than this layer's tensor)",
+                                    "(XLA padded or reshaped its dimensions, or it holds more than this layer's "
+                                    "tensor)",
                                     "Die Keras-Ausgabe {shape} hat eine andere Elementzahl als das Ergebnis von "
-                                    "{tensor} (aufgefüllte Kacheln, oder mehr als der Tensor dieser Schicht)"),
+                                    "{tensor} (XLA hat seine Dimensionen aufgefüllt oder umgeformt, oder es hält "
+                                    "mehr als den Tensor dieser Schicht)"),
     "passport.h.lines": ("which lines touch this tensor is read off the mnemonics and operands; "
                          "the machine code names no tensors",
-                         "welche Zeilen diesen Tensor berühren, ist aus Mnemonics und Operanden gelesen; "
+                         "Welche Zeilen diesen Tensor berühren, ist aus Mnemonics und Operanden gelesen; "
                          "der Maschinencode nennt keine Tensoren"),
     "passport.h.went": ("the tensor is followed to the nearest earlier layer that computes one",
-                        "der Tensor wird bis zur nächsten früheren Schicht verfolgt, die einen berechnet"),
+                        "Der Tensor wird bis zur nächsten früheren Schicht verfolgt, die einen berechnet"),
     "passport.no.python": ("not recoverable: this module carries no Python locations ({why})",
                            "nicht rekonstruierbar: Dieses Modul trägt keine Python-Orte ({why})"),
     "passport.no.python_tf": ("TensorFlow's metadata names only {where}",
@@ -88,30 +90,30 @@ LABELS: dict[str, tuple[str, str]] = {
                            "nach der Optimierung keine eigene Instruktion"),
     "passport.no.kernel": ("no kernel: {why}", "kein Kernel: {why}"),
     "passport.no.kernel_inline": ("the instruction needs none (a parameter, a bitcast, a tuple element)",
-                                  "die Instruktion braucht keinen (ein Parameter, ein Bitcast, ein Tupel-Element)"),
+                                  "Die Instruktion braucht keinen (ein Parameter, ein Bitcast, ein Tupel-Element)"),
     "passport.no.machine_library": ("a library call ({kernel}): its machine code is the library's, not recorded",
-                                    "ein Bibliotheksaufruf ({kernel}): sein Maschinencode gehört der Bibliothek "
+                                    "ein Bibliotheksaufruf ({kernel}): Sein Maschinencode gehört der Bibliothek "
                                     "und ist nicht aufgezeichnet"),
     "passport.no.machine": ("no machine code recorded for {kernel}", "kein Maschinencode für {kernel} aufgezeichnet"),
     "passport.no.buffer": ("no buffer assignment recorded", "keine Pufferzuweisung aufgezeichnet"),
     "passport.no.computation": ("{layer} produced no computation of its own: {where}",
                                 "{layer} erzeugte keine eigene Berechnung: {where}"),
     "passport.went.parameter": ("it arrives as entry parameter {number} ({name})",
-                                "er kommt als Eingangsparameter {number} ({name}) an"),
+                                "Er kommt als Eingangsparameter {number} ({name}) an"),
     "passport.went.bitcast": ("its HLO ({hlo}) became a bitcast: the same bytes as {source}'s output ({tensor})",
-                              "sein HLO ({hlo}) wurde zum Bitcast: dieselben Bytes wie die Ausgabe von "
+                              "Sein HLO ({hlo}) wurde zum Bitcast: dieselben Bytes wie die Ausgabe von "
                               "{source} ({tensor})"),
     "passport.went.folded": ("its HLO ({hlo}) left no instruction of its own (folded into what reads the tensor "
                              "before it): the first instruction of {fed} that reads {source}'s output ({tensor}), "
                              "past the compiler's own, is {reader}",
-                             "sein HLO ({hlo}) hinterließ keine eigene Instruktion (eingefaltet in das, was den "
-                             "Tensor davor liest): die erste Instruktion von {fed}, die die Ausgabe von {source} "
+                             "Sein HLO ({hlo}) hinterließ keine eigene Instruktion (eingefaltet in das, was den "
+                             "Tensor davor liest): Die erste Instruktion von {fed}, die die Ausgabe von {source} "
                              "({tensor}) liest, nach den eigenen des Compilers, ist {reader}"),
     "passport.went.folded_somewhere": ("its HLO ({hlo}) left no instruction of its own: XLA made it part of what "
                                        "reads {source}'s output ({tensor})",
-                                       "sein HLO ({hlo}) hinterließ keine eigene Instruktion: XLA machte es zu "
+                                       "Sein HLO ({hlo}) hinterließ keine eigene Instruktion: XLA machte es zu "
                                        "einem Teil dessen, was die Ausgabe von {source} ({tensor}) liest"),
-    "passport.went.nowhere": ("nothing in the optimized module carries it", "nichts im optimierten Modul trägt ihn"),
+    "passport.went.nowhere": ("nothing in the optimized module carries it", "Nichts im optimierten Modul trägt ihn"),
     "passport.python_version": ("the installed {package} is {installed}; the bundle was captured with {captured}: "
                                 "lines may have moved",
                                 "installiert ist {package} {installed}; das Bundle wurde mit {captured} erfasst: "
@@ -126,20 +128,20 @@ LABELS: dict[str, tuple[str, str]] = {
     "passport.addressing": ("addressing", "Adressierung"),
     "passport.per_thread": ("{count} registers per thread (ptxas -v)", "{count} Register je Thread (ptxas -v)"),
     "passport.tpu_code": ("XLA:TPU emits no inspectable machine code: the tensor's tiles and memory space "
-                          "are what it shows", "XLA:TPU erzeugt keinen einsehbaren Maschinencode: gezeigt werden "
+                          "are what it shows", "XLA:TPU erzeugt keinen einsehbaren Maschinencode: Gezeigt werden "
                           "die Kacheln und der Speicherraum des Tensors"),
     "passport.tensor": ("tensor", "Tensor"),
     "passport.tuple_element": ("its tuple element {index}, {shape}; the other elements are buffers of their own",
                                "sein Tupelelement {index}, {shape}; die anderen Elemente sind eigene Puffer"),
     # The `P` screen's keys, status line and help.
-    "binding.app.passport": ("Passport", "Pass"),
+    "binding.app.passport": ("Passport", "Steckbrief"),
     "tooltip.app.passport": ("The selected item's tensor from its Python line down to registers and buffer",
                              "Der Tensor des gewählten Elements von seiner Python-Zeile bis zu Registern und Puffer"),
     "binding.passport.close": ("Back", "Zurück"),
-    "tooltip.passport.close": ("Close the passport", "Den Pass schließen"),
+    "tooltip.passport.close": ("Close the passport", "Den Steckbrief schließen"),
     "binding.passport.target": ("Target", "Ziel"),
     "tooltip.passport.target": ("The same passport on the bundle's next target",
-                                "Derselbe Pass auf dem nächsten Ziel des Bundles"),
+                                "Derselbe Steckbrief auf dem nächsten Ziel des Bundles"),
     "notify.passport_nowhere": ("This hop could not be recovered: there is nothing to go to.",
                                 "Dieser Schritt ließ sich nicht rekonstruieren: Es gibt nichts, wohin es geht."),
     "help.passport": (
@@ -148,12 +150,12 @@ LABELS: dict[str, tuple[str, str]] = {
         "that load, store and compute it with their registers (on a TPU its tiles and memory space), and the "
         "buffer it lives in. Each hop names its evidence and says where it is a heuristic. Enter goes to the "
         "hop's level with its item selected, t shows the same passport on the next target, Esc or P closes.",
-        "Der Pass folgt einem Tensor über jeden Schritt: die Python-Zeilen, die ihn erzeugten, die Keras-Schicht, "
-        "die TensorFlow-Ops, die HLO-Instruktionen, die Fusion, die ihn berechnet, den Kernel, die Zeilen "
-        "Maschinencode, die ihn laden, speichern und berechnen, mit ihren Registern (auf der TPU seine Kacheln "
-        "und sein Speicherraum), und den Puffer, in dem er liegt. Jeder Schritt nennt seinen Beleg und sagt, wo "
-        "er eine Heuristik ist. Enter geht zur Ebene des Schritts mit seinem Element gewählt, t zeigt denselben "
-        "Pass auf dem nächsten Ziel, Esc oder P schließt."),
+        "Der Steckbrief folgt einem Tensor über jeden Schritt: die Python-Zeilen, die ihn erzeugten, die "
+        "Keras-Schicht, die TensorFlow-Ops, die HLO-Instruktionen, die Fusion, die ihn berechnet, den "
+        "Kernel, die Zeilen Maschinencode, die ihn laden, speichern und berechnen, mit ihren Registern (auf "
+        "der TPU seine Kacheln und sein Speicherraum), und den Puffer, in dem er liegt. Jeder Schritt nennt "
+        "seinen Beleg und sagt, wo er eine Heuristik ist. Enter geht zur Ebene des Schritts mit seinem "
+        "Element gewählt, t zeigt denselben Steckbrief auf dem nächsten Ziel, Esc oder P schließt."),
     # `0`: the source view at the top of the trace (explorer/views/source_view.py, screens/source.py).
     "source.title": ("Python source of {layer} on {target}", "Python-Quelle von {layer} auf {target}"),
     "source.title_item": ("Python source of {item} ({level}) on {target}",

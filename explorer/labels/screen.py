@@ -67,8 +67,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "field.layout_not_written": ("layout not written in this HLO (row-major)",
                                  "Layout in diesem HLO nicht angegeben (zeilenweise)"),
     "field.tuple_of": ("tuple of {count}: {bytes} without padding", "Tupel aus {count}: {bytes} ohne Auffüllung"),
-    "field.buffer": ("buffer", "Puffer"),
-    "field.allocation": ("allocation", "Allokation"),
+    "field.buffer_allocation": ("buffer allocation", "Pufferallokation"),
     "field.offset": ("offset", "Offset"),
     "field.size": ("size", "Größe"),
     "field.live": ("live", "lebt"),
@@ -83,6 +82,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "field.calls": ("calls", "ruft auf"),
     "field.holds": ("holds", "hält"),
     "field.more": ("... {count} more", "... {count} weitere"),
+    # Instructions that do no work of their own (parameters, bitcasts, constants), counted, not listed.
+    "field.plumbing": ("+{count} {kinds}", "+{count} ohne Rechenarbeit: {kinds}"),
     # A parameter's role (view.role_text): HLO rows' last column and the memory pane's "holds".
     "role.input": ("input {layer}", "Eingabe {layer}"),
     "role.input_of": ("input {position} of {count} {layer}", "Eingabe {position} von {count} {layer}"),
@@ -147,7 +148,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "text.glossary_nothing": ("No term matches.", "Kein Begriff passt."),
     "tours.needs": ("needs the capture {options}, made by: {command}",
                     "braucht die Erfassung {options}, die dieser Befehl macht: {command}"),
-    "tours.for_model": ("for {model}: start it with {command}", "für {model}: starten Sie sie mit {command}"),
+    "tours.for_model": ("for {model}: start it with {command}", "für {model}: Starten Sie sie mit {command}"),
     # The UI's own lines ({placeholders} are filled with str.format).
     "title.no_model": ("no model", "kein Modell"),
     "pane.help": ("Help (Esc closes)", "Hilfe (Esc schließt)"),

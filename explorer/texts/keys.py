@@ -12,7 +12,7 @@ import json
 from explorer.hlo.model import HloInstruction, Shape
 from explorer.model.records import Allocation, GraphOp, KernelRecord, LayerRecord
 from explorer.texts.lookup import memory_space_key
-from explorer.texts.xla_opcodes import CUSTOM_CALL_FAMILIES, CUSTOM_CALL_VERSIONS
+from explorer.texts.xla_opcodes import custom_call_names
 
 
 def layer_keys(layer: LayerRecord) -> list[str]:
@@ -32,19 +32,27 @@ def instruction_keys(instruction: HloInstruction) -> list[str]:
         specific = [f"custom-fusion:{kind}"] if kind else []
         return [*specific, f"fusion:{instruction.fusion_kind}", "hlo:fusion"]
     if instruction.opcode == "custom-call" and instruction.custom_call_target:
-        target = instruction.custom_call_target
-        version_of = [f"custom-call:{CUSTOM_CALL_VERSIONS[target]}"] if target in CUSTOM_CALL_VERSIONS else []
-        family = [f"custom-call:{f}" for f in CUSTOM_CALL_FAMILIES if target.startswith(f) and target != f]
-        return [f"custom-call:{target}", *version_of, *family, "hlo:custom-call"]
+        names = custom_call_names(instruction.custom_call_target)
+        return [*(f"custom-call:{name}" for name in names), "hlo:custom-call"]
     return [f"hlo:{instruction.opcode}"]
 
 
+# Where a backend config names a kCustom fusion's kind: XLA:GPU's `fusion_backend_config`
+# (`"kind":"__triton"`), XLA:CPU's `fusion_config` (`"kind":"__ynn_fusion"`, backend_config.proto in
+# xla/service/cpu).
+_FUSION_CONFIGS = ("fusion_backend_config", "fusion_config")
+
+
 def custom_fusion_kind(instruction: HloInstruction) -> str:
-    """`fusion_backend_config.kind` of a fusion (e.g. `__triton`), "" when there is none."""
+    """The kind a fusion's backend config names (`__triton` on the GPU, `__ynn_fusion` on the CPU), ""
+    when there is none."""
     config = _backend_config(instruction)
-    fusion = config.get("fusion_backend_config") if isinstance(config, dict) else None
-    kind = fusion.get("kind") if isinstance(fusion, dict) else None
-    return kind if isinstance(kind, str) else ""
+    for field in _FUSION_CONFIGS:
+        fusion = config.get(field) if isinstance(config, dict) else None
+        kind = fusion.get("kind") if isinstance(fusion, dict) else None
+        if isinstance(kind, str) and kind:
+            return kind
+    return ""
 
 
 # HLO attributes (as `key=` in HLO text) with a text of their own, keyed `attribute:KEY`.

@@ -19,6 +19,7 @@ from explorer.targets import DEFAULT_TARGETS, TARGETS
 from explorer.texts.chip_figures import chip_figures
 from explorer.texts.content_files import LANGUAGES, ContentFile, load_language
 from explorer.texts.language import default_language as default_language  # one place; the CLI asks it alone
+from explorer.texts.xla_opcodes import custom_call_names
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _TPU_MEMORY_SPACES = {1: "vmem", 2: "smem"}
@@ -100,12 +101,21 @@ def explain_topic(topic: str, lang: str, target: str = "") -> Explanation:
     """
     texts = _texts(lang)
     key, chip = split_topic(topic.strip())
-    content = texts.get(key)
+    content = texts.get(key) or _named_custom_call(texts, key)
     if content is None:
         raise TensorwegError(f"unknown topic '{topic}' (try: {', '.join(similar_topics(topic, lang))})")
     family = key.partition("@")[2]
     chip = chip or target or next((t for t in DEFAULT_TARGETS if target_family(t) == family), "")
     return _render(content, "specific" if "@" in key else "general", chip_figures(chip, lang), lang)
+
+
+def _named_custom_call(texts: dict[str, ContentFile], key: str) -> ContentFile | None:
+    """`custom-call:cu_threefry2x32_ffi`, the name a listing shows, finds the text the explanation
+    pane shows for that call (its version's or family's, `xla_opcodes.custom_call_names`)."""
+    family, _, name = key.partition(":")
+    if family != "custom-call" or "@" in name:
+        return None
+    return next((texts[f"custom-call:{n}"] for n in custom_call_names(name) if f"custom-call:{n}" in texts), None)
 
 
 def split_topic(topic: str) -> tuple[str, str]:

@@ -7,6 +7,13 @@ tests/test_course_texts.py keeps the three in step.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.texts.content_files import LANGUAGES, load_language
+from explorer.texts.glossary import glossary
+
 # (what it is, address or address prefix)
 SOURCES: tuple[tuple[str, str], ...] = (
     # XLA documentation
@@ -34,7 +41,12 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("XLA SPMD partitioner", "https://github.com/openxla/xla/blob/main/xla/service/spmd/spmd_partitioner.cc"),
     ("XLA autotuning.proto", "https://github.com/openxla/xla/blob/main/xla/autotuning.proto"),
     ("XLA:CPU runtime thunks", "https://github.com/openxla/xla/tree/main/xla/backends/cpu/runtime"),
-    ("XLA:CPU thunk emitter", "https://github.com/openxla/xla/blob/main/xla/backends/cpu/codegen/thunk_emitter.cc"),
+    ("XLA:CPU thunk emitter", "https://github.com/openxla/xla/blob/main/xla/service/cpu/thunk_emitter.cc"),
+    ("XLA:CPU instruction fusion", "https://github.com/openxla/xla/blob/main/xla/service/cpu/cpu_instruction_fusion.cc"),
+    ("XLA:CPU backend configs", "https://github.com/openxla/xla/blob/main/xla/service/cpu/backend_config.proto"),
+    ("XLA:CPU YNNPACK matcher", "https://github.com/openxla/xla/blob/main/xla/backends/cpu/transforms/ynn_matcher.h"),
+    ("XLA:CPU TopK thunk", "https://github.com/openxla/xla/blob/main/xla/backends/cpu/runtime/topk_thunk.h"),
+    ("XLA TopK rewriter", "https://github.com/openxla/xla/blob/main/xla/service/topk_rewriter.h"),
     ("XLA:CPU ir_emission_utils", "https://github.com/openxla/xla/blob/main/xla/service/cpu/ir_emission_utils.cc"),
     ("XLA:CPU oneDNN rewriter", "https://github.com/openxla/xla/blob/main/xla/service/cpu/onednn_ops_rewriter.cc"),
     ("XLA:GPU NVPTX compiler", "https://github.com/openxla/xla/blob/main/xla/service/gpu/nvptx_compiler.cc"),
@@ -44,6 +56,9 @@ SOURCES: tuple[tuple[str, str], ...] = (
      "https://github.com/openxla/xla/blob/main/xla/service/gpu/autotuning/conv_algorithm_picker.h"),
     ("XLA:GPU copy thunk", "https://github.com/openxla/xla/blob/main/xla/backends/gpu/runtime/copy_thunk.h"),
     ("XLA:GPU memset thunk", "https://github.com/openxla/xla/blob/main/xla/backends/gpu/runtime/memset_thunk.h"),
+    ("XLA:GPU thunk emitter", "https://github.com/openxla/xla/blob/main/xla/service/gpu/thunk_emitter.cc"),
+    ("XLA:GPU cuDNN norm rewriter",
+     "https://github.com/openxla/xla/blob/main/xla/service/gpu/transforms/cudnn_norm_rewriter.h"),
     # JAX
     ("JAX ahead-of-time lowering", "https://docs.jax.dev/en/latest/aot.html"),
     ("JAX lax.Precision", "https://docs.jax.dev/en/latest/_autosummary/jax.lax.Precision.html"),
@@ -53,7 +68,10 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("JAX Pallas TPU quickstart", "https://docs.jax.dev/en/latest/pallas/tpu/quickstart.html"),
     ("JAX cuDNN fused attention",
      "https://github.com/jax-ml/jax/blob/main/jax/_src/cudnn/fused_attention_stablehlo.py"),
-    ("JAX PRNG implementation", "https://github.com/jax-ml/jax/blob/main/jax/_src/prng.py"),
+    ("JAX Threefry PRNG", "https://github.com/jax-ml/jax/blob/main/jax/_src/random/threefry2x32.py"),
+    ("JAX rbg PRNG", "https://github.com/jax-ml/jax/blob/main/jax/_src/random/rbg.py"),
+    ("JAX configuration options", "https://github.com/jax-ml/jax/blob/main/jax/_src/config.py"),
+    ("JAX state primitives (pin, unpin)", "https://github.com/jax-ml/jax/blob/main/jax/_src/state/primitives.py"),
     ("JAX linear algebra (lax.linalg lowerings)", "https://github.com/jax-ml/jax/blob/main/jax/_src/lax/linalg.py"),
     ("JAX GPU solver kernels (jaxlib)", "https://github.com/jax-ml/jax/blob/main/jaxlib/gpu/solver.cc"),
     ("JAX distributed arrays and automatic parallelization",
@@ -87,13 +105,15 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("Intel 64 and IA-32 Software Developer's Manual",
      "https://www.intel.com/content/www/us/en/developer/articles/technical/intel-sdm.html"),
     # Libraries and compilers
-    ("Mosaic TPU memref layout inference",
-     "https://github.com/openxla/xla/blob/main/xla/mosaic/dialect/tpu/transforms/infer_memref_layout.cc"),
+    # The Mosaic TPU passes left JAX's repository after jax-v0.8.1 (now inside libtpu): their last public version.
+    ("Mosaic TPU memref layout inference (jax-v0.8.1)",
+     "https://github.com/jax-ml/jax/blob/jax-v0.8.1/jaxlib/mosaic/dialect/tpu/transforms/infer_memref_layout.cc"),
     ("NVIDIA cuDNN documentation", "https://docs.nvidia.com/deeplearning/cudnn/"),
     ("NVIDIA cuBLAS documentation", "https://docs.nvidia.com/cuda/cublas/"),
     ("NVIDIA cuSOLVER documentation", "https://docs.nvidia.com/cuda/cusolver/"),
     ("Triton language documentation", "https://triton-lang.org/"),
     ("oneDNN documentation", "https://uxlfoundation.github.io/oneDNN/"),
+    ("YNNPACK", "https://github.com/google/XNNPACK/blob/master/ynnpack/README.md"),
     # Apache TVM (the `tvm:cpu` target)
     ("Apache TVM documentation", "https://tvm.apache.org/docs/"),
     ("TVM Relax FuseOps pass", "https://github.com/apache/tvm/blob/main/src/relax/transform/fuse_ops.cc"),
@@ -127,3 +147,67 @@ SOURCES += (
 SOURCES += (
     ("TensorFlow Grappler optimizers", "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/grappler/optimizers/"),
 )
+
+# The upstream revision each cited repository's files were read at, where an address says `main` or
+# `master` (an address naming a tag or commit, such as Mosaic's `jax-v0.8.1`, is read at that one).
+# tests/test_cited_sources.py checks the cited files the installed packages carry (jax, keras,
+# TensorFlow's and TVM's Python); scripts/check_cited_sources.py checks every cited path in a clone.
+UPSTREAM_REVISIONS: dict[str, str] = {
+    "openxla/xla": "5a9e73cbd92530cac2ac36f4736a774b2412afe2",  # jaxlib 0.10.2's XLA (third_party/xla/revision.bzl)
+    "jax-ml/jax": "jax-v0.10.2",
+    "tensorflow/tensorflow": "v2.21.0",
+    "apache/tvm": "5d4dc8721307cf9677becacf0395c19be130e206",
+    "google/XNNPACK": "09ee7303db3e793c9a1953cf67d443aed6ca0574",
+}
+_BRANCHES = ("main", "master")
+_GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(blob|tree)/([^/\s]+)/([^\s;,)`\"]*)")
+
+
+@dataclass(frozen=True)
+class CitedPath:
+    """A file or folder (`path` ending in `/`) of a GitHub repository that a course text cites."""
+
+    repo: str
+    revision: str  # where to read it: the address's own tag or commit, else UPSTREAM_REVISIONS[repo]
+    path: str
+    address: str
+
+
+def cited_path(address: str) -> CitedPath | None:
+    """The repository path an address names (None for an address outside GitHub)."""
+    match = _GITHUB.match(address)
+    if match is None:
+        return None
+    repo, kind, revision, path = match.groups()
+    if revision in _BRANCHES:
+        revision = UPSTREAM_REVISIONS.get(repo, revision)
+    path = path.rstrip(".")
+    if kind == "tree" and not path.endswith("/"):  # GitHub's address of a folder
+        path += "/"
+    return CitedPath(repo, revision, path, address)
+
+
+def cited_addresses() -> list[str]:
+    """Every address the course cites: the documented sources and each text's and glossary entry's."""
+    found = [address for _, address in SOURCES]
+    for lang in LANGUAGES:
+        found += [a for text in load_language(lang).values() for a in _ADDRESS.findall(text.source + " " + text.body)]
+        found += [a for entry in glossary(lang) for a in _ADDRESS.findall(entry.definition)]
+    return sorted(set(found))
+
+
+_ADDRESS = re.compile(r"https?://[^\s;,)`\"]+")
+
+
+# Repository folders an installed package carries as files (its Python sources): (repo, folder, package).
+_INSTALLED = (("jax-ml/jax", "jax/", "jax"), ("keras-team/keras", "keras/", "keras"),
+              ("tensorflow/tensorflow", "tensorflow/python/", "tensorflow"), ("apache/tvm", "python/tvm/", "tvm"))
+
+
+def installed_copy(cited: CitedPath, site_packages: Path) -> Path | None:
+    """Where the installed packages hold the cited file (None: no installed package carries it, e.g. C++
+    sources, or the address names another revision than the one installed)."""
+    for repo, folder, package in _INSTALLED:
+        if cited.repo == repo and cited.path.startswith(folder) and cited.revision == UPSTREAM_REVISIONS.get(repo):
+            return site_packages / package / cited.path[len(folder):]
+    return None

@@ -50,6 +50,9 @@ CUSTOM_CALL_TARGETS: tuple[str, ...] = (
     "ConcatBitcast", "Qr", "ProductOfElementaryHouseholderReflectors", "cusolver_geqrf", "cusolver_orgqr",
     # a TPU collective split into a start and a done (a model-parallel training step on a mesh)
     "AsyncCollectiveStart", "AsyncCollectiveDone",
+    # common beyond the samples (issue 37): XLA's top-k call (XLA:CPU keeps it), JAX's pinned buffers,
+    # and cuDNN's layer norm (XLA:GPU with xla_gpu_enable_cudnn_layer_norm)
+    "TopK", "Pin", "Unpin", "__cudnn$norm",
 )
 
 # Targets that come in families (`__cudnn$fmhaSoftmax`, `__onednn$matmul`, ...): one text each.
@@ -64,11 +67,22 @@ CUSTOM_CALL_VERSIONS: dict[str, str] = {
     "cusolver_orgqr_ffi": "cusolver_orgqr",
 }
 
+
+def custom_call_names(target: str) -> list[str]:
+    """The names whose `custom-call:` text may explain a call to `target`, most specific first: the
+    target itself, the target it is a version of (`cu_threefry2x32_ffi` -> `cu_threefry2x32`), then
+    its family (`__cudnn$fmhaSoftmax` -> `__cudnn$fmha`). The explanation pane and `tensorweg explain`
+    both ask this, so a name a listing shows finds the text the pane shows for it."""
+    version_of = [CUSTOM_CALL_VERSIONS[target]] if target in CUSTOM_CALL_VERSIONS else []
+    family = [f for f in CUSTOM_CALL_FAMILIES if target.startswith(f) and target != f]
+    return [target, *version_of, *family]
+
 FUSION_KINDS: tuple[str, ...] = ("kLoop", "kInput", "kOutput", "kCustom")
 
 # Backend configs of kCustom fusions (`"kind":"__triton"` ...), keyed `custom-fusion:NAME`.
 CUSTOM_FUSION_KINDS: tuple[str, ...] = (
     "__triton", "__triton_gemm", "__triton_nested_gemm_fusion", "__custom_fusion", "__cudnn$fusion",
+    "__ynn_fusion",  # XLA:CPU's YNNPACK fusions (`fusion_config`, not `fusion_backend_config`)
 )
 
 KERNEL_KINDS: tuple[str, ...] = ("fusion", "op", "library", "copy", "emitter", "triton", "memset")

@@ -78,7 +78,7 @@ def _value_line(allocation: Allocation, value: AssignedValue, lang: str) -> str:
     def word(key: str) -> str:
         return label(f"field.{key}", lang)
 
-    return (f"{word('buffer')} {word('allocation')} {allocation.index} ({allocation.kind}, "
+    return (f"{word('buffer_allocation')} {allocation.index} ({allocation.kind}, "
             f"{bytes_text(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
             f"{bytes_text(value.size)} {value.shape_index}")
 

@@ -237,7 +237,7 @@ def _layer_lines(bundle: Bundle, layer: str, target: str, lang: str) -> tuple[st
     plumbing = len(column.instructions) - len(working)
     if plumbing:
         kinds = "/".join(sorted({i.opcode for i in column.instructions if i.plumbing}))
-        lines.append(f"  +{plumbing} {kinds}")
+        lines.append("  " + label("field.plumbing", lang).format(count=plumbing, kinds=kinds))
     for brief in column.kernels:
         extra = f" {label('field.calls', lang)} {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
         extra += _registers_brief(kernel(bundle, target, brief.name), target)

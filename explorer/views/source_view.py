@@ -97,7 +97,8 @@ def source_view(bundle: Bundle, target: str, level: str, item: str) -> SourceVie
 def title(view: SourceView, lang: str) -> str:
     if level_named(view.level).lists_layers:
         return label("source.title", lang).format(layer=view.layer, target=view.target)
-    return label("source.title_item", lang).format(item=view.item, level=view.level, target=view.target)
+    return label("source.title_item", lang).format(item=view.item, level=label(f"level.{view.level}", lang),
+                                                   target=view.target)
 
 
 def notes(view: SourceView, lang: str) -> tuple[str, ...]:

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from explorer.capture.option_table import GIVEN, CaptureOption, Kind
-from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
+from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, TEXT_FIGURES, Question
 from explorer.course.selectors import Condition, Selection
 from explorer.errors import ParseError, TensorwegError
 from explorer.targets import TOUR_TARGETS
-from explorer.texts.lookup import LEVELS, has_topic
+from explorer.texts.lookup import LEVELS, PLACEHOLDER, has_topic
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
 # `# capture:` names the capture options a lesson was written for (a training step, a mesh): the
@@ -136,6 +136,10 @@ class _Reading:
             return
         if not step.text and not step.explain:
             raise ParseError("step has neither 'text:' nor 'explain:'", step.line, 1, self.source)
+        for name in PLACEHOLDER.findall(step.text):  # filled from the capture (explorer.course.step_text)
+            if name not in TEXT_FIGURES:
+                raise ParseError(f"unknown figure '{{{name}}}' in 'text:' (known: {', '.join(TEXT_FIGURES)})",
+                                 step.line, 1, self.source)
         if step.question is not None and not step.question.hint:
             raise ParseError("a step with 'ask:' needs a 'hint:' (what a wrong answer should look at)",
                              self.ask_line, 1, self.source)

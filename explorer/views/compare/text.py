@@ -99,7 +99,8 @@ def instructions_text(column: TargetLayer, lang: str = "en") -> str:
     lines = [f"{i.name}: {operation_text(i)}{also_text(i, lang)}" for i in column.working]
     plumbing = sorted({i.opcode for i in column.instructions if i.plumbing})
     if plumbing:
-        lines.append(f"+{len(column.instructions) - len(column.working)} {'/'.join(plumbing)}")
+        lines.append(label("field.plumbing", lang).format(count=len(column.instructions) - len(column.working),
+                                                          kinds="/".join(plumbing)))
     return "\n".join(lines)
 
 

@@ -103,7 +103,7 @@ def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers"
     went = "" if tensor else _where_it_went(bundle, target, layer, hlo_names, lang)
     shown = tensor or _went_tensor(bundle, target, layer)
     hops.append(fusion_hop(bundle, target, layer, output, lang))
-    record = _kernel_of(bundle, target, tensor) if tensor else None
+    record = kernel_of(bundle, target, tensor) if tensor else None
     hops.append(kernel_hop(bundle, target, tensor, record, lang))
     hops.append(machine_hop(bundle, target, tensor, record, lang))
     borrowed = bool(went) and not _entry_parameter(bundle, target, layer)
@@ -139,7 +139,7 @@ def _hlo_work(bundle: Bundle, target: str, layer: str, level: str, item: str) ->
     return tuple(n for n in names if does_work(bundle, "hlo", target, n))
 
 
-def _kernel_of(bundle: Bundle, target: str, tensor: str):
+def kernel_of(bundle: Bundle, target: str, tensor: str):
     """The kernel implementing `tensor` (XLA: it names the instruction; TVM: a TIR function is its kernel)."""
     kernels = bundle.kernels(target)
     return next((k for k in kernels if tensor in k.hlo), None) or next((k for k in kernels if k.name == tensor), None)

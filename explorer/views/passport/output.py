@@ -21,8 +21,8 @@ module's data flow says which instruction holds it, in this order of evidence:
    work, one it owns alone first and one with as many elements as the layer's output first.
 
 Keras's output shape is the check: `elements_match` says whether the chosen instruction's result has
-as many elements as the layer's output (a TPU pads its tiles and may choose bf16, so it is a check,
-not a filter, except in the heuristic).
+as many elements as the layer's output (XLA:TPU pads and reshapes dimensions, `f32[26,8,4,8]` for
+(1, 26, 26, 8), and may choose bf16, so it is a check, not a filter, except in the heuristic).
 """
 
 from __future__ import annotations

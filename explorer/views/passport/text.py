@@ -14,7 +14,8 @@ from explorer.views.passport.hops import Hop
 def title(passport: Passport, lang: str) -> str:
     level, item = passport.item
     if item:
-        return label("passport.title_item", lang).format(item=item, level=level, target=passport.target)
+        return label("passport.title_item", lang).format(item=item, level=label(f"level.{level}", lang),
+                                                          target=passport.target)
     return label("passport.title", lang).format(layer=passport.layer, target=passport.target)
 
 
