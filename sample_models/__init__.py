@@ -113,6 +113,28 @@ def _depthwise():
     return keras.Model(inputs, outputs, name="depthwise")
 
 
+def _gru_tagger():
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
+
+    inputs = keras.Input(shape=(6, 4), name="frames")
+    x = layers.Conv1D(8, 3, padding="same", activation="relu", name="conv1d")(inputs)
+    x = layers.BatchNormalization(name="batch_norm")(x)
+    x = layers.Bidirectional(layers.GRU(8, return_sequences=True, name="gru"), name="bidirectional")(x)
+    outputs = layers.Dense(5, name="dense")(x)
+    return keras.Model(inputs, outputs, name="gru_tagger")
+
+
+def _upsampler():
+    import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
+    from keras import layers  # noqa: PLC0415 (Keras loads only when a sample is built)
+
+    inputs = keras.Input(shape=(8, 8, 4), name="image")
+    x = layers.Conv2D(8, 3, padding="same", activation="relu", name="conv2d")(inputs)
+    outputs = layers.Conv2DTranspose(4, 3, strides=2, padding="same", name="conv2d_transpose")(x)
+    return keras.Model(inputs, outputs, name="upsampler")
+
+
 def _resnet50():
     import keras  # noqa: PLC0415 (Keras loads only when a sample is built)
 
@@ -164,6 +186,10 @@ SAMPLES: dict[str, SampleModel] = {
             "resnet_block", "Conv + BatchNormalization + residual Add (batch norm folds away)", _resnet_block
         ),
         SampleModel("depthwise", "MobileNet-style depthwise 3x3 then pointwise 1x1 convolution", _depthwise),
+        SampleModel("gru_tagger", "Conv1D, BatchNormalization, a Bidirectional GRU per step, Dense: two while loops",
+                    _gru_tagger),
+        SampleModel("upsampler", "Conv2D, then Conv2DTranspose doubling the image: a convolution over its input",
+                    _upsampler),
         SampleModel(
             "resnet50", "keras.applications.ResNet50, random weights (large: benchmarks)", _resnet50, large=True
         ),

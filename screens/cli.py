@@ -77,10 +77,13 @@ def _open_explorer(args: argparse.Namespace, tour: Tour | None, tour_step: int) 
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    """A lesson pack with tours opens in its first lesson (what `tensorweg course.twpack` is for)."""
-    from explorer.course.pack import is_pack, open_pack  # noqa: PLC0415 (start-up: each command loads what it uses)
+    """A lesson pack with tours opens in its first lesson, in the UI's language (what `tensorweg
+    course.twpack` is for; `--lang` picks the twin)."""
+    from explorer.cli.commands import default_language  # noqa: PLC0415 (start-up: each command loads what it uses)
+    from explorer.course.pack import is_pack, open_pack  # noqa: PLC0415 (start-up: as default_language)
 
-    tour = open_pack(Path(args.model)).tour() if is_pack(Path(args.model)) else None
+    pack = open_pack(Path(args.model)) if is_pack(Path(args.model)) else None
+    tour = pack.start_tour(args.lang or default_language()) if pack is not None else None
     return _run_explorer(args, tour)
 
 
@@ -94,14 +97,16 @@ def _step_index(tour: Tour, step: int) -> int:
 def cmd_tour(args: argparse.Namespace) -> int:
     """Parse the tour first (a bad tour fails before any capture), then open like `open`.
 
-    With a lesson pack, TOUR may name one of the pack's tours.
+    With a lesson pack, TOUR may name one of the pack's tours. `--lang` picks a built-in lesson's twin.
     """
     from explorer.cli.commands import load_tour_argument, with_capture_options  # noqa: PLC0415 (start-up: each command loads what it uses)
     from explorer.course.pack import is_pack, open_pack  # noqa: PLC0415 (start-up: as the commands)
+    from explorer.course.tours import twin_in  # noqa: PLC0415 (start-up: as the commands)
 
-    if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(args.tour)) is not None:
+    name = twin_in(args.tour, args.lang) if args.lang else args.tour
+    if is_pack(Path(args.model)) and (tour := open_pack(Path(args.model)).tour(name)) is not None:
         return _run_explorer(args, tour, _step_index(tour, args.step))
-    tour = load_tour_argument(args.tour)
+    tour = load_tour_argument(name)
     args = with_capture_options(args, tour)  # a training lesson captures a training step
     args.targets = with_tour_targets(args.targets, tour)
     return _run_explorer(args, tour, _step_index(tour, args.step))
@@ -165,9 +170,12 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     target = shown_target(bundle, asked)
     if target not in bundle.targets:
         raise TensorwegError(f"--target {target}: not in this bundle (captured: {', '.join(bundle.targets)})")
+    from explorer.views.select_option import resolve_select  # noqa: PLC0415 (loads only for the command that uses it)
+
     from screens.screenshot import render_screenshot  # noqa: PLC0415 (loads only for the command that uses it)
 
-    svg = render_screenshot(bundle.path, args.level, target, args.select, size, args.lang or "en")
+    select = resolve_select(bundle, args.level, target, args.select).name if args.select is not None else None
+    svg = render_screenshot(bundle.path, args.level, target, select, size, args.lang or "en")
     write_whole(args.out, svg, overwrite=True)
     print(args.out)
     return 0

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from explorer.labels import label
 from explorer.safe_text import visible
+from explorer.views.format import format_int
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
@@ -78,7 +79,7 @@ class MemoryMapScreen(Screen):
             live.update("")
             return
         width = max(20, self.size.width - 40)  # label 30 + border and padding
-        header = label("text.memory_header", app.lang).format(peak=f"{memory.peak_bytes:,}",
+        header = label("text.memory_header", app.lang).format(peak=format_int(memory.peak_bytes, app.lang),
                                                                count=len(memory.allocations))
         allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width, app.lang))))
         live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=app.lang))))

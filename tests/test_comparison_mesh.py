@@ -54,7 +54,7 @@ def test_the_table_in_both_languages(cache):
     assert headers[0] == ("1 Chip", "") and headers[2] == ("4x4", "model-parallel")
     cells = dict(rows)
     assert cells["Kollektive"][0].startswith("keine") and "all-gather" in cells["Kollektive"][2]
-    assert "passt in 16.0 GiB" in cells["Spitze je Gerät"][1]
+    assert "passt in 16,0 GiB" in cells["Spitze je Gerät"][1]  # German decimals (issue 39)
 
 
 def test_a_mesh_not_captured_names_the_command(cache):

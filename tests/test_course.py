@@ -14,6 +14,7 @@ from importlib import resources
 import pytest
 
 from explorer.cli import texts_commands as commands
+from explorer.cli.main import main as core_main
 from explorer.errors import ParseError, TensorwegError
 from explorer.hlo.model import HloInstruction, Layout, Shape, Tile
 from explorer.labels import LABELS, label
@@ -176,8 +177,19 @@ def test_no_text_shows_a_raw_placeholder_with_or_without_figures(lang):
 
 def test_explain_topic_knows_specialised_keys_and_suggests_similar_ones():
     assert explain_topic("hlo:dot@tpu", "en").title == "Dot on the TPU"
-    with pytest.raises(TensorwegError, match=r"unknown topic 'hlo:dott' \(try: hlo:dot, "):
+    with pytest.raises(TensorwegError, match=r"unknown topic 'hlo:dott' \(close: hlo:dot, .*; "
+                                             r"`tensorweg explain --list` lists every topic\)"):
         explain_topic("hlo:dott", "en")
+
+
+def test_a_family_the_topic_has_no_own_text_for_falls_back_to_the_general_text():
+    """`tensorweg explain memory:vmem@tpu` (the README's example): VMEM has one text, on the TPU."""
+    assert explain_topic("memory:vmem@tpu", "en") == explain_topic("memory:vmem", "en", "tpu:v5e")
+    assert explain_topic("memory:vmem@tpu:v6e", "de").title == "VMEM (S(1))"
+    with pytest.raises(TensorwegError, match="unknown topic 'memory:vmem@npu'"):  # not a target family
+        explain_topic("memory:vmem@npu", "en")
+    with pytest.raises(TensorwegError, match="unknown topic 'hlo:nope@tpu'"):
+        explain_topic("hlo:nope@tpu", "en")
 
 
 @pytest.mark.parametrize(("environ", "expected"), [
@@ -268,6 +280,36 @@ def test_explain_takes_the_language_from_the_locale(monkeypatch):
 def test_explain_unknown_topic_raises_a_user_error():
     with pytest.raises(TensorwegError, match="unknown topic 'hlo:nope'"):
         commands.run_explain(_parse("explain", "hlo:nope", "--lang", "en"), io.StringIO())
+
+
+@pytest.mark.parametrize("argv", [["--list"], ["--list", "memory"], ["memory:"], ["memory"], ["--list", "memory:"]],
+                         ids=["all", "list-family", "family-colon", "family-word", "list-family-colon"])
+def test_explain_lists_every_topic_or_a_familys_with_their_titles(capsys, argv):
+    assert core_main(["explain", *argv, "--lang", "en"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    keys = [line.split()[0] for line in lines]
+    if argv == ["--list"]:
+        assert keys == sorted(keys) and {"hlo:dot", "layer:Conv2D", "memory:vmem", "whatif:bound"} <= set(keys)
+        assert len(keys) == len(set(keys)) > 100
+    else:
+        assert keys and all(key.startswith("memory:") for key in keys) and "memory:vmem" in keys
+    vmem = next(line for line in lines if line.startswith("memory:vmem "))
+    assert vmem.endswith("  VMEM (S(1))")
+    for key in keys:  # every key listed explains itself
+        assert explain_topic(key, "en").key == key
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "error: explain: name a TOPIC (e.g. hlo:dot), a family (e.g. memory:), or --list"),
+    (["nope:"], "error: no topic starts with 'nope:' (families: allocation, "),
+    (["--list", "vmem"], "error: no topic starts with 'vmem:' (families: "),
+    (["vmem"], "error: unknown topic 'vmem' (close: memory:vmem; `tensorweg explain --list` lists every topic)"),
+    (["memory:vmm"], "error: unknown topic 'memory:vmm' (close: memory:vmem, "),
+], ids=["nothing", "unknown-family", "list-a-topic", "bare-name", "misspelt"])
+def test_explain_refuses_in_one_line_and_suggests(capsys, argv, message):
+    assert core_main(["explain", *argv, "--lang", "en"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(message) and err.count("\n") == 1, err
 
 
 def test_glossary_command_lists_and_searches():

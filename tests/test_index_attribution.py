@@ -10,9 +10,18 @@ parameters link by number, never by their shared `XLA_Args` op_name.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from explorer.hlo.parser import parse_module
+from explorer.model.bundle import Bundle
 from explorer.model.index_build import build_index
-from explorer.model.records import LayerRecord
+from explorer.model.records import KernelRecord, LayerRecord
+from explorer.views import trace
+from explorer.views.tables import cross_index, instruction, kernel
+
+from tests.conftest import committed
 
 
 def layer(name: str, path: str = "", params: int = 0) -> LayerRecord:
@@ -204,3 +213,174 @@ def test_a_cloned_reducer_does_not_pull_a_fusion_into_the_layer_it_was_cloned_fr
     entry = index.entry("optimized-hlo", "s1", "gpu:h100")
     assert (entry.layer, entry.also_layers) == ("mha_1", ())
     assert index.items_for_layer("mha_0", "optimized-hlo", "gpu:h100") == ()
+
+
+# --- recurrent and transposed layers (issue 39, item 4) ------------------------------------------
+
+# XLA:CPU's shape of a recurrent layer: the time loop's body runs the cell's dot, a loop inside it
+# runs another; kernels name the instructions they implement, never the `while` running them.
+LOOPS = f"""HloModule m
+
+inner_body {{
+  p = (s32[], f32[4]{{0}}) parameter(0)
+  v = f32[4]{{0}} get-tuple-element(p), index=1
+  n = f32[4]{{0}} negate(v), {meta("m/rnn/while/inner/neg")}
+  i = s32[] get-tuple-element(p), index=0
+  ROOT t = (s32[], f32[4]{{0}}) tuple(i, n)
+}}
+
+inner_cond {{
+  p = (s32[], f32[4]{{0}}) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(i, k), direction=LT, {meta("m/rnn/while/inner/Less")}
+}}
+
+body {{
+  p = (s32[], f32[4]{{0}}) parameter(0)
+  v = f32[4]{{0}} get-tuple-element(p), index=1
+  w = f32[4,4]{{1,0}} constant({{...}})
+  cell = f32[4]{{0}} dot(w, v), {DOT_DIMS}, {meta("m/rnn/while/cell/MatMul")}
+  i = s32[] get-tuple-element(p), index=0
+  t0 = (s32[], f32[4]{{0}}) tuple(i, cell)
+  ROOT inner = (s32[], f32[4]{{0}}) while(t0), condition=inner_cond, body=inner_body, {meta("m/rnn/while/inner")}
+}}
+
+cond {{
+  p = (s32[], f32[4]{{0}}) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(12)
+  ROOT lt = pred[] compare(i, k), direction=LT, {meta("m/rnn/while/Less")}
+}}
+
+ENTRY main {{
+  x = f32[4]{{0}} parameter(0), {meta("XLA_Args")}
+  zero = s32[] constant(0), {meta("m/rnn/zeros")}
+  t = (s32[], f32[4]{{0}}) tuple(zero, x)
+  loop = (s32[], f32[4]{{0}}) while(t), condition=cond, body=body, {meta("m/rnn/while")}
+  ROOT out = f32[4]{{0}} get-tuple-element(loop), index=1
+}}
+"""
+
+
+def test_a_loop_is_implemented_by_the_kernels_of_what_it_runs():
+    """No kernel names `loop`: the body's dot and the inner loop's negate are its kernels, and the
+    inner loop's too; a kernel still goes up to its own instruction first."""
+    kernels = [KernelRecord("cell_kernel", ("cell",)), KernelRecord("neg_kernel", ("n",)),
+               KernelRecord("out_copy", ("out",))]
+    index = build_index([layer("x"), layer("rnn")], None, {"cpu": {"m/rnn": "rnn"}},
+                        {("cpu", "optimized-hlo"): parse_module(LOOPS)}, {"cpu": kernels})
+    assert index.down("optimized-hlo", "loop") == ("cell_kernel", "neg_kernel")
+    assert index.down("optimized-hlo", "inner") == ("neg_kernel",)
+    assert index.down("optimized-hlo", "out") == ("out_copy",)  # the entry's own instructions: their kernel only
+    assert index.up("kernels", "neg_kernel") == ("n", "loop", "inner")
+    assert index.layer_of("optimized-hlo", "loop") == "rnn" == index.layer_of("optimized-hlo", "cell")
+
+
+RECORDED = Path(__file__).parent / "fixtures" / "bundles"
+TARGETS = ("cpu", "gpu:h100")
+
+
+def _enter_from_the_layer(bundle: Bundle, layer_name: str, target: str) -> list[tuple[str, str, str]]:
+    """(level, item, what it is) at each Enter from the layer down to the kernels, as the app's Enter
+    (`explorer.views.trace.descend`) leads: an instruction's opcode (a custom call's target), an op's type."""
+    path, level, name = [], "layers", layer_name
+    while (descent := trace.descend(bundle, level, name, target)) is not None:
+        assert descent.select, f"{target}: Enter on {name} ({level}) finds nothing below"
+        level, name = descent.level, descent.select
+        path.append((level, name, _what(bundle, level, name, target)))
+    return path
+
+
+def _what(bundle: Bundle, level: str, name: str, target: str) -> str:
+    if level == "graph":
+        return next(op.op for op in bundle.graph.ops if op.name == name)
+    if level == "kernels":
+        return kernel(bundle, target, name).kind
+    found = instruction(bundle, level, target, name)
+    return f"{found.opcode}:{found.custom_call_target}" if found.custom_call_target else found.opcode
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_enter_on_a_recurrent_layer_goes_to_its_loop_on_every_level(target):
+    """gru_tagger's Bidirectional GRU (84 Const ops of its 170 in the graph): Enter lands on the
+    TensorFlow `While`, the HLO `while`, the optimized `while`, then a kernel its loop runs."""
+    bundle = Bundle.open(committed(RECORDED / "gru_tagger"))
+    path = _enter_from_the_layer(bundle, "bidirectional", target)
+    assert [level for level, _, _ in path] == ["graph", "hlo", "optimized-hlo", "kernels"]
+    assert path[0][2] == "While" and path[1][2] == "while" and path[2][2] == "while"
+    loop_kernels = cross_index(bundle).down("optimized-hlo", path[2][1], target)
+    assert path[3][1] in loop_kernels and trace.layer_of(bundle, "kernels", path[3][1], target) == "bidirectional"
+    if target == "cpu":  # XLA:CPU's loop body keeps the cell's dot: the kernel doing the work
+        assert instruction(bundle, "optimized-hlo", target, path[3][1]).opcode == "dot"
+
+
+@pytest.mark.parametrize("target, convolution", [("cpu", "convolution"),
+                                                 ("gpu:h100", "custom-call:__cudnn$convBackwardInput")])
+def test_enter_on_a_transposed_convolution_goes_to_the_convolution_not_the_flip_of_its_weights(target, convolution):
+    """upsampler's Conv2DTranspose: XLA reverses its weights (`reverse`, a fusion on CPU) and convolves
+    its input; Enter follows the convolution on every level (the GPU's cuDNN call, not the bias add)."""
+    bundle = Bundle.open(committed(RECORDED / "upsampler"))
+    path = _enter_from_the_layer(bundle, "conv2d_transpose", target)
+    assert path[0][2] == "Conv2DBackpropInput"
+    assert path[1][2] == "convolution" and path[2][2] == convolution
+    flips = [name for name in trace.items_for_layer(bundle, "conv2d_transpose", "optimized-hlo", target)
+             if "reverse" in _fused_opcodes(bundle, target, name)]
+    assert path[2][1] not in flips
+    if target == "cpu":  # XLA:CPU flips the weights in a fusion of the layer's own (cuDNN does it in its call)
+        assert flips == ["transpose_copy_fusion"]
+
+
+def _fused_opcodes(bundle: Bundle, target: str, name: str) -> set[str]:
+    """The opcodes an optimized instruction computes: its own, and its fused computation's."""
+    found = instruction(bundle, "optimized-hlo", target, name)
+    module = bundle.hlo_module(target, True)
+    called = {c.name: c for c in module.computations}
+    return {found.opcode, *(i.opcode for c in found.called_computations if c in called for i in called[c].instructions)}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_recurrent_layers_loops_and_their_bodies_are_the_layers(target):
+    """Every `while` of the optimized module is the Bidirectional layer's, and so is every dot its
+    loops run; the Dense after it keeps its own matrix multiply."""
+    bundle = Bundle.open(committed(RECORDED / "gru_tagger"))
+    module = bundle.hlo_module(target, True)
+    index = cross_index(bundle)
+    loops = [i.name for _, i in module.all_instructions() if i.opcode == "while"]
+    assert len(loops) == 2 and {index.layer_of("optimized-hlo", name, target) for name in loops} == {"bidirectional"}
+    for loop in loops:
+        assert index.down("optimized-hlo", loop, target)  # its body's kernels
+    dots = {index.layer_of("optimized-hlo", i.name, target) for _, i in module.all_instructions()
+            if i.opcode == "dot" or "dot" in i.name}
+    assert dots == {"bidirectional", "dense"}
+
+
+@pytest.fixture(scope="module")
+def captured_by_the_compilers(tmp_path_factory):
+    """gru_tagger and upsampler captured now by the real compilers, for every default target."""
+    from explorer.capture.orchestrator import capture
+    from explorer.model.records import CaptureOptions
+    from explorer.targets import DEFAULT_TARGETS
+
+    bundles = {}
+    for sample in ("gru_tagger", "upsampler"):
+        out = tmp_path_factory.mktemp("captured") / sample
+        capture(sample, CaptureOptions(targets=DEFAULT_TARGETS), out_dir=out, use_cache=False)
+        bundles[sample] = Bundle.open(out)
+    return bundles
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("target", ["cpu", "gpu:h100", "tpu:v5e"])
+def test_enter_follows_the_loop_and_the_convolution_on_a_fresh_capture(captured_by_the_compilers, target):
+    """As the recorded bundles show, on a capture made now, TPU included: Enter from the GRU layer
+    goes through its loops, from the transposed convolution through its convolution."""
+    from explorer.views.programs import program_for
+
+    gru, upsampler = captured_by_the_compilers["gru_tagger"], captured_by_the_compilers["upsampler"]
+    path = _enter_from_the_layer(gru, "bidirectional", target)
+    assert [what for _, _, what in path[:3]] == ["While", "while", "while"]
+    assert path[3][1] in cross_index(gru).down("optimized-hlo", path[2][1], target)
+    path = _enter_from_the_layer(upsampler, "conv2d_transpose", target)
+    assert path[0][2] == "Conv2DBackpropInput" and path[1][2] == "convolution"
+    assert "convolution" in program_for(upsampler, target).work("optimized-hlo", path[2][1])

@@ -375,3 +375,114 @@ def test_a_pack_that_would_take_the_cache_past_its_disk_limit_is_refused(pack, t
                             f"in the cache take {used:,} of at most {used + size - 1:,}; delete the ones no longer "
                             "needed in ")
     assert _unpacked(cache) == [unpacked]
+
+
+# --- which lesson a pack starts (issue 39, item 1) ------------------------------------------------
+
+
+class _AppRecorder:
+    """Stands in for screens.app.create_app's app: the lesson and language `tensorweg PACK` opens with."""
+
+    opened: list = []
+    failure = None
+    return_code = 0
+
+    def __init__(self, **kwargs):
+        _AppRecorder.opened.append(kwargs)
+
+    def run(self):
+        pass
+
+
+def _opened_tour(monkeypatch, argv: list[str], locale: str = "en_GB.UTF-8"):
+    """Run `tensorweg ARGV` (open, tour, or a serve tab's command) up to the app it builds: (tour, lang)."""
+    import screens.app
+    import screens.cli
+
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", locale)
+    monkeypatch.setattr(screens.cli, "_require_terminal", lambda: None)
+    monkeypatch.setattr(screens.app, "create_app", _AppRecorder)
+    _AppRecorder.opened.clear()
+    assert main(argv) == 0
+    (opened,) = _AppRecorder.opened
+    return opened["tour"], opened["lang"]
+
+
+def test_a_pack_opens_the_lesson_in_the_languages_of_the_ui(pack, tmp_path, monkeypatch):
+    """The pack lists `tensor_bis_register` before `tensor_to_registers` (alphabetically, as `pack`
+    without --tours writes them): an English UI starts the English twin, a German one the German."""
+    default = tmp_path / "default.twpack"
+    assert main(["pack", str(BUNDLE), "-o", str(default)]) == 0
+    from explorer.course.pack import open_pack
+
+    assert open_pack(default).tours[0] == "tensor_bis_register"
+    for course in (pack, default):
+        tour, lang = _opened_tour(monkeypatch, [str(course)])
+        assert (tour.lang, tour.title, lang) == ("en", "A tensor's way down to the registers", "en")
+        tour, lang = _opened_tour(monkeypatch, ["open", str(course), "--lang", "en"], locale="de_DE.UTF-8")
+        assert (tour.lang, lang) == ("en", "en")
+        tour, lang = _opened_tour(monkeypatch, [str(course)], locale="de_DE.UTF-8")
+        assert (tour.title, lang) == ("Ein Tensor auf dem Weg bis in die Register", "de")
+        tour, lang = _opened_tour(monkeypatch, ["open", str(course), "--lang", "de"])
+        assert (tour.lang, lang) == ("de", "de")
+
+
+def test_pack_says_which_bundles_and_tours_went_in(tmp_path, capsys):
+    """`tensorweg pack` prints the pack, then each bundle and each tour it packed (name, language,
+    title), so the instructor sees which lessons a learner can start; none is said too."""
+    out = tmp_path / "course.twpack"
+    assert main(["pack", str(BUNDLE), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        str(out), "  bundle mnist_cnn",
+        "  tour tensor_bis_register (de): Ein Tensor auf dem Weg bis in die Register",
+        "  tour tensor_to_registers (en): A tensor's way down to the registers"]
+    assert main(["pack", str(BUNDLE), "--no-tours", "-o", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [str(out), "  bundle mnist_cnn", "  no tours"]
+    one_chip = FIXTURES / "bundles" / "mlp_one_chip"  # no built-in lesson is written for its capture
+    assert main(["pack", str(one_chip), str(BUNDLE), "--no-tours", "-o", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:3] == ["  bundle mlp", "  bundle mnist_cnn"]
+    assert main(["pack", str(one_chip), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[2] == (
+        "  no tours: no built-in lesson is written for these bundles' capture (--tours adds a tour file)")
+
+
+def test_a_pack_of_one_language_opens_its_lesson_in_either_ui(tmp_path, monkeypatch):
+    """A pack with only the German lesson has no English twin: an English UI still starts it."""
+    out = tmp_path / "de.twpack"
+    assert main(["pack", str(BUNDLE), "--tours", "tensor_bis_register", "-o", str(out)]) == 0
+    tour, lang = _opened_tour(monkeypatch, [str(out)])
+    assert (tour.lang, lang) == ("de", "en")
+
+
+def test_tour_lang_picks_the_twin_of_a_packed_or_built_in_lesson(pack, monkeypatch):
+    """`tensorweg tour tensor_bis_register course.twpack --lang en` is the English twin; without
+    --lang the lesson named is the lesson opened."""
+    tour, _ = _opened_tour(monkeypatch, ["tour", "tensor_bis_register", str(pack), "--lang", "en"])
+    assert tour.title == "A tensor's way down to the registers"
+    tour, _ = _opened_tour(monkeypatch, ["tour", "tensor_to_registers", str(BUNDLE), "--lang", "de"])
+    assert tour.lang == "de"
+    tour, _ = _opened_tour(monkeypatch, ["tour", "tensor_bis_register", str(pack)])
+    assert tour.lang == "de"
+
+
+def test_every_served_tab_starts_the_lesson_in_the_servers_language(pack, monkeypatch):
+    """`tensorweg serve course.twpack`: each tab runs the command serve hands textual-serve; run here
+    as the tab would, it starts the lesson in the language serve names (the locale's, or --lang)."""
+    import shlex
+
+    from screens.serve import command as serve_module
+
+    from tests.serve_support import ServerRecorder
+
+    monkeypatch.setattr(serve_module, "_server_class", lambda: ServerRecorder)
+    for serve_argv, locale, lang in ((["serve", str(pack)], "en_US.UTF-8", "en"),
+                                     (["serve", str(pack)], "de_AT.UTF-8", "de"),
+                                     (["serve", str(pack), "--lang", "en"], "de_DE.UTF-8", "en")):
+        monkeypatch.setenv("LANG", locale)
+        ServerRecorder.calls.clear()
+        assert main(serve_argv) == 0
+        tab = shlex.split(ServerRecorder.calls[-1].command)
+        tour, shown = _opened_tour(monkeypatch, tab[tab.index("open"):], locale=locale)
+        assert (tour.lang, shown) == (lang, lang)

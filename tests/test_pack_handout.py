@@ -202,6 +202,27 @@ def test_handout_from_a_pack_escapes_names_and_texts_in_html_and_markdown(tmp_pa
     assert "tensorweg tour hostile " in markdown  # the pack's tour, by its name in the pack
 
 
+def test_a_handout_of_a_pack_names_the_pack_by_its_file_name(tmp_path, monkeypatch, capsys):
+    """The instructor writes the handout from `../out/course.twpack`; the learner has `course.twpack`
+    beside the handout. Its commands name the pack as the learner has it, and run there as shown."""
+    monkeypatch.setenv("PATH", str(tmp_path / "no-graphviz"))  # a step's graph picture is not the point here
+    out, work = tmp_path / "out", tmp_path / "work"
+    out.mkdir()
+    work.mkdir()
+    tour = _tour_file(tmp_path / "tours", "short", SHORT["en"])
+    monkeypatch.chdir(work)
+    assert main(["pack", str(BUNDLE), "--tours", str(tour), "-o", "../out/course.twpack"]) == 0
+    assert main(["handout", "short", "../out/course.twpack", "-o", "handout"]) == 0
+    capsys.readouterr()
+    markdown = (work / "handout" / "handout.md").read_text(encoding="utf-8")
+    assert "../out" not in markdown and "../out" not in (work / "handout" / "handout.html").read_text(encoding="utf-8")
+    live, picture = (shlex.split(line) for line in re.findall(r"^tensorweg .*--step 2 .*$", markdown, re.M))
+    assert live == ["tensorweg", "tour", "short", "course.twpack", "--step", "2", "--lang", "en"]
+    monkeypatch.chdir(out)  # where the learner has the pack
+    assert main(picture[1:]) == 0
+    assert (out / "step-02.svg").read_bytes() == (work / "handout" / "step-02.svg").read_bytes()
+
+
 def test_markdown_escape_leaves_no_markup_in_names():
     assert escape_markdown("a_b*c [x](y) <t> `z` | &amp;") == r"a\_b\*c \[x\](y) \<t\> \`z\` \| \&amp;"
     assert escape_markdown("# not a heading\n- not a list\n1. nor this") == (

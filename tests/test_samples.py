@@ -25,6 +25,8 @@ TEACHES = {
     "tiny_transformer": {"Embedding", "MultiHeadAttention", "LayerNormalization", "Dense"},
     "resnet_block": {"Conv2D", "BatchNormalization", "Add"},
     "depthwise": {"DepthwiseConv2D", "Conv2D"},
+    "gru_tagger": {"Conv1D", "BatchNormalization", "Bidirectional", "Dense"},  # a recurrent layer's loops
+    "upsampler": {"Conv2D", "Conv2DTranspose"},  # a transposed convolution
 }
 
 

@@ -66,7 +66,7 @@ CASES = {
     "size-huge": (("screenshot", B, "--size", "100000x100000", "--out", "shot.svg"), ("bad --size", "500x200")),
     "size-garbage": (("screenshot", B, "--size", "wide", "--out", "shot.svg"), ("bad --size",)),
     "select-missing": (("screenshot", B, "--select", "no_such_layer", "--out", "shot.svg"),
-                       ("no item named 'no_such_layer'", "layers", "cpu")),
+                       ("--select no_such_layer: no item or layer of that name at layers (items: image, conv2d",)),
     "target-bogus": (("screenshot", B, "--target", "bogus", "--out", "shot.svg"), ("unknown target 'bogus'", "known:")),
     "target-not-captured": (("screenshot", B, "--target", "tpu:v4", "--out", "shot.svg"),
                             ("tpu:v4", "not in this bundle")),

@@ -78,9 +78,11 @@ def test_select_works_the_same_on_an_xla_target():
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("--level", "hlo", "--select", "no_such_binding"), "--select no_such_binding: no such item at hlo for tvm:cpu"),
+    (("--level", "hlo", "--select", "no_such_binding"),
+     "--select no_such_binding: no item or layer of that name at hlo for tvm:cpu"),
     (("--level", "optimized-hlo", "--select", "lv1", "--json"), "items: reshape, fused_conv2d_relu"),
-    (("--level", "kernels", "--select", "conv2d"), "no such item at kernels for tvm:cpu"),
+    # a layer is its items at the level (`--select conv2d` at kernels is conv2d's kernel), a name neither is refused
+    (("--level", "kernels", "--select", "conv2d_1"), "no item or layer of that name at kernels for tvm:cpu"),
 ])
 def test_a_bad_select_is_one_line_error(args, fragment):
     result = run_cli("inspect", TVM_BUNDLE, "--target", "tvm:cpu", *args)

@@ -11,22 +11,14 @@ from pathlib import Path
 
 from explorer.cli.commands import load_tour_argument
 from explorer.course.pack import is_pack, open_pack
-from explorer.course.tours import TWINS, Tour
+from explorer.course.tours import Tour, twin_in
 from explorer.errors import TensorwegError
-
-
-def _twin_in(tour_name: str, lang: str) -> str:
-    """The built-in lesson `tour_name` in `lang`: itself, or its twin (`basics` -> `grundlagen`)."""
-    for english, german in TWINS.items():
-        if tour_name in (english, german):
-            return german if lang == "de" else english
-    return tour_name
 
 
 def find_tour(tour_argument: str, model_argument: str, lang: str | None = None) -> tuple[Tour, str]:
     """The lesson TOUR names (one of a pack's tours, a tour file or a built-in lesson), in `lang`
     when given (a built-in lesson's twin), and the name that finds it again (for the commands)."""
-    name = _twin_in(tour_argument, lang) if lang else tour_argument
+    name = twin_in(tour_argument, lang) if lang else tour_argument
     tour = open_pack(Path(model_argument)).tour(name) if is_pack(Path(model_argument)) else None
     if tour is None:
         tour = load_tour_argument(name)

@@ -48,16 +48,22 @@ def run_pack(args: argparse.Namespace) -> int:
     bundles = [open_or_capture(model, options) for model in args.models]
     if args.tours is None and not args.no_tours:
         named = [(name, _builtin_tour_text(name)) for name in lessons_with_capture(bundles)]
-    for name, text in named:
-        _check_capture_packed(name, text, bundles)
-    write_pack(bundles, named, args.output)
+    packed = [(name, _check_capture_packed(name, text, bundles)) for name, text in named]
+    bundle_names = write_pack(bundles, named, args.output)
     print(args.output)
+    for name in bundle_names:
+        print(f"  bundle {name}")
+    for name, tour in packed:  # what went in, so the instructor sees the lessons a learner can start
+        print(f"  tour {name} ({tour.lang}): {tour.title}")
+    if not packed:
+        print("  no tours" + ("" if args.no_tours or args.tours is not None else
+                              ": no built-in lesson is written for these bundles' capture (--tours adds a tour file)"))
     return 0
 
 
-def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> None:
-    """A lesson selects in the capture its `# capture:` header (and the targets its steps visit) names:
-    a pack without such a bundle would open it on one where its steps select nothing."""
+def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> tours.Tour:
+    """The lesson, once checked: it selects in the capture its `# capture:` header (and the targets its
+    steps visit) names: a pack without such a bundle would open it on one where its steps select nothing."""
     tour = tours.parse_tour(text, f"{name}.tour")
     missing = [tours.missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles]
     if all(missing):
@@ -67,6 +73,7 @@ def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> None:
         command = command_line(["capture", tour.model, *header, "--targets", ",".join(needed.targets)])
         raise TensorwegError(f"--tours {name}: no packed bundle has the capture it needs ({missing[0]}); "
                              f"pack a bundle made by `{command}`")
+    return tour
 
 
 def _builtin_tour_text(name: str) -> str:

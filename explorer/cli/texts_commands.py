@@ -7,15 +7,20 @@ import os
 import sys
 from typing import TextIO
 
+from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.texts.glossary import glossary, search_glossary
-from explorer.texts.lookup import default_language, explain_topic
+from explorer.texts.lookup import default_language, explain_topic, listed_topics, topic_family
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `explain` and `glossary` subcommands; each sets `handler` to a function(args) -> int."""
     explain = subparsers.add_parser("explain", help="print the explanation of a topic, e.g. hlo:dot")
-    explain.add_argument("topic", metavar="TOPIC", help="a key such as hlo:dot, hlo:dot@tpu, layer:Conv2D")
+    explain.add_argument("topic", metavar="TOPIC", nargs="?", default=None,
+                         help="a key such as hlo:dot, hlo:dot@tpu, layer:Conv2D; a family such as memory: "
+                              "lists its topics")
+    explain.add_argument("--list", action="store_true",
+                         help="list the topics (with TOPIC, those of its family: --list memory)")
     explain.add_argument("--lang", choices=("de", "en"), default=None,
                          help="language (default: from LC_ALL/LC_MESSAGES/LANG)")
     explain.set_defaults(handler=run_explain)
@@ -32,9 +37,20 @@ def _language(args: argparse.Namespace) -> str:
 
 
 def run_explain(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Print title, body and source; an unknown topic raises TensorwegError (exit 2 via the CLI)."""
+    """Print title, body and source; `--list` or a family (`memory:`) lists topics with their titles.
+    An unknown topic raises TensorwegError naming close ones (exit 2 via the CLI)."""
     out = out or sys.stdout
     lang = _language(args)
+    if args.topic is None and not args.list:
+        raise TensorwegError("explain: name a TOPIC (e.g. hlo:dot), a family (e.g. memory:), or --list")
+    family = topic_family(args.topic, lang) if args.topic is not None else None
+    if args.list and args.topic is not None and family is None:  # refused by listed_topics, naming the families
+        family = args.topic.strip().removesuffix(":")
+    if args.list or family is not None:
+        listed = listed_topics(lang, family)
+        width = max(len(key) for key, _ in listed)
+        out.writelines(f"{key.ljust(width)}  {title}\n" for key, title in listed)
+        return 0
     text = explain_topic(args.topic, lang)
     out.write(f"{text.title}\n\n{text.body}\n\n{label('word.source', lang)}: {text.source}\n")
     return 0

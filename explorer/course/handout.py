@@ -22,8 +22,10 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from explorer.course import lessons
+from explorer.course.pack import is_pack
 from explorer.course.step_text import step_text
 from explorer.course.tours import Tour, TourStep
 from explorer.errors import TensorwegError
@@ -85,8 +87,16 @@ def graph_picture_name(index: int) -> str:
     return f"step-{index + 1:02d}-graph.svg"
 
 
+def shown_model(model_argument: str) -> str:
+    """MODEL as a handout's commands name it: a lesson pack by its file name (learners get the pack and
+    the handout side by side, not the instructor's folders: `../out/course.twpack` is `course.twpack`);
+    a model or bundle as the instructor named it."""
+    return Path(model_argument).name if is_pack(Path(model_argument)) else model_argument
+
+
 def step_commands(tour_argument: str, model_argument: str, index: int, lang: str) -> tuple[str, str]:
     """The command that opens the lesson at step `index` (0-based), and the one that draws its picture."""
+    model_argument = shown_model(model_argument)
     number = str(index + 1)
     live = ["tour", tour_argument, model_argument, "--step", number, "--lang", lang]
     picture = ["screenshot", model_argument, "--tour", tour_argument, "--step", number,

@@ -101,6 +101,20 @@ class Pack:
 
         return parse_tour(self.tour_text(name), f"{name}.tour")
 
+    def start_tour(self, lang: str):
+        """The lesson `tensorweg PACK` (and each `serve` tab) starts in a UI of `lang`: the pack's first
+        tour in that language (its twin, when the pack holds the other language's first: the pack lists
+        a lesson's twins side by side, alphabetically, so its first may be either), else the first tour
+        written in `lang`, else the first tour; None when the pack has none."""
+        if not self.tours:
+            return None
+        from explorer.course.tours import twin_in  # noqa: PLC0415 (start-up: the tours load only with a pack's lesson)
+
+        for name in dict.fromkeys((twin_in(self.tours[0], lang), *self.tours)):
+            if name in self.tours and (tour := self.tour(name)).lang == lang:
+                return tour
+        return self.tour()
+
 
 def is_pack(path: Path) -> bool:
     """A lesson pack is a file named `*.twpack` (directories are bundles, anything else a model)."""
@@ -133,8 +147,9 @@ def lessons_with_capture(bundles: list[Bundle]) -> list[str]:
             if any(not missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles)]
 
 
-def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> None:
-    """Write `bundles` and `tours` ((name, text)) to `out`, whole or not at all (an existing file is replaced)."""
+def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -> list[str]:
+    """Write `bundles` and `tours` ((name, text)) to `out`, whole or not at all (an existing file is
+    replaced); the bundles' names in the pack."""
     import json  # noqa: PLC0415 (start-up: json loads only when a pack is written or opened)
     import zipfile  # noqa: PLC0415 (start-up: zipfile loads only when a pack is written or opened)
 
@@ -159,6 +174,7 @@ def write_pack(bundles: list[Bundle], tours: list[tuple[str, str]], out: Path) -
                 archive.write(content, name)
             else:
                 archive.writestr(name, content)
+    return names
 
 
 def _bundle_names(bundles: list[Bundle]) -> list[str]:

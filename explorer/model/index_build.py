@@ -19,7 +19,8 @@ The thread between levels is real compiler data:
   one `SharedLink` (an optimizer's `adam/sub`, once per variable, would
   otherwise be their product);
 * an optimized instruction is implemented by the kernels naming it in
-  `KernelRecord.hlo`.
+  `KernelRecord.hlo`; a loop (`while`, and the other control flow) also by the
+  kernels of the computations it runs, which no kernel names it for.
 Anything with no layer was made by the compiler (copies, bitcasts, layout
 changes) and is listed by `created_by_compiler`, never dropped.
 
@@ -598,7 +599,8 @@ def _link(layers: list[LayerRecord], graph: GraphLevel | None, scopes: dict[str,
             links += hlo_links
             shared += hlo_shared
         kernel_entries, kernel_links = _kernel_entries_and_links(
-            target, kernels.get(target, []), layer_of_opt, optimized is not None, owner_of)
+            target, kernels.get(target, []), layer_of_opt, optimized is not None, owner_of,
+            _runners(optimized) if optimized is not None else {})
         entries += kernel_entries
         links += kernel_links
 
@@ -639,9 +641,11 @@ def _hlo_to_optimized_links(target: str, hlo: HloModule, optimized: HloModule,
 
 
 def _kernel_entries_and_links(target: str, kernels: list[KernelRecord], layer_of_opt: dict[str, str],
-                              has_optimized: bool, owner_of: _ScopeMatcher,
+                              has_optimized: bool, owner_of: _ScopeMatcher, runners: dict[str, tuple[str, ...]],
                               ) -> tuple[list[IndexEntry], list[IndexLink]]:
-    """Each kernel's entry (owned by the layer of the first instruction it names) and its links to them."""
+    """Each kernel's entry (owned by the layer of the first instruction it names) and its links to them,
+    then to the loops running them (`_runners`: a recurrent layer's `while` is implemented by its
+    body's kernels, though no kernel names the `while` itself)."""
     entries: list[IndexEntry] = []
     links: list[IndexLink] = []
     for kernel in kernels:
@@ -651,4 +655,25 @@ def _kernel_entries_and_links(target: str, kernels: list[KernelRecord], layer_of
         layer = next((o for o in owners if o), "")
         entries.append(IndexEntry(target, "kernels", kernel.name, layer, opcode=kernel.kind))
         links += [IndexLink(target, "optimized-hlo", name, "kernels", kernel.name) for name in kernel.hlo]
+        links += [IndexLink(target, "optimized-hlo", runner, "kernels", kernel.name)
+                  for name in kernel.hlo for runner in runners.get(name, ())]
     return entries, links
+
+
+def _runners(module: HloModule) -> dict[str, tuple[str, ...]]:
+    """Instruction -> the control-flow instructions running the computation it is in (a `while`
+    running its body and condition, a `conditional` its branches, `call`, `async-start`), outermost
+    first; instructions of the entry (and of fusion bodies, which their fusion's kernel names) have none."""
+    by_name = {c.name: c for c in module.computations}
+    running: dict[str, tuple[str, ...]] = {}  # computation -> its runners
+    pending = [(module.entry.name, ())] if module.entry is not None else []
+    while pending:
+        name, runners = pending.pop()
+        if name in running or name not in by_name:
+            continue
+        running[name] = runners
+        for inst in by_name[name].instructions:
+            if inst.opcode in _CONTROL_FLOW:
+                pending += [(callee, (*runners, inst.name)) for callee in inst.called_computations]
+    return {inst.name: running[c.name] for c in module.computations if running.get(c.name)
+            for inst in c.instructions}

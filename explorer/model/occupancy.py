@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer.labels.numbers import number
 from explorer.model.records import KernelRecord
 from explorer.targets import SmLimits
 
@@ -66,10 +67,12 @@ def estimate(kernel: KernelRecord, limits: SmLimits | None) -> Occupancy | None:
     )
 
 
-def summary(occupancy: Occupancy) -> tuple[str, str]:
+def summary(occupancy: Occupancy, lang: str = "en") -> tuple[str, str]:
     """The result, then the figures it used and what limits it:
-    (`63/64 warps/SM 98%`, `10 registers x 72 threads: 21 blocks, limited by threads per SM`)."""
-    shared = f", {occupancy.shared_memory_per_block:,} B shared" if occupancy.shared_memory_per_block else ""
-    return (f"{occupancy.warps}/{occupancy.max_warps} warps/SM {occupancy.fraction:.0%}",
+    (`63/64 warps/SM 98%`, `10 registers x 72 threads: 21 blocks, limited by threads per SM`);
+    the figures in `lang`'s separators."""
+    shared = f", {number(occupancy.shared_memory_per_block, ',', lang)} B shared" \
+        if occupancy.shared_memory_per_block else ""
+    return (f"{occupancy.warps}/{occupancy.max_warps} warps/SM {number(occupancy.fraction, '.0%', lang)}",
             f"{occupancy.registers} registers x {occupancy.threads_per_block} threads{shared}: "
             f"{occupancy.blocks} blocks, limited by {' and '.join(occupancy.limited_by)}")

@@ -13,6 +13,7 @@ only formats them for a text.
 
 from __future__ import annotations
 
+from explorer.labels.numbers import number
 from explorer.targets import TARGETS, TargetSpec
 from explorer.targets.spec import Chip
 
@@ -75,11 +76,8 @@ def format_bandwidth(bytes_per_second: float, lang: str = "en") -> str:
 
 
 def _decimal(value: float, lang: str) -> str:
-    """Up to three decimals, trailing zeros dropped, thousands grouped, German comma."""
-    text = f"{value:,.3f}".rstrip("0").rstrip(".")
-    if lang == "de":
-        text = text.translate(str.maketrans({",": ".", ".": ","}))
-    return text
+    """Up to three decimals, trailing zeros dropped, thousands grouped, in the language's separators."""
+    return number(value, ",.3f", lang).rstrip("0").rstrip(".,")  # all decimals zero: their separator too
 
 
 def _peak_figures(spec: TargetSpec, lang: str) -> dict[str, object]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from explorer.errors import TensorwegError
+from explorer.labels.numbers import number
 from explorer.levels import LEVELS
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 from explorer.texts.chip_figures import chip_figures
@@ -42,6 +43,10 @@ class Explanation:
 def target_family(target: str) -> str:
     """`gpu:h100` -> `gpu`; texts are specialised per family, not per chip."""
     return target.partition(":")[0]
+
+
+# The target families a topic may name after `@` (`hlo:dot@tpu`).
+_FAMILIES = frozenset(map(target_family, TARGETS))
 
 
 def memory_space_key(target: str, memory_space: int) -> str:
@@ -98,15 +103,20 @@ def explain_topic(topic: str, lang: str, target: str = "") -> Explanation:
 
     A family text without a chip (`hlo:dot@tpu`) quotes the family's default target
     (`tpu:v5e`, `gpu:h100`), whose name the text itself gives.
+    A family the topic has no text of its own for falls back to the general text, as a selected
+    item's does (`memory:vmem@tpu` is `memory:vmem`, quoting the TPU's figures).
     """
     texts = _texts(lang)
     key, chip = split_topic(topic.strip())
+    base, _, family = key.partition("@")
     content = texts.get(key) or _named_custom_call(texts, key)
+    if content is None and family in _FAMILIES:
+        content = texts.get(base)
     if content is None:
-        raise TensorwegError(f"unknown topic '{topic}' (try: {', '.join(similar_topics(topic, lang))})")
-    family = key.partition("@")[2]
+        raise TensorwegError(f"unknown topic '{topic}' (close: {', '.join(similar_topics(topic, lang))}; "
+                             "`tensorweg explain --list` lists every topic)")
     chip = chip or target or next((t for t in DEFAULT_TARGETS if target_family(t) == family), "")
-    return _render(content, "specific" if "@" in key else "general", chip_figures(chip, lang), lang)
+    return _render(content, "specific" if content.key == key and family else "general", chip_figures(chip, lang), lang)
 
 
 def _named_custom_call(texts: dict[str, ContentFile], key: str) -> ContentFile | None:
@@ -131,13 +141,36 @@ def topics(lang: str) -> list[str]:
     return sorted(_texts(lang))
 
 
+def topic_family(text: str, lang: str) -> str | None:
+    """The family a topic prefix names, None when `text` is not one: what `tensorweg explain memory:`
+    lists. `memory:` is one (a family there is none of is refused by listed_topics, naming those
+    there are); a bare word only when it is a family (`memory`, not `vmem`: that is a topic misspelt)."""
+    text = text.strip()
+    family = text.removesuffix(":")
+    if not family or ":" in family or "@" in family:
+        return None
+    return family if text.endswith(":") or any(key.startswith(f"{family}:") for key in _texts(lang)) else None
+
+
+def listed_topics(lang: str, family: str | None = None) -> list[tuple[str, str]]:
+    """(key, title) of every topic, or of one family's (`memory`), in key order; TensorwegError for a
+    family with no topic (naming the families there are)."""
+    texts = _texts(lang)
+    keys = [key for key in sorted(texts) if family is None or key.partition(":")[0] == family]
+    if not keys:
+        families = sorted({key.partition(":")[0] for key in texts})
+        raise TensorwegError(f"no topic starts with '{family}:' (families: {', '.join(families)})")
+    return [(key, texts[key].title) for key in keys]
+
+
 def has_topic(key: str, lang: str = "en") -> bool:
     return canonical_key(key) in _texts(lang)
 
 
 def similar_topics(topic: str, lang: str, limit: int = 5) -> list[str]:
     """Close spellings first, then keys containing the name or sharing its family; else level keys."""
-    family, _, name = topic.lower().partition(":")
+    family, colon, name = topic.lower().partition(":")
+    name = name if colon else family  # a bare word (`vmem`) is a topic's name more likely than a family
     keys = topics(lang)
     hits = difflib.get_close_matches(topic, keys, n=limit, cutoff=0.6)
     hits += [k for k in keys if name and name.split("@")[0] in k.lower() and k not in hits]
@@ -191,12 +224,13 @@ def fill_placeholders(body: str, figures: Mapping[str, object], lang: str) -> st
 
 
 def format_figure(value: object, lang: str) -> str:
-    """Numbers with the language's thousands separator; tuples as `64 × 1 × 1`."""
+    """Numbers with the language's separators (explorer.labels.numbers); tuples as `64 × 1 × 1`."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
-        text = f"{value:,}"
-        return text.replace(",", ".") if lang == "de" else text
+        return number(value, ",", lang)
+    if isinstance(value, float):
+        return number(value, ",g", lang)
     if isinstance(value, (tuple, list)):
         return " × ".join(format_figure(v, lang) for v in value)
     return str(value)

@@ -18,11 +18,8 @@ if TYPE_CHECKING:
     from explorer.model.records import Allocation, AssignedValue, LiveRange
 
 from explorer.model.serial import load_json
+from explorer.views.format import format_exact_bytes, format_int
 from explorer.views.tables import per_bundle
-
-
-def bytes_text(n: int) -> str:
-    return f"{n:,} B" if n < 10_000 else f"{n:,} B ({n / 1024:,.1f} KiB)"
 
 
 @dataclass(frozen=True)
@@ -79,8 +76,8 @@ def _value_line(allocation: Allocation, value: AssignedValue, lang: str) -> str:
         return label(f"field.{key}", lang)
 
     return (f"{word('buffer_allocation')} {allocation.index} ({allocation.kind}, "
-            f"{bytes_text(allocation.size)}) {word('offset')} {value.offset:,} {word('size')} "
-            f"{bytes_text(value.size)} {value.shape_index}")
+            f"{format_exact_bytes(allocation.size, lang)}) {word('offset')} {format_int(value.offset, lang)} "
+            f"{word('size')} {format_exact_bytes(value.size, lang)} {value.shape_index}")
 
 
 def _live_line(live: LiveRange, lang: str) -> str:

@@ -1,42 +1,67 @@
-"""The one way figures are written for people: bytes, counts and seconds, and the dash for none;
+"""The one way figures are written for people: bytes, counts, seconds and shares, and the dash for
+none, in the UI's language (`27,040 B` in English is `27.040 B` in German: explorer.labels.numbers);
 and a plain text table of them (`tensorweg inspect`).
 
-Shared by the compare table, the mesh comparison and the panes, so one figure reads the same
-wherever it is shown.
+Shared by the lists, panes, compare table, mesh comparison, what-if lab, graphs and handouts, so one
+figure reads the same wherever it is shown. `lang` defaults to English, as the commands without
+`--lang` print.
 """
 
 from __future__ import annotations
 
+from explorer.labels.numbers import number
 from explorer.safe_text import visible
 
 MISSING = "-"
 
 
-def format_bytes(value: float | None) -> str:
+def format_int(value: int, lang: str = "en") -> str:
+    """A whole number, thousands grouped: 27,040 (27.040)."""
+    return number(value, ",", lang)
+
+
+def format_decimal(value: float, spec: str, lang: str = "en") -> str:
+    """Any other figure by its format spec (`.3g`, `.1f`, `+.0%`), in the language's separators."""
+    return number(value, spec, lang)
+
+
+def format_percent(fraction: float, lang: str = "en") -> str:
+    """0.25 -> 25%."""
+    return number(fraction, ".0%", lang)
+
+
+def format_bytes(value: float | None, lang: str = "en") -> str:
+    """The short form: 27,040 -> 26.4 KiB (26,4 KiB)."""
     if value is None:
         return MISSING
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if value >= size:
-            return f"{value / size:.1f} {unit}"
+            return f"{number(value / size, '.1f', lang)} {unit}"
     return f"{int(value)} B"
 
 
-def format_count(value: float | None) -> str:
+def format_exact_bytes(value: int, lang: str = "en") -> str:
+    """Every byte, and from 10,000 on the KiB too: 27,040 B (26.4 KiB); 27.040 B (26,4 KiB)."""
+    exact = f"{number(value, ',', lang)} B"
+    return exact if value < 10_000 else f"{exact} ({number(value / 1024, ',.1f', lang)} KiB)"
+
+
+def format_count(value: float | None, lang: str = "en") -> str:
     if value is None:
         return MISSING
     for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if value >= size:
-            return f"{value / size:.1f}{unit}"
-    return f"{value:g}"
+            return f"{number(value / size, '.1f', lang)}{unit}"
+    return number(value, "g", lang)
 
 
-def format_seconds(value: float | None) -> str:
+def format_seconds(value: float | None, lang: str = "en") -> str:
     if value is None:
         return MISSING
     for unit, size in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if value >= size:
-            return f"{value / size:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
+            return f"{number(value / size, '.3g', lang)} {unit}"
+    return f"{number(value / 1e-9, '.3g', lang)} ns"
 
 
 def text_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:

@@ -10,14 +10,14 @@ import json
 from typing import Any
 
 from explorer.errors import TensorwegError
-from explorer.levels import LIST_LEVELS, NEXT_UP, level_named, target_key
+from explorer.levels import NEXT_UP, level_named, target_key
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
 from explorer.views import explain, panes, trace
-from explorer.views import rows as rows_view
 from explorer.views.format import text_table
 from explorer.views.mesh import layer as mesh_layer
 from explorer.views.programs import program_for
+from explorer.views.select_option import resolve_select
 
 JSON_SCHEMA_VERSION = 1
 
@@ -127,18 +127,11 @@ def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -
 
 # --- `--select NAME`: one item as the side panes show it (explorer.views) ---------------------------
 
-_SHOWN = 8  # names an unknown --select lists
-
-
-def selection_data(bundle: Bundle, level: str, target: str, name: str) -> dict[str, Any]:
-    """The item `name` of `level`: its layer, the trace one level up and down, its course keys
-    (`explorer.views.explain.explanation_keys`) and what each captured target made of its layer (the
-    device pane's `explorer.views.panes.device_lines`)."""
-    names = _selectable(bundle, level, target)
-    if name not in names:
-        shown = ", ".join(list(names)[:_SHOWN]) + (" ..." if len(names) > _SHOWN else "")
-        where = level + (f" for {target}" if target_key(level, target) else "")
-        raise TensorwegError(f"--select {name}: no such item at {where} (items: {shown or 'none'})")
+def selection_data(bundle: Bundle, level: str, target: str, select: str) -> dict[str, Any]:
+    """The item `select` names at `level` (an item, or a layer's: explorer.views.select_option): its
+    layer, the trace one level up and down, its course keys (`explorer.views.explain.explanation_keys`)
+    and what each captured target made of its layer (the device pane's `explorer.views.panes.device_lines`)."""
+    name = resolve_select(bundle, level, target, select).name
     descent = trace.descend(bundle, level, name, target)
     return {
         "name": name, "layer": trace.layer_of(bundle, level, name, target),
@@ -149,13 +142,6 @@ def selection_data(bundle: Bundle, level: str, target: str, name: str) -> dict[s
         "explanation_keys": [list(group) for group in explain.explanation_keys(bundle, level, target, name)],
         "device": {other: list(panes.device_lines(bundle, level, name, target, other)) for other in bundle.targets},
     }
-
-
-def _selectable(bundle: Bundle, level: str, target: str) -> tuple[str, ...]:
-    if level in LIST_LEVELS:
-        return tuple(item.name for item in rows_view.rows(bundle, level, target))
-    memory = bundle.memory(target)
-    return tuple(str(allocation.index) for allocation in memory.allocations) if memory is not None else ()
 
 
 def _selection_text(selection: dict[str, Any], no_layer: str) -> str:

@@ -22,11 +22,11 @@ from explorer.model.training import WEIGHTS, gradient_of, op_phase
 from explorer.targets import TARGETS
 from explorer.views.buffers import (
     buffer_table,
-    bytes_text,
     step_buffers,
     step_layout,
     step_members,
 )
+from explorer.views.format import format_decimal, format_exact_bytes, format_int
 from explorer.views.items import role_text, shape_text
 from explorer.views.programs import program_for
 from explorer.views.step_text import step_lines as summary
@@ -42,14 +42,15 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
         return label(f"field.{key}", lang)
 
     if shape.is_tuple:
-        lines = [word("tuple_of").format(count=len(shape.tuple_shapes), bytes=bytes_text(shape.byte_size))]
+        lines = [word("tuple_of").format(count=len(shape.tuple_shapes),
+                                         bytes=format_exact_bytes(shape.byte_size, lang))]
         for position, part in enumerate(shape.tuple_shapes[:6]):
-            lines.append(f"  {{{position}}} {shape_text(part)}  {bytes_text(part.byte_size)}")
+            lines.append(f"  {{{position}}} {shape_text(part)}  {format_exact_bytes(part.byte_size, lang)}")
         return tuple(lines)
     lines = [
         f"{word('shape')}  {shape_text(shape)}",
         f"{word('dtype')}  {shape.element_type} ({layout_math.element_bits(shape)} {word('bits_stored')})"
-        f"   {word('elements')} {shape.element_count:,}",
+        f"   {word('elements')} {format_int(shape.element_count, lang)}",
     ]
     try:
         unpadded, padded = layout_math.unpadded_byte_size(shape), layout_math.padded_byte_size(shape)
@@ -58,7 +59,7 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
         return (*lines, f"{word('layout')}: {exc}")
     layout = shape.layout
     if layout is None:
-        return (*lines, f"{word('bytes')}  {bytes_text(unpadded)}", word("layout_not_written"))
+        return (*lines, f"{word('bytes')}  {format_exact_bytes(unpadded, lang)}", word("layout_not_written"))
     lines.append(f"{word('minor_to_major')} {{{','.join(map(str, layout.minor_to_major))}}} "
                  f"({word('fastest_first')})")
     lines.append(f"{word('strides')} " + ", ".join(f"d{d}:{b}" for d, b in enumerate(byte_strides)))
@@ -66,11 +67,11 @@ def shape_lines(shape: Shape, lang: str = "en") -> tuple[str, ...]:
         tiles = "".join("(" + ",".join(map(str, t.dims)) + ")" for t in layout.tiles)
         padded_dims = "x".join(map(str, layout_math.padded_dims(shape)))
         lines.append(f"{word('tiles')}  T{tiles}: {word('padded_to')} {padded_dims}")
-        overhead = f" (+{(padded - unpadded) / unpadded:.0%})" if unpadded else ""
-        lines.append(f"{word('bytes')}  {bytes_text(unpadded)} {word('without_padding')}, "
-                     f"{bytes_text(padded)} {word('with')}{overhead}")
+        overhead = f" ({format_decimal((padded - unpadded) / unpadded, '+.0%', lang)})" if unpadded else ""
+        lines.append(f"{word('bytes')}  {format_exact_bytes(unpadded, lang)} {word('without_padding')}, "
+                     f"{format_exact_bytes(padded, lang)} {word('with')}{overhead}")
     else:
-        lines.append(f"{word('bytes')}  {bytes_text(unpadded)} ({word('untiled')})")
+        lines.append(f"{word('bytes')}  {format_exact_bytes(unpadded, lang)} ({word('untiled')})")
     if layout.memory_space:
         lines.append(f"{word('memory_space')} S({layout.memory_space})"
                      + (f" {word('on_chip_vmem')}" if layout.memory_space == 1 else ""))
@@ -99,8 +100,8 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
         lines = (f"{word('dtype_policy')} {layer.dtype_policy}",
                  f"{word('inputs')}  " + "; ".join(str(s) for s in layer.input_shapes),
                  f"{word('outputs')} " + "; ".join(str(s) for s in layer.output_shapes),
-                 f"{word('weights')} {bytes_text(layer.weight_bytes)}  "
-                 f"{word('activations')} {bytes_text(layer.activation_bytes)}")
+                 f"{word('weights')} {format_exact_bytes(layer.weight_bytes, lang)}  "
+                 f"{word('activations')} {format_exact_bytes(layer.activation_bytes, lang)}")
     elif this.lists_ops and (op := op_table(bundle).get(name)) is not None:
         unknown = " " + word("rank_unknown")
         lines = tuple(f"{word('output')} {out.dtype}{list(out.shape) if out.shape is not None else unknown}"
@@ -120,28 +121,30 @@ def memory_facts(bundle: Bundle | None, level: str, target: str, name: str, lang
         if found.launch is not None:
             launch = found.launch
             lines += (f"{word('grid')} {launch.grid}  {word('block')} {launch.block}  "
-                      f"{word('shared')} {bytes_text(launch.shared_memory_bytes)}",)
-        lines += register_lines(found, target)
+                      f"{word('shared')} {format_exact_bytes(launch.shared_memory_bytes, lang)}",)
+        lines += register_lines(found, target, lang)
         if found.hlo:
             lines += buffer_lines(bundle, target, found.hlo[0], lang)
     return lines or (label("text.nothing_for_item", lang),)
 
 
-def register_lines(found: KernelRecord, target: str) -> tuple[str, ...]:
+def register_lines(found: KernelRecord, target: str, lang: str = "en") -> tuple[str, ...]:
     """A GPU kernel's registers per thread and spills (`ptxas -v`), and the occupancy ESTIMATE
     with the figures it used; or why there are none (`sass_note`)."""
     report = found.ptxas
     if report is None:
         return (found.sass_note,) if found.sass_note else ()
     lines = (f"registers {report.registers} per thread (ptxas -v, {report.arch})",
-             f"spills {bytes_text(report.spill_store_bytes)} stored, {bytes_text(report.spill_load_bytes)} loaded, "
-             f"stack {bytes_text(report.stack_frame_bytes)}, shared {bytes_text(report.shared_memory_bytes)} static, "
+             f"spills {format_exact_bytes(report.spill_store_bytes, lang)} stored, "
+             f"{format_exact_bytes(report.spill_load_bytes, lang)} loaded, "
+             f"stack {format_exact_bytes(report.stack_frame_bytes, lang)}, "
+             f"shared {format_exact_bytes(report.shared_memory_bytes, lang)} static, "
              f"barriers {report.barriers}")
     spec = TARGETS.get(target)
     estimate = occupancy.estimate(found, spec.sm_limits if spec is not None else None)
     if estimate is None:
         return lines + ("occupancy: no launch shape or SM limits for this target",)
-    result, figures = occupancy.summary(estimate)
+    result, figures = occupancy.summary(estimate, lang)
     return lines + (f"occupancy (estimate) {result}", f"  {figures}")
 
 

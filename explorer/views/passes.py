@@ -26,6 +26,7 @@ from explorer.model.passes_grappler import GRAPPLER
 from explorer.targets import COMPILERS_INSTALL_HINT
 from explorer.texts.lookup import explain_topic, has_topic
 from explorer.views import suggested
+from explorer.views.format import format_int
 
 # Column labels (explorer.labels `passes.column.*`). The pipeline goes last: its names are
 # long, and at 80 columns the counts must stay visible.
@@ -111,7 +112,7 @@ def cells(row: PassRow, film: str = "xla", lang: str = "en") -> tuple[str, ...]:
               str(row.fusions))
     if film == GRAPPLER:
         return (*counts, pipeline_text(row.pipeline, lang) or "-")
-    temp = "-" if row.temp_bytes is None else f"{row.temp_bytes:,}"
+    temp = "-" if row.temp_bytes is None else format_int(row.temp_bytes, lang)
     return (*counts, temp, row.pipeline or "-")
 
 

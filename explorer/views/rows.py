@@ -13,6 +13,8 @@ from explorer.levels import LIST_LEVELS, TARGET_LEVELS, is_hlo, level_named
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
 
+from explorer.texts.content_files import LANGUAGES
+from explorer.views.format import format_int
 from explorer.views.items import (
     LevelItem,
     RowGroup,
@@ -37,25 +39,28 @@ def rows(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> tu
         return ()
     if level in TARGET_LEVELS:
         return program_for(bundle, target).rows(level, lang)
-    return _rows(bundle, level)
+    return _rows(bundle, level)[lang]
 
 
 @per_bundle
-def _rows(bundle: Bundle, level: str) -> tuple[LevelItem, ...]:
-    """The target-free levels: the model's layers, the TensorFlow graph's ops."""
+def _rows(bundle: Bundle, level: str) -> dict[str, tuple[LevelItem, ...]]:
+    """The target-free levels, in each language: the model's layers (their parameter counts in its
+    digits), the TensorFlow graph's ops (the same rows in both). Built together, so `L` finds the
+    other language's rows ready, as the first screen left them, and the list keeps its selection."""
     if level_named(level).lists_layers:
         container = _containers(bundle)
-        return tuple(
+        return {lang: tuple(
             make_item("layers", layer.name,
                       (layer.name, layer.class_name, ", ".join(_dims_text(s) for s in layer.output_shapes),
-                       f"{layer.params:,}"),
+                       format_int(layer.params, lang)),
                       layer.class_name, group=container.get(layer.name, ""), depth=layer.path.count("/"))
-            for layer in bundle.layers)
+            for layer in bundle.layers) for lang in LANGUAGES}
     ops = bundle.graph.ops if bundle.graph is not None else ()
-    return tuple(
+    found = tuple(
         make_item("graph", op.name, (op.name, op.op, ", ".join(
             f"{o.dtype}{list(o.shape) if o.shape is not None else '[?]'}" for o in op.outputs), op.layer), op.op)
         for op in ops)
+    return dict.fromkeys(LANGUAGES, found)
 
 
 def row_groups(bundle: Bundle | None, level: str, target: str, lang: str = "en") -> dict[str, RowGroup]:

@@ -13,8 +13,10 @@ if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
     from explorer.model.index import CrossIndex
 
+from explorer.views.op_roles import LOOP_WORK, op_rank
 from explorer.views.programs import program_for
-from explorer.views.tables import cross_index
+from explorer.views.rows import rows
+from explorer.views.tables import cross_index, per_bundle
 
 
 def _per_target(bundle: Bundle | None, level: str) -> bool:
@@ -86,9 +88,12 @@ class Descent:
 def descend(bundle: Bundle | None, level: str, name: str, target: str) -> Descent | None:
     """One level down from `name`; None at the bottom. `select` is "" when nothing implements it.
 
-    Lands on the first item that itself leads further down and does work (the
-    Conv2D op, not the ReadVariableOp feeding it; the convolution, not the
-    layer's weight parameter), so repeated Enter follows the computation.
+    Lands on the item doing most of the work that itself leads further down (`_work_rank`): a
+    recurrent layer's loop, not one of its 84 constants; the Conv2D op, not the ReadVariableOp
+    feeding it; a transposed convolution's convolution, not the flip of its weights (nor, on a GPU,
+    the bias add after the cuDNN call, though only the add has the layer's output shape); the
+    convolution, not the layer's weight parameter. Among equals the one holding `name`'s result
+    (`_same_shape`), then the first in program order, so repeated Enter follows the computation.
     """
     below = NEXT_DOWN.get(level)
     if below is None:
@@ -96,13 +101,36 @@ def descend(bundle: Bundle | None, level: str, name: str, target: str) -> Descen
     found = down(bundle, level, name, target)
     if not found:
         return Descent(below, "", ())
-    candidates = _same_shape(bundle, level, name, below, target, found) or found
-    first = candidates[0]
-    if below in NEXT_DOWN:
-        leading = [n for n in candidates[:50] if down(bundle, below, n, target)]
-        fallback = leading[0] if leading else first
-        first = next((n for n in leading if not _is_plumbing(bundle, below, n, target)), fallback)
+    same = _same_shape(bundle, level, name, below, target, found)
+    # The most work first, then the item holding `name`'s result, then program order.
+    ranked = sorted(found[:_RANKED], key=lambda n: (-_work_rank(bundle, below, n, target), n not in same))
+    first = ranked[0]
+    if below in NEXT_DOWN:  # and one that leads further down, where one does
+        first = next((n for n in ranked[:_LEADING] if down(bundle, below, n, target)), first)
     return Descent(below, first, found)
+
+
+# Enter ranks at most this many of an item's candidates below (a layer of a large training step
+# has thousands), and looks for a way further down among the best this many.
+_RANKED, _LEADING = 2000, 50
+
+
+def _work_rank(bundle: Bundle | None, level: str, name: str, target: str) -> int:
+    """How much of its layer's work an item does: 2 a loop holding its steps, 1 heavy work (the
+    target's program: `work`; a TensorFlow op: its type), 0 other work, -1 plumbing."""
+    if _per_target(bundle, level):
+        program = program_for(bundle, target)
+        if program.does_no_work(level, name):
+            return -1
+        work = program.work(level, name)
+        return 2 if work & LOOP_WORK else 1 if work else 0
+    return op_rank(_kinds(bundle, level).get(name, ""))
+
+
+@per_bundle
+def _kinds(bundle: Bundle, level: str) -> dict[str, str]:
+    """A target-free level's items and their kinds (a TensorFlow op's type)."""
+    return {item.name: item.kind for item in rows(bundle, level, "")}
 
 
 def _same_shape(bundle: Bundle | None, level: str, name: str, below: str, target: str,
@@ -112,10 +140,6 @@ def _same_shape(bundle: Bundle | None, level: str, name: str, below: str, target
     if not (_per_target(bundle, level) and _per_target(bundle, below)):
         return ()
     return program_for(bundle, target).same_shape_below(level, name, below, found)
-
-
-def _is_plumbing(bundle: Bundle | None, level: str, name: str, target: str) -> bool:
-    return _per_target(bundle, level) and program_for(bundle, target).does_no_work(level, name)
 
 
 def counterpart(bundle: Bundle | None, level: str, name: str, target: str, other: str, layer: str = "") -> str:

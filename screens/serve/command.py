@@ -55,7 +55,7 @@ def serve(args: argparse.Namespace) -> int:
     elif args.allow_capture:
         raise TensorwegError(f"--allow-capture: {args.model} is captured already and tabs cannot add to it; "
                              "name a MODEL to let the tabs capture")
-    else:  # a pack's tabs start its first lesson
+    else:  # a pack's tabs start its first lesson in the tabs' --lang (Pack.start_tour)
         tab_arguments = [_shown_path(Path(args.model) if is_pack(Path(args.model)) else bundle_path)]
     _check_resolves(args.host, args.port)  # before the warning: a host that is not there is one error line
     if not is_loopback(args.host):

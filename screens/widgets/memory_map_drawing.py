@@ -6,16 +6,9 @@ from __future__ import annotations
 from explorer.labels import label
 from explorer.model.buffer_assignment import peak_from_live_ranges, value_sizes
 from explorer.model.records import MemoryLevel
+from explorer.views.format import format_bytes
 
 FILLS = "█▓▒░"
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
 
 
 def allocation_rows(memory: MemoryLevel, width: int, lang: str = "en") -> list[str]:
@@ -33,7 +26,7 @@ def allocation_rows(memory: MemoryLevel, width: int, lang: str = "en") -> list[s
             end = max(start + 1, int(length * (value.offset + value.size) / max(allocation.size, 1)))
             for i in range(start, min(end, length)):
                 bar[i] = FILLS[number % len(FILLS)]
-        head = f"#{allocation.index:<3} {allocation.kind[:12]:<12} {_size(allocation.size):>10} "
+        head = f"#{allocation.index:<3} {allocation.kind[:12]:<12} {format_bytes(allocation.size, lang):>10} "
         rows.append(head + "".join(bar))
     return rows
 
@@ -60,7 +53,7 @@ def live_range_rows(memory: MemoryLevel, width: int, limit: int = 30, lang: str 
         for i in range(round(live.start * scale), round(live.end * scale) + 1):
             bar[min(i, width - 1)] = "━"
         name = live.value if len(live.value) <= name_width else "…" + live.value[-(name_width - 1):]
-        rows.append(f"{name:<{name_width}} {_size(sizes.get(live.value, 0)):>10} {''.join(bar)}")
+        rows.append(f"{name:<{name_width}} {format_bytes(sizes.get(live.value, 0), lang):>10} {''.join(bar)}")
     marker = " " * (name_width + 12 + round(peak * scale)) + label("text.peak_at", lang).format(
-        position=peak, bytes=_size(peak_bytes))
+        position=peak, bytes=format_bytes(peak_bytes, lang))
     return rows + [marker]

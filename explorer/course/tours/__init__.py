@@ -29,7 +29,7 @@ from explorer.views import suggested
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
     "capture_header", "capture_options", "header_options", "missing_capture", "tour_command",
-    "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection",
+    "load_tour", "meets", "parse_selection", "parse_tour", "resolve_selection", "twin_in",
 ]
 
 
@@ -48,6 +48,17 @@ TWINS: dict[str, str] = {
     "what_if": "was_waere_wenn",
     "what_if_no_fusion": "was_waere_ohne_fusion",
 }
+
+
+
+def twin_in(tour_name: str, lang: str) -> str:
+    """The built-in lesson `tour_name` in `lang`: itself, or its twin (`basics` -> `grundlagen` in
+    de); any other name (a tour file, an instructor's tour in a pack) as it is."""
+    for english, german in TWINS.items():
+        if tour_name in (english, german):
+            return german if lang == "de" else english
+    return tour_name
+
 
 # A header option's name (argparse's destination, `xla_flag`) -> its row (explorer.capture.option_table).
 _ROW_OF = {row.dest: row for row in GIVEN}

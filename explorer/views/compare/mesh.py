@@ -209,15 +209,15 @@ def mesh_table(columns: tuple[MeshColumn, ...], lang: str = "en", capturing: boo
                 why = word("capturing")
             cells.append([why] + [MISSING] * (len(MESH_ROWS) - 1))
             continue
-        talks = [f"{c.opcode} {c.shape} {word('groups')} {c.groups}: {format_bytes(c.bytes_per_device)}, "
-                 f"~{format_seconds(c.seconds)}" for c in column.collectives]
+        talks = [f"{c.opcode} {c.shape} {word('groups')} {c.groups}: {format_bytes(c.bytes_per_device, lang)}, "
+                 f"~{format_seconds(c.seconds, lang)}" for c in column.collectives]
         fits = {True: word("fits"), False: word("does_not_fit"), None: ""}[column.fits]
-        capacity = f" {fits} {format_bytes(column.capacity[0])}" if column.capacity and fits else ""
+        capacity = f" {fits} {format_bytes(column.capacity[0], lang)}" if column.capacity and fits else ""
         cells.append([
             "\n".join(f"{tensor_name(name, lang)} {shape}" for name, shape, _size in column.tensors) or MISSING,
-            format_bytes(column.layer_bytes),
+            format_bytes(column.layer_bytes, lang),
             "\n".join(talks) or word("no_collectives"),
-            f"{format_bytes(column.peak_bytes)}{capacity}" if column.peak_bytes else MISSING,
+            f"{format_bytes(column.peak_bytes, lang)}{capacity}" if column.peak_bytes else MISSING,
         ])
     rows = [(word(key), [col[row] for col in cells]) for row, key in enumerate(MESH_ROWS)]
     return headers, rows

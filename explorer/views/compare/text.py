@@ -51,17 +51,17 @@ def summary_rows(summaries: list[TargetSummary], lang: str = "en") -> list[tuple
     return [
         (word("row.kernels"), cells(kernels)),
         (word("row.fusions"), cells(lambda s: MISSING if s.fusion_count is None else str(s.fusion_count))),
-        (word("row.peak_memory"), cells(lambda s: format_bytes(s.peak_memory_bytes))),
-        (word("row.flops"), cells(lambda s: f"{format_count(s.flops)} ({source(s.flops_source)})"
+        (word("row.peak_memory"), cells(lambda s: format_bytes(s.peak_memory_bytes, lang))),
+        (word("row.flops"), cells(lambda s: f"{format_count(s.flops, lang)} ({source(s.flops_source)})"
                                   if s.flops is not None else MISSING)),
         (word("row.bytes_accessed"), cells(
-            lambda s: f"{format_bytes(s.bytes_accessed)} ({source(s.bytes_accessed_source)})"
+            lambda s: f"{format_bytes(s.bytes_accessed, lang)} ({source(s.bytes_accessed_source)})"
             if s.bytes_accessed is not None else MISSING)),
         (word("row.est_time"), cells(
-            lambda s: f"{format_seconds(s.estimated_seconds)} ("
+            lambda s: f"{format_seconds(s.estimated_seconds, lang)} ("
                       + word("mem_comp").format(memory=s.memory_bound, compute=s.compute_bound) + ")"
             if s.estimated_seconds is not None else word("no_peaks"))),
-        (word("row.xla_optimal_time"), cells(lambda s: format_seconds(s.xla_optimal_seconds)
+        (word("row.xla_optimal_time"), cells(lambda s: format_seconds(s.xla_optimal_seconds, lang)
                                               if s.xla_optimal_seconds is not None
                                               else s.xla_optimal_note or MISSING)),
     ]
@@ -87,7 +87,7 @@ def layer_cells(column: TargetLayer, lang: str = "en") -> list[str]:
         "\n".join(vector_text(column, lang).split("; ")) or MISSING,
         library_text(column, lang),
         "\n".join(o.shape for i in column.working for o in i.outputs),
-        bytes_text(column),
+        bytes_text(column, lang),
         flops_text(column, lang),
         estimate_text(column, lang),
     ]
@@ -121,13 +121,13 @@ def kernels_text(column: TargetLayer, lang: str = "en") -> str:
     return "\n".join(kernels) or label("compare.none", lang)
 
 
-def bytes_text(column: TargetLayer) -> str:
+def bytes_text(column: TargetLayer, lang: str = "en") -> str:
     """`bytes / padded`: the layer's output bytes, then with the target's tile padding."""
-    return f"{format_bytes(column.bytes)} / {format_bytes(column.padded_bytes)}"
+    return f"{format_bytes(column.bytes, lang)} / {format_bytes(column.padded_bytes, lang)}"
 
 
 def flops_text(column: TargetLayer, lang: str = "en") -> str:
-    return f"{format_count(column.flops)} ({label('compare.shapes', lang)})"
+    return f"{format_count(column.flops, lang)} ({label('compare.shapes', lang)})"
 
 
 def estimate_text(column: TargetLayer, lang: str = "en") -> str:
@@ -137,7 +137,7 @@ def estimate_text(column: TargetLayer, lang: str = "en") -> str:
     bound = [i.estimate.bound for i in column.instructions if i.estimate is not None]
     counts = ", ".join(label("compare.bound", lang).format(count=bound.count(b), kind=label(f"compare.{b}", lang))
                        for b in ("memory", "compute") if b in bound)
-    return f"{format_seconds(column.estimated_seconds)} ({counts})"
+    return f"{format_seconds(column.estimated_seconds, lang)} ({counts})"
 
 
 def figure_notes(summaries: list[TargetSummary], comparison: LayerComparison | None, held: tuple[str, ...],

@@ -39,12 +39,13 @@ def _html(text: str) -> str:
     return html.escape(visible(text), quote=False)
 
 
-def node_label(node: GraphNode) -> str:
-    """The HTML label: the name in bold, then kind, shape and bytes, each on a line (empty ones left out)."""
+def node_label(node: GraphNode, lang: str = "en") -> str:
+    """The HTML label: the name in bold, then kind, shape and bytes (in `lang`'s digits), each on a line
+    (empty ones left out)."""
     lines = [f"<B>{_html(node.name)}</B>"]
     lines += [_html(text) for text in (node.kind, node.shape) if text]
     if node.size is not None:
-        lines.append(_html(format_bytes(node.size)))
+        lines.append(_html(format_bytes(node.size, lang)))
     return "<" + "<BR/>".join(lines) + ">"
 
 
@@ -60,10 +61,11 @@ class _Ids:
         return f"{kind}_{self.clusters}"
 
 
-def _add_node(graph: pydot.Dot | pydot.Subgraph, node: GraphNode, selected: frozenset[str], prefix: str) -> None:
+def _add_node(graph: pydot.Dot | pydot.Subgraph, node: GraphNode, selected: frozenset[str], prefix: str,
+              lang: str) -> None:
     chosen = node.name in selected
     role = ROLES["selected" if chosen else node.role]
-    graph.add_node(pydot.Node(_quoted(prefix + node.name), label=node_label(node), fillcolor=role.fill,
+    graph.add_node(pydot.Node(_quoted(prefix + node.name), label=node_label(node, lang), fillcolor=role.fill,
                               penwidth="3" if chosen else "1"))
 
 
@@ -75,14 +77,14 @@ def _add_edge(graph: pydot.Dot | pydot.Subgraph, edge: GraphEdge, prefix: str) -
 
 
 def _cluster(cluster: GraphCluster, fusion: GraphNode | None, selected: frozenset[str], prefix: str,
-             ids: _Ids) -> pydot.Cluster:
+             ids: _Ids, lang: str) -> pydot.Cluster:
     """The fusion's box: its fused instructions, their edges, the root's edge to the fusion node."""
     title = " ".join(word for word in (cluster.computation, cluster.kind) if word)
     box = pydot.Cluster(ids.cluster("fusion"), label=f"<<I>{_html(title)}</I>>", style="rounded", color="darkgreen")
     if fusion is not None:
-        _add_node(box, fusion, selected, prefix)
+        _add_node(box, fusion, selected, prefix, lang)
     for node in cluster.nodes:
-        _add_node(box, node, selected, prefix)
+        _add_node(box, node, selected, prefix, lang)
     for edge in cluster.edges:
         _add_edge(box, edge, prefix)
     if cluster.root:
@@ -91,7 +93,7 @@ def _cluster(cluster: GraphCluster, fusion: GraphNode | None, selected: frozense
     return box
 
 
-def _fill(container: pydot.Dot | pydot.Subgraph, graph: LevelGraph, prefix: str, ids: _Ids) -> None:
+def _fill(container: pydot.Dot | pydot.Subgraph, graph: LevelGraph, prefix: str, ids: _Ids, lang: str) -> None:
     """`graph`'s nodes, fusion clusters and edges into `container`, ids prefixed with `prefix`."""
     selected = frozenset(graph.selected)
     clustered = {cluster.fusion for cluster in graph.clusters}
@@ -100,9 +102,9 @@ def _fill(container: pydot.Dot | pydot.Subgraph, graph: LevelGraph, prefix: str,
         if node.name in clustered:
             fusions[node.name] = node  # drawn inside its cluster
         else:
-            _add_node(container, node, selected, prefix)
+            _add_node(container, node, selected, prefix, lang)
     for cluster in graph.clusters:
-        container.add_subgraph(_cluster(cluster, fusions.get(cluster.fusion), selected, prefix, ids))
+        container.add_subgraph(_cluster(cluster, fusions.get(cluster.fusion), selected, prefix, ids, lang))
     for edge in graph.edges:
         _add_edge(container, edge, prefix)
 
@@ -137,7 +139,7 @@ def _dot(title: str, graphs: list[LevelGraph], lang: str) -> pydot.Dot:
 def to_dot(graph: LevelGraph, model: str, lang: str = "en") -> pydot.Dot:
     """The picture as a pydot graph, top to bottom, in program order."""
     dot = _dot(graph_title(model, graph, lang), [graph], lang)
-    _fill(dot, graph, "", _Ids())
+    _fill(dot, graph, "", _Ids(), lang)
     return dot
 
 
@@ -153,7 +155,7 @@ def comparison_dot_text(title: str, graphs: list[LevelGraph], lang: str = "en") 
     ids = _Ids()
     for graph in graphs:
         box = pydot.Cluster(ids.cluster("target"), label=f"<<B>{_html(graph.target)}</B>>", style="dashed")
-        _fill(box, graph, f"{graph.target}/", ids)
+        _fill(box, graph, f"{graph.target}/", ids, lang)
         dot.add_subgraph(box)
     return dot.to_string()
 

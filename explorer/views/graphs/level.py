@@ -23,14 +23,12 @@ if TYPE_CHECKING:
     from explorer.model.records import GraphOp, LayerRecord
 
 from explorer.views.graphs.parts import MAX_DEPTH, GraphEdge, GraphNode, LevelGraph, around
+from explorer.views.op_roles import op_role
 from explorer.views.programs import program_for
+from explorer.views.select_option import resolve_select
 from explorer.views.tables import per_bundle
 from explorer.views.trace import items_for_layer
 
-# Layer classes and TF ops that bring data in, hold it, or do a layer's heavy work (the legend's roles).
-_INPUT_OPS = frozenset({"InputLayer", "Placeholder", "_Arg"})
-_CONSTANT_OPS = frozenset({"Const", "ReadVariableOp", "VarHandleOp", "Identity"})
-_WORK_OPS = ("Conv", "MatMul", "Dense", "Einsum", "Pool", "Softmax", "LSTM", "GRU", "Attention", "BatchMatMul")
 # Bytes per element of the TF dtypes a graph carries (a resource or string has no size here).
 _DTYPE_BYTES = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "uint32": 4, "float16": 2, "bfloat16": 2,
                 "int16": 2, "uint16": 2, "int8": 1, "uint8": 1, "bool": 1}
@@ -65,14 +63,11 @@ def graph_of(bundle: Bundle, level: str, target: str, select: str | None = None,
 
 
 def selection(bundle: Bundle, graph: LevelGraph, select: str) -> tuple[str, ...]:
-    """The items `select` names in `graph`: the item of that name, else the layer's items."""
-    if graph.has(select):
-        return (select,)
-    if not level_named(graph.level).lists_layers and any(layer.name == select for layer in bundle.layers):
-        found = tuple(name for name in items_for_layer(bundle, select, graph.level, graph.target) if graph.has(name))
-        if found:
-            return found
-    raise TensorwegError(f"--select {select!r}: no item or layer of that name at the level {graph.level}")
+    """The items `select` names in `graph`: the item of that name (a box, fused instructions
+    included), else the layer's items (`--select`'s one rule, explorer.views.select_option)."""
+    boxes = dict.fromkeys([*(node.name for node in graph.nodes),
+                           *(node.name for cluster in graph.clusters for node in cluster.nodes)])
+    return resolve_select(bundle, graph.level, graph.target, select, boxes).items
 
 
 @per_bundle
@@ -84,14 +79,6 @@ def _model_graph(bundle: Bundle, level: str) -> LevelGraph:
 
 def _dims_text(dims) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + ")"
-
-
-def _kind_role(kind: str) -> str:
-    if kind in _INPUT_OPS:
-        return "input"
-    if kind in _CONSTANT_OPS:
-        return "constant"
-    return "work" if any(word in kind for word in _WORK_OPS) else "other"
 
 
 def _with_endpoints(nodes: list[GraphNode], edges: list[GraphEdge]) -> tuple[tuple[GraphNode, ...], ...]:
@@ -109,7 +96,7 @@ def _with_endpoints(nodes: list[GraphNode], edges: list[GraphEdge]) -> tuple[tup
 def _layers_graph(layers: tuple[LayerRecord, ...]) -> LevelGraph:
     shapes = {layer.name: ", ".join(_dims_text(s) for s in layer.output_shapes) for layer in layers}
     nodes = [GraphNode(layer.name, layer.class_name, shapes[layer.name], layer.activation_bytes,
-                       _kind_role(layer.class_name)) for layer in layers]
+                       op_role(layer.class_name)) for layer in layers]
     edges = [GraphEdge(source, layer.name, shapes.get(source, "")) for layer in layers for source in layer.inbound]
     return LevelGraph("layers", "", *_with_endpoints(nodes, edges))
 
@@ -136,7 +123,7 @@ def _output_bytes(op: GraphOp) -> int | None:
 def _ops_graph(ops: tuple[GraphOp, ...]) -> LevelGraph:
     by_name = {op.name: op for op in ops}
     nodes = [GraphNode(op.name, op.op, ", ".join(_output_text(op, i) for i in range(len(op.outputs))),
-                       _output_bytes(op), _kind_role(op.op)) for op in ops]
+                       _output_bytes(op), op_role(op.op)) for op in ops]
     edges = []
     for op in ops:
         for name in op.inputs:

@@ -192,7 +192,7 @@ def device_cell(layer: MeshLayer, piece: DeviceSlice, lang: str = "en") -> str:
     """Who (`d1 = chip (1,0), id 1`), the per-device shape and bytes, then the slice `[0:64, 64:128]`."""
 
     ranges = ", ".join(f"{start}:{stop}" for start, stop in piece.ranges)
-    return f"{device_name(layer, piece.device, lang)}\n{piece.shape} {format_bytes(piece.bytes)}\n[{ranges}]"
+    return f"{device_name(layer, piece.device, lang)}\n{piece.shape} {format_bytes(piece.bytes, lang)}\n[{ranges}]"
 
 
 def grid_cells(layer: MeshLayer, tensor: MeshTensor, lang: str = "en") -> tuple[tuple[str, ...], ...]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.levels import is_hlo, level_named
+from explorer.views.format import format_int
 
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
@@ -283,7 +284,7 @@ def _hlo_outline(bundle: Bundle, level: str, target: str,
             grouped = {kind: run for kind, run in runs.items() if len(run) >= _GROUP_AT_LEAST}
             for kind, run in grouped.items():
                 key = f"{kind}s of {computation.name}"
-                count = label(f"group.{kind}s", lang).format(count=f"{len(run):,}")
+                count = label(f"group.{kind}s", lang).format(count=format_int(len(run), lang))
                 groups[key] = RowGroup(key, (count, kind, "", label(f"group.{kind}_note", lang)), True, len(run))
                 found.extend(item(computation, i, key) for i in run)
             found.extend(item(computation, i, "") for i in computation.instructions if i.opcode not in grouped)
@@ -291,7 +292,8 @@ def _hlo_outline(bundle: Bundle, level: str, target: str,
         key = computation.name
         size = len(computation.instructions)
         what = label("group.fused_instructions" if computation.is_fusion else "group.instructions", lang)
-        groups[key] = RowGroup(key, (key, label("group.computation", lang), "", what.format(count=f"{size:,}")),
+        groups[key] = RowGroup(key, (key, label("group.computation", lang), "",
+                                     what.format(count=format_int(size, lang))),
                                computation.is_fusion, size, computation.line)
         found.extend(item(computation, i, key) for i in computation.instructions)
     return tuple(found), groups

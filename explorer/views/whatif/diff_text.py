@@ -16,7 +16,15 @@ from explorer.labels import label
 from explorer.model.serial import to_jsonable
 from explorer.targets import TARGETS
 from explorer.texts.lookup import explain_topic
-from explorer.views.format import MISSING, format_bytes, format_count, format_seconds, text_table
+from explorer.views.format import (
+    MISSING,
+    format_bytes,
+    format_count,
+    format_decimal,
+    format_percent,
+    format_seconds,
+    text_table,
+)
 from explorer.views.whatif.diff import LayerDelta, LayerFigures, VariantDiff, VariantTotals
 
 JSON_SCHEMA_VERSION = 1
@@ -37,21 +45,24 @@ def _percent(before: float | None, after: float | None, lang: str) -> str:
     if not before:
         return label("whatif.new", lang)
     ratio = after / before
-    return f"x{ratio:.3g}" if ratio >= 2 or ratio <= 0.5 else f"{ratio - 1:+.0%}"
+    return f"x{format_decimal(ratio, '.3g', lang)}" if ratio >= 2 or ratio <= 0.5 \
+        else format_decimal(ratio - 1, "+.0%", lang)
 
 
-_TOTALS: tuple[tuple[str, Callable[[VariantTotals], str], Callable[[VariantTotals], float | None]], ...] = (
-    ("whatif.row.fusions", lambda t: _count(t.fusions), lambda t: t.fusions),
-    ("whatif.row.kernels", lambda t: _count(t.kernels), lambda t: t.kernels),
-    ("whatif.row.instructions", lambda t: _count(t.instructions), lambda t: t.instructions),
-    ("whatif.row.flops", lambda t: format_count(t.flops), lambda t: t.flops),
-    ("whatif.row.bytes_moved", lambda t: format_bytes(t.bytes_accessed), lambda t: t.bytes_accessed),
-    ("whatif.row.estimated_time", lambda t: format_seconds(t.estimated_seconds), lambda t: t.estimated_seconds),
-    ("whatif.row.bound", lambda t: f"{t.compute_bound}/{t.memory_bound}" if t.estimated_seconds else MISSING,
+# (row, its cell in a language, its value): the cells' figures in the language's separators.
+_TOTALS: tuple[tuple[str, Callable[[VariantTotals, str], str], Callable[[VariantTotals], float | None]], ...] = (
+    ("whatif.row.fusions", lambda t, lang: _count(t.fusions), lambda t: t.fusions),
+    ("whatif.row.kernels", lambda t, lang: _count(t.kernels), lambda t: t.kernels),
+    ("whatif.row.instructions", lambda t, lang: _count(t.instructions), lambda t: t.instructions),
+    ("whatif.row.flops", lambda t, lang: format_count(t.flops, lang), lambda t: t.flops),
+    ("whatif.row.bytes_moved", lambda t, lang: format_bytes(t.bytes_accessed, lang), lambda t: t.bytes_accessed),
+    ("whatif.row.estimated_time", lambda t, lang: format_seconds(t.estimated_seconds, lang),
+     lambda t: t.estimated_seconds),
+    ("whatif.row.bound", lambda t, lang: f"{t.compute_bound}/{t.memory_bound}" if t.estimated_seconds else MISSING,
      lambda t: None),
-    ("whatif.row.peak_memory", lambda t: format_bytes(t.peak_bytes), lambda t: t.peak_bytes),
-    ("whatif.row.xla_peak", lambda t: format_bytes(t.xla_peak_bytes), lambda t: t.xla_peak_bytes),
-    ("whatif.row.registers", lambda t: _count(t.max_registers), lambda t: t.max_registers),
+    ("whatif.row.peak_memory", lambda t, lang: format_bytes(t.peak_bytes, lang), lambda t: t.peak_bytes),
+    ("whatif.row.xla_peak", lambda t, lang: format_bytes(t.xla_peak_bytes, lang), lambda t: t.xla_peak_bytes),
+    ("whatif.row.registers", lambda t, lang: _count(t.max_registers), lambda t: t.max_registers),
 )
 
 
@@ -84,7 +95,7 @@ def totals_rows(diff: VariantDiff, lang: str = "en") -> list[tuple[str, str, str
     for key, shown, value in _TOTALS:
         if key in skipped:
             continue
-        a, b = shown(first), shown(second)
+        a, b = shown(first, lang), shown(second, lang)
         if a == MISSING and b == MISSING:
             continue
         change = _percent(value(first), value(second), lang) or ("" if a == b else label("whatif.changed", lang))
@@ -106,13 +117,14 @@ def _layer_columns(diff: VariantDiff, lang: str) -> tuple[tuple[str, Callable[[L
     columns: list[tuple[str, Callable[[LayerFigures], str]]] = [
         ("whatif.row.fusions", lambda f: str(f.fusions)), *kernels,
         ("whatif.col.instructions", lambda f: str(f.instructions)),
-        ("whatif.row.flops", lambda f: format_count(f.flops)),
-        ("whatif.col.bytes", lambda f: format_bytes(f.bytes_accessed)),
-        ("whatif.col.estimate", lambda f: format_seconds(f.estimated_seconds)),
+        ("whatif.row.flops", lambda f: format_count(f.flops, lang)),
+        ("whatif.col.bytes", lambda f: format_bytes(f.bytes_accessed, lang)),
+        ("whatif.col.estimate", lambda f: format_seconds(f.estimated_seconds, lang)),
         ("whatif.col.bound", lambda f: _bound(f.bound, lang))]
     if kind == "gpu":
         columns += [("whatif.col.registers", lambda f: _count(f.registers)),
-                    ("whatif.col.occupancy", lambda f: MISSING if f.occupancy is None else f"{f.occupancy:.0%}")]
+                    ("whatif.col.occupancy",
+                     lambda f: MISSING if f.occupancy is None else format_percent(f.occupancy, lang))]
     if kind == "tpu":
         columns.append(("whatif.col.tiles", lambda f: " ".join(f.tiles) or MISSING))
     return tuple(columns)
@@ -159,8 +171,8 @@ def _peak_check(diff: VariantDiff, lang: str) -> list[str]:
     for variant in diff.variants:
         if variant.peak_bytes is not None and variant.xla_peak_bytes is not None:
             notes.append("  " + label("whatif.peak_line", lang).format(
-                variant=variant.label, peak=format_bytes(variant.peak_bytes), source=variant.peak_source,
-                xla=format_bytes(variant.xla_peak_bytes)))
+                variant=variant.label, peak=format_bytes(variant.peak_bytes, lang), source=variant.peak_source,
+                xla=format_bytes(variant.xla_peak_bytes, lang)))
     return ["", label("whatif.peak_check", lang), *notes] if notes else []
 
 

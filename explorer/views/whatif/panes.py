@@ -87,7 +87,8 @@ def _skyline_block(first: tuple[str, Bundle], second: tuple[str, Bundle], target
         lines.append(f"{shown} {drawn}")
     for name, line in found:
         if line is not None:
-            lines += [f"{name}: " + peak_lines(line)[0], *peak_lines(line)[1:]]
+            peak = peak_lines(line, lang)
+            lines += [f"{name}: " + peak[0], *peak[1:]]
     return "\n".join(lines)
 
 

@@ -95,14 +95,14 @@ def draw(live: tuple[int, ...], width: int, scale: int) -> str:
     return "".join(cells)
 
 
-def peak_lines(found: Skyline) -> list[str]:
+def peak_lines(found: Skyline, lang: str = "en") -> list[str]:
     """`peak 1.9 MiB at position 12 of 40 (allocated 2.0 MiB):` and the largest buffers live there, by
-    layer and role."""
-    lines = [f"peak {format_bytes(found.peak_bytes)} at position {found.peak_time} of {len(found.live)} "
-             f"(allocated {format_bytes(found.allocated_bytes)}):"]
+    layer and role (the figures in `lang`'s digits)."""
+    lines = [f"peak {format_bytes(found.peak_bytes, lang)} at position {found.peak_time} of {len(found.live)} "
+             f"(allocated {format_bytes(found.allocated_bytes, lang)}):"]
     for buffer in found.at_peak[:AT_PEAK_SHOWN]:
         owner = buffer.layer or "created by XLA"
-        lines.append(f"  {format_bytes(buffer.bytes):>10}  {buffer.role:<17} {owner}  {buffer.value}")
+        lines.append(f"  {format_bytes(buffer.bytes, lang):>10}  {buffer.role:<17} {owner}  {buffer.value}")
     if len(found.at_peak) > AT_PEAK_SHOWN:
         lines.append(f"  ... {len(found.at_peak) - AT_PEAK_SHOWN} more")
     return lines
