@@ -75,13 +75,13 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
 
 
 def _check_train_targets(options: CaptureOptions) -> None:
-    """The TVM worker compiles the inference graph only: in train mode it stored that graph under a
-    bundle that says train. Refused until TVM captures a training step."""
+    """The TVM and ahead-of-time workers compile the inference graph only: in train mode they would store
+    that graph under a bundle that says train. Refused until they capture a training step."""
     if options.mode != "train":
         return
-    tvm = [name for name in options.targets if name in TARGETS and TARGETS[name].compiler == "tvm"]
-    if tvm:
-        raise TensorwegError(f"--mode train: {', '.join(tvm)} compiles the inference graph only; "
+    inference = [name for name in options.targets if name in TARGETS and TARGETS[name].inference_only]
+    if inference:
+        raise TensorwegError(f"--mode train: {', '.join(inference)} compiles the inference graph only; "
                              "leave it out of --targets")
 
 
