@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from explorer.model.records import LevelStatus
     from explorer.views.programs.program import TargetProgram
 
-from explorer.views.compare.target_layer import InstructionComparison, KernelBrief, LibraryCall, TargetLayer
+from explorer.views.compare.target_layer import InstructionComparison, LibraryCall, TargetLayer, kernel_brief
 from explorer.views.format import text_table
 from explorer.views.items import COLUMNS, LevelItem, RowGroup, kernel_rows, make_item
 from explorer.views.tables import per_bundle
@@ -298,8 +298,7 @@ class TvmTargetProgram:
                 also_layers=tuple(other for other in function.layers if other != layer), outputs=(),
                 kernels=(function.name,) if kernel else (), flops=0.0, bytes_accessed=0, estimate=None))
             if kernel is not None:
-                briefs.append(KernelBrief(kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, None,
-                                          kernel.vector_width_bits, kernel.notes, kernel.vector_registers))
+                briefs.append(kernel_brief(kernel, self.target))
                 calls += [LibraryCall(symbol, "runtime library", function.name, "kernel record")
                           for symbol in kernel.library_calls]
         return TargetLayer(target, spec.display_name, True, "ok", "", tuple(rows), tuple(briefs), tuple(calls),
