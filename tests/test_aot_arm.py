@@ -101,11 +101,13 @@ def test_vector_width_lanes_and_registers_of_an_aarch64_listing():
            "  c:  faddp v1.2s, v2.2s, v3.2s")
     width, names = aarch64.vector_registers(asm)
     assert width == 128 and names == ("v0.4s", "v1.2s", "v2.2s", "v3.2s", "v4.4s", "v5.4s", "v6.4s")
-    assert listing.lanes(names, width) == (4, 32) and listing.register_count(("v0.4s", "v0.2d", "v1.4s")) == 2
+    assert listing.lanes(asm, listing.AARCH64, width) == (4, 32)  # the arithmetic's, not the moves' `.16b`
+    assert listing.lanes("  0:  mov v1.16b, v0.16b\n  4:  fadd v1.4s, v1.4s, v2.4s", listing.AARCH64, 128) == (4, 32)
+    assert listing.register_count(("v0.4s", "v0.2d", "v1.4s")) == 2
     assert aarch64.vector_registers("  0:  fdiv s1, s1, s0") == (0, ())  # scalar code: no vector width
     assert aarch64.scalar_only(("v1.s[0]", "v0.s[0]")) and not aarch64.scalar_only(("v1.4s",))
     assert listing.instruction_count(asm + "\nlabel:\n", listing.AARCH64) == 4
-    assert listing.lanes(("zmm0", "zmm1"), 512) == (16, 32)  # x86 names no element size: 32-bit lanes
+    assert listing.lanes("vaddps zmm0, zmm1, zmm2", listing.X86_64, 512) == (16, 32)  # x86: 32-bit lanes
 
 
 # --- the worker and the command line -------------------------------------------------------------------

@@ -59,9 +59,16 @@ def register_count(names: tuple[str, ...]) -> int:
     return len({name.split(".", 1)[0] for name in names})
 
 
-def lanes(names: tuple[str, ...]) -> tuple[int, int]:
-    """(lanes, bits per lane) of the arrangement the listing uses most (`v4.4s` x3 -> (4, 32)); (0, 0) without one."""
-    arrangements = Counter(name.split(".", 1)[1] for name in names if "." in name)
+def lanes(asm: str) -> tuple[int, int]:
+    """(lanes, bits per lane) of the arrangement the listing's arithmetic uses most (`fmla v0.4s` -> (4, 32));
+    moves are left out (a whole-register copy is written `mov v1.16b, v0.16b` whatever its lanes hold);
+    (0, 0) when no arithmetic names an arrangement (scalar code)."""
+    arrangements: Counter[str] = Counter()
+    for text in asm.splitlines():
+        line = read_line(text)
+        if line is not None and line.access == "compute":
+            arrangements.update(name.split(".", 1)[1] for name in line.vector_registers
+                                if "." in name and not name.endswith("]"))
     if not arrangements:
         return 0, 0
     arrangement = arrangements.most_common(1)[0][0]

@@ -30,13 +30,12 @@ def register_count(names: tuple[str, ...]) -> int:
     return aarch64.register_count(names)
 
 
-def lanes(names: tuple[str, ...], width_bits: int) -> tuple[int, int]:
-    """(lanes, bits per lane) of a kernel's vector code: the arrangement AArch64 names most (`.4s` -> 4 x 32),
-    or on x86, whose register names carry no element size, the widest register in 32-bit lanes; (0, 0) without
-    vectors."""
-    found = aarch64.lanes(names)
-    if found != (0, 0):
-        return found
+def lanes(asm: str, isa: str, width_bits: int) -> tuple[int, int]:
+    """(lanes, bits per lane) of a kernel's vector code: on AArch64 the arrangement its arithmetic names most
+    (`fmla v0.4s` -> 4 x 32); on x86, whose register names carry no element size, the widest register in
+    32-bit lanes; (0, 0) without vectors."""
+    if isa == AARCH64:
+        return aarch64.lanes(asm)
     return (width_bits // 32, 32) if width_bits else (0, 0)
 
 

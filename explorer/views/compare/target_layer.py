@@ -83,7 +83,7 @@ def kernel_brief(kernel: KernelRecord, target: str) -> KernelBrief:
 
     spec = TARGETS.get(target)
     isa = spec.isa if spec is not None else ""
-    lanes, lane_bits = listing.lanes(kernel.vector_registers, kernel.vector_width_bits)
+    lanes, lane_bits = listing.lanes(kernel.asm, isa, kernel.vector_width_bits)
     return KernelBrief(kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, kernel.launch,
                        kernel.vector_width_bits, kernel.notes, kernel.vector_registers,
                        listing.register_count(kernel.vector_registers), lanes, lane_bits,
