@@ -244,7 +244,7 @@ def test_tensorweg_tour_reads_the_header_as_its_words_on_the_command_line(tour):
 
 
 @pytest.mark.parametrize(("capture", "fragment"), [
-    ("--unsafe", "unknown capture option '--unsafe' (known: --mode, "),
+    ("--unsafe", "unknown capture option '--unsafe' (known: --batch, --mode, "),
     ("--mode train --layout-map /etc/passwd", "unknown capture option '--layout-map'"),
     ("--input-shape x=1x2", "unknown capture option '--input-shape'"),
     ("--mode", "capture option '--mode' needs a value"),

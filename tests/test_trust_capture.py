@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture.options import parse_input_shapes
+from explorer.capture.option_values import parse_input_shapes
 from explorer.capture.protocol import LEVEL_DONE, WorkerEvent, one_line, parse_event
 from explorer.errors import TensorwegError
 from explorer.model.records import MAX_INPUT_ELEMENTS

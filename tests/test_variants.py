@@ -10,8 +10,8 @@ import pytest
 from explorer.capture.cache import cache_key
 from explorer.capture.dtype_policy import with_layer_dtypes
 from explorer.capture.model_source import resolve as resolve_source
-from explorer.capture.options import build_capture_options
-from explorer.capture.variants import XLA_FLAG_CHOICES, parse_xla_flags, variant_words, worker_xla_flags
+from explorer.capture.options import build_capture_options, variant_words
+from explorer.capture.variants import XLA_FLAG_CHOICES, parse_xla_flags, worker_xla_flags
 from explorer.capture.vary import split_vary, variants
 from explorer.course.tours import capture_options, missing_capture, parse_tour
 from explorer.errors import TensorwegError

@@ -18,6 +18,7 @@ from platformdirs import user_cache_dir
 
 from explorer.capture.installed_tools import tool_versions
 from explorer.capture.model_source import ModelSource
+from explorer.capture.option_table import CAPTURE_OPTIONS, Key
 from explorer.model.bundle import SCHEMA_VERSION
 from explorer.model.records import CaptureOptions
 from explorer.model.serial import to_jsonable
@@ -34,17 +35,17 @@ def cache_root() -> Path:
     return Path(user_cache_dir("tensorweg"))
 
 
-# Options added after bundles were first cached: at their default they stay out of the key, so a
-# plain capture keeps the key (and the cached bundle) it had before they existed.
-_LATER_OPTIONS = ("dtype", "remat_layers", "xla_flags", "donate")
-
-
 def _key_options(options: CaptureOptions) -> dict:
-    data = to_jsonable(options.without_targets())
+    """The options as the key names them, by each row's `key` (explorer.capture.option_table): one outside
+    the key is there empty (`"targets": []`, as in every key since the first cache), and one added after
+    bundles were first cached is left out at its default, so a plain capture keeps the key it had."""
+    data = to_jsonable(options)
     plain = to_jsonable(CaptureOptions())
-    for name in _LATER_OPTIONS:
-        if data[name] == plain[name]:
-            del data[name]
+    for row in CAPTURE_OPTIONS:
+        if row.key is Key.NO:
+            data[row.field] = type(data[row.field])()
+        elif row.key is Key.UNLESS_DEFAULT and data[row.field] == plain[row.field]:
+            del data[row.field]
     return data
 
 

@@ -31,19 +31,11 @@ from explorer.capture.jax_levels import (
 )
 from explorer.capture.mesh_shardings import keep_mesh_devices, keep_sharded_module
 from explorer.capture.protocol import ProtocolWriter
+from explorer.capture.worker_requests import request_options
 from explorer.model.records import CaptureOptions, MemoryLevel
 from explorer.model.serial import dump_json, load_json, write_text_atomic
 from explorer.model.training import STEP_FILE
 from explorer.targets import TargetSpec
-
-
-def options_of(request: dict) -> CaptureOptions:
-    return CaptureOptions(targets=(request["target"],), mode=request.get("mode", "inference"),
-                          optimizer=request.get("optimizer", ""), mesh=request.get("mesh", ""),
-                          shard=request.get("shard", ""), remat=bool(request.get("remat")),
-                          remat_layers=request.get("remat_layers", ""), donate=bool(request.get("donate", True)),
-                          layout_map=tuple((pattern, tuple(axes)) for pattern, axes in request.get("layout_map", ())),
-                          layout_map_file=request.get("layout_map_file", ""))
 
 
 def is_step_request(request: dict) -> bool:
@@ -53,7 +45,7 @@ def is_step_request(request: dict) -> bool:
 
 def capture_step(request: dict, spec: TargetSpec, out_dir: Path, dump_dir: Path,
                  protocol: ProtocolWriter) -> None:
-    options = options_of(request)
+    options = request_options(request)
     if not request.get("passes"):  # (--passes filters the dump its own way)
         # XLA dumps only the step's module: the comparison calls and JAX's helper modules would
         # write thousands of files nobody reads (before jax is imported: XLA reads the flags once).

@@ -1,65 +1,50 @@
-"""Capture option values, as a user writes them, checked and turned into a `CaptureOptions`.
+"""Capture option values, as a user writes them, checked and turned into a `CaptureOptions`, and back.
 
 One builder for every place that names capture options: the command line (`explorer.cli.commands`
-adapts its argparse values) and a tour's `# capture:` header (`explorer.course.tours`), so both
-refuse the same values with the same messages. No argparse here: the values come as keywords.
+adapts its argparse values), a tour's `# capture:` header (`explorer.course.tours`) and `--vary`
+(`explorer.capture.vary`), so all refuse the same values with the same messages. What each option
+is (its checks, its conversion, its flag) is its row in `explorer.capture.option_table`; the rules
+between options are here. No argparse here: the values come as keywords, one per row with a flag.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-from explorer.capture.variants import check_remat_layers, check_variant_targets, parse_xla_flags
+from explorer.capture.option_table import CAPTURE_OPTIONS, GIVEN, CaptureOption, Kind
+from explorer.capture.variants import check_variant_targets
 from explorer.errors import TensorwegError
-from explorer.model.records import DTYPES, MAX_INPUT_ELEMENTS, MODES, OPTIMIZERS, SHARDINGS, CaptureOptions
-from explorer.targets import DEFAULT_TARGETS, TARGETS
-
-_SHAPE = re.compile(r"^([^=]+)=(\d+(?:[x,]\d+)*)$")
-# The options with a fixed set of values, by build_capture_options' keyword.
-CHOICES: dict[str, tuple[str, ...]] = {"mode": MODES, "optimizer": OPTIMIZERS, "shard": SHARDINGS, "dtype": DTYPES}
+from explorer.model.records import CaptureOptions
+from explorer.targets import TARGETS
 
 
-def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, batch: int = 1,
-                          input_shapes: Iterable[str] = (), unsafe: bool = False, passes: bool = False,
-                          mode: str = "inference", optimizer: str | None = None, mesh: str = "",
-                          shard: str | None = None, remat: bool = False,
-                          layout_map: Path | None = None, dtype: str = "", remat_layers: str = "",
-                          xla_flags: Iterable[str] = (), donate: bool | None = None) -> CaptureOptions:
-    """The checked options; the defaults are the command line's (`tensorweg capture MODEL`).
+def build_capture_options(**given: Any) -> CaptureOptions:
+    """The checked options; a keyword is a field of a row with a flag (explorer.capture.option_table),
+    its value as the command line gives it, and a keyword not given takes its row's default (the
+    command line's: `tensorweg capture MODEL`).
 
     targets: "cpu,tpu:v5e" as `--targets` writes it, or the names. input_shapes: `--input-shape`
     texts (NAME=1x128). optimizer: None for "adam in train mode". layout_map: the `--layout-map`
-    file, read here. dtype: a Keras dtype policy for every layer ("" = the model's own).
-    remat_layers: a regex; only the leaf layers it finds are rematerialised (implies remat).
-    xla_flags: `--xla-flag NAME=VALUE` texts (explorer.capture.variants.XLA_FLAG_CHOICES).
-    donate: `--donate` / `--no-donate` (train mode only); None = not given: the step donates.
-    Anything no capture could compile raises TensorwegError (one line).
+    file, read here. remat_layers: a regex; only the leaf layers it finds are rematerialised
+    (implies remat). xla_flags: `--xla-flag NAME=VALUE` texts. donate: None = not given: the step
+    donates (train mode only). Anything no capture could compile raises TensorwegError (one line).
     """
-    for name, value in (("mode", mode), ("optimizer", optimizer), ("shard", shard), ("dtype", dtype or None)):
-        if value is not None:
-            check_choice(name, value)
-    if batch < 1:
-        raise TensorwegError(f"bad --batch {batch}: must be at least 1")
-    check_remat_layers(remat_layers)
-    names = targets.split(",") if isinstance(targets, str) else targets
-    options = CaptureOptions(
-        targets=tuple(t.strip() for t in names if t.strip()),
-        batch=batch,
-        input_shapes=parse_input_shapes(input_shapes),
-        unsafe=unsafe,
-        passes=passes,
-        mode=mode,
-        optimizer=_optimizer(mode, optimizer),
-        mesh=mesh,
-        remat=remat or bool(remat_layers),
-        **_sharding(shard, mesh, layout_map),
-        dtype=dtype,
-        remat_layers=remat_layers,
-        xla_flags=parse_xla_flags(xla_flags),
-        donate=donate is not False,
-    )
+    unknown = sorted(set(given) - {row.field for row in GIVEN})
+    if unknown:
+        raise TypeError(f"build_capture_options() got unexpected keywords: {', '.join(unknown)}")
+    values = {row.field: given.get(row.field, row.default) for row in GIVEN}
+    for row in GIVEN:
+        _check_value(row, values[row.field])
+    fields = {row.field: row.convert(values[row.field]) if row.convert else values[row.field] for row in GIVEN}
+    # The rules between options: the optimizer only in train mode, --remat-layers implies --remat,
+    # --donate given or not, --layout-map sets --shard model.
+    mode, remat_layers, donate = values["mode"], values["remat_layers"], values["donate"]
+    fields.update(optimizer=_optimizer(mode, values["optimizer"]), remat=values["remat"] or bool(remat_layers),
+                  donate=donate is not False, **_sharding(values["shard"], values["mesh"], values["layout_map"]))
+    options = CaptureOptions(**fields)
     if donate is not None and options.mode != "train":
         raise TensorwegError(f"{'--donate' if donate else '--no-donate'} needs --mode train "
                              "(only a training step has arguments to donate)")
@@ -74,6 +59,29 @@ def build_capture_options(*, targets: str | Iterable[str] = DEFAULT_TARGETS, bat
     return options
 
 
+def _check_value(row: CaptureOption, value: Any) -> None:
+    """Refuse a value the row's choices or check refuse (argparse's `choices` does on the command line;
+    a tour's `# capture:` header and `--vary` have no argparse); its default always passes (not given)."""
+    if value == row.default:
+        return
+    if row.choices and value not in row.choices:
+        raise TensorwegError(f"bad {row.flag} '{value}': expected {' or '.join(row.choices)}")
+    if row.check is not None:
+        row.check(value)
+
+
+def read_word(row: CaptureOption, text: str) -> Any:
+    """One word of the option as argparse reads it on the command line (its type, its choices):
+    `--batch 8` -> 8. Raises TensorwegError (one line) for a word argparse would refuse."""
+    try:
+        value = row.type(text)
+    except ValueError:
+        raise TensorwegError(f"bad {row.flag} '{text}': expected a whole number") from None
+    if row.choices and value not in row.choices:
+        raise TensorwegError(f"bad {row.flag} '{text}': expected {' or '.join(row.choices)}")
+    return value
+
+
 def _check_train_targets(options: CaptureOptions) -> None:
     """The TVM and ahead-of-time workers compile the inference graph only: in train mode they would store
     that graph under a bundle that says train. Refused until they capture a training step."""
@@ -85,42 +93,10 @@ def _check_train_targets(options: CaptureOptions) -> None:
                              "leave it out of --targets")
 
 
-def check_choice(name: str, value: str) -> None:
-    """Refuse a value outside CHOICES[name] (argparse's `choices` does on the command line; a tour's
-    `# capture:` header has no argparse); any value of another option passes."""
-    choices = CHOICES.get(name)
-    if choices is not None and value not in choices:
-        raise TensorwegError(f"bad --{name.replace('_', '-')} '{value}': expected {' or '.join(choices)}")
-
-
-def parse_input_shapes(values: Iterable[str]) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """`NAME=1x128` or `NAME=128` (repeatable) -> ((name, dims), ...).
-
-    The dims may include the batch dim or not; the capture worker, which knows
-    the input's rank, decides which (explorer.capture.tf_loading.input_signature).
-    """
-    shapes = []
-    for value in values:
-        match = _SHAPE.match(value.strip())
-        if not match:
-            raise TensorwegError(f"bad --input-shape '{value}': expected NAME=DIMxDIM..., e.g. image=1x224x224x3")
-        dims = tuple(int(d) for d in re.split(r"[x,]", match.group(2)))
-        if any(d <= 0 for d in dims):
-            raise TensorwegError(f"bad --input-shape '{value}': dimensions must be positive")
-        elements = 1
-        for dim in dims:
-            elements *= dim
-        if elements > MAX_INPUT_ELEMENTS:
-            raise TensorwegError(f"bad --input-shape '{value}': {elements:,} elements; "
-                                 f"at most {MAX_INPUT_ELEMENTS:,} are captured")
-        shapes.append((match.group(1).strip(), dims))
-    return tuple(shapes)
-
-
 def _sharding(shard: str | None, mesh: str, layout_map: Path | None) -> dict:
     """--shard, or --layout-map FILE: model parallel by the file's rules (it replaces --shard; needs --mesh)."""
     if layout_map is None:
-        return {"shard": shard or ""}
+        return {"shard": shard or "", "layout_map": ()}
     if shard:
         raise TensorwegError("--layout-map replaces --shard: give one of them")
     if not mesh:
@@ -139,20 +115,59 @@ def _optimizer(mode: str, optimizer: str | None) -> str:
     return optimizer or "adam"
 
 
-def capture_flags(options: CaptureOptions, every: bool = True) -> list[str]:
-    """The command-line flags that capture with `options`.
+@cache
+def _plain() -> CaptureOptions:
+    """What the command line captures without a capture option."""
+    return build_capture_options()
 
-    every: each flag, defaults included (a `tensorweg serve` tab must capture exactly what serve
-    did); else only those a learner has to type, the ones that differ from the defaults.
+
+def capture_flags(options: CaptureOptions, every: bool = True, files: Mapping[str, Path] | None = None) -> list[str]:
+    """The command-line flags that capture with `options`, one or more per row with a flag.
+
+    every: each flag with a value, defaults included (a `tensorweg serve` tab must capture exactly
+    what serve did); else only those a learner has to type, the ones that differ from the defaults.
+    files: the file a FILE option was read from, by field (serve's tabs read the very file); else the
+    file's name as the options keep it (what a learner types again beside it).
     """
-    valued = [("--targets", ",".join(options.targets), options.targets != DEFAULT_TARGETS),
-              ("--batch", str(options.batch), options.batch != 1),
-              ("--mode", options.mode, options.mode != "inference")]
-    flags = [word for flag, value, differs in valued if every or differs for word in (flag, value)]
-    for name, dims in options.input_shapes:
-        flags += ["--input-shape", f"{name}={'x'.join(str(d) for d in dims)}"]
-    flags += [flag for flag, on in (("--unsafe", options.unsafe), ("--passes", options.passes),
-                                    ("--remat", options.remat)) if on]
-    for flag, value in (("--optimizer", options.optimizer), ("--mesh", options.mesh), ("--shard", options.shard)):
-        flags += [flag, value] if value else []
+    flags: list[str] = []
+    for row in GIVEN:
+        value, plain = getattr(options, row.field), getattr(_plain(), row.field)
+        if row.set_by and getattr(options, row.set_by):
+            continue  # the other option's flag sets it
+        if row.kind is Kind.SWITCH:
+            flags += [row.flag] if value else []
+        elif row.kind is Kind.EITHER:
+            flags += [] if value == plain else [row.flag if value else f"--no-{row.flag[2:]}"]
+        elif row.kind is Kind.FILE:
+            name = (files or {}).get(row.field) or getattr(options, row.name_field)
+            flags += [row.flag, str(name)] if value else []
+        elif row.kind is Kind.LIST or (value not in ("", None) and (every or value != plain)):
+            flags += [word for text in row.words(value) for word in (row.flag, text)]
     return flags
+
+
+def variant_words(options: CaptureOptions) -> tuple[str, ...]:
+    """The variant parts of `options` that differ from a plain capture, as a title shows them
+    (the rows' `title`: `dtype bfloat16`, `no donation`)."""
+    plain = CaptureOptions()
+    return tuple(word for row in CAPTURE_OPTIONS if row.title is not None
+                 and getattr(options, row.field) != getattr(plain, row.field)
+                 for word in row.title(getattr(options, row.field)))
+
+
+def option_differences(base: CaptureOptions, other: CaptureOptions) -> tuple[str, ...]:
+    """What `other` compiles differently from `base`, as words (`batch 64`, `dtype bfloat16`,
+    `xla_disable_hlo_passes=fusion`, `no xla flags`): the label of a sibling variant (the rows' `compared`)."""
+    words = []
+    for row in CAPTURE_OPTIONS:
+        mine, theirs = getattr(base, row.field), getattr(other, row.field)
+        if not row.compared or mine == theirs:
+            continue
+        if row.difference is not None:
+            words.append(row.difference(theirs))
+        elif isinstance(theirs, bool):
+            words.append(row.field.replace("_", "-") if theirs else f"no {row.field.replace('_', '-')}")
+        else:
+            words.append(f"{row.field.replace('_', ' ')} {theirs or 'none'}")
+    return tuple(words)
+

@@ -136,38 +136,3 @@ def worker_xla_flags(pairs: Iterable[Iterable[str]]) -> str:
             raise ValueError(f"the worker passes only the app's XLA flags, not {name}={value}")
         words.append(f"--{name}={value}")
     return " ".join(words)
-
-
-def variant_words(options: CaptureOptions) -> tuple[str, ...]:
-    """The variant parts of `options` that differ from a plain capture, as a title shows them."""
-    words = []
-    if options.dtype:
-        words.append(f"dtype {options.dtype}")
-    if options.remat_layers:
-        words.append(f"remat {options.remat_layers}")
-    words.extend(f"{name}={value}" for name, value in options.xla_flags)
-    if not options.donate:
-        words.append("no donation")
-    return tuple(words)
-
-
-# The options a variant may differ in, in the order a label names them.
-_COMPARED = ("batch", "input_shapes", "dtype", "mode", "optimizer", "remat", "remat_layers", "mesh", "shard",
-             "layout_map_file", "xla_flags", "donate", "passes")
-
-
-def option_differences(base: CaptureOptions, other: CaptureOptions) -> tuple[str, ...]:
-    """What `other` compiles differently from `base`, as words (`batch 64`, `dtype bfloat16`,
-    `xla_disable_hlo_passes=fusion`, `no xla flags`): the label of a sibling variant."""
-    words = []
-    for name in _COMPARED:
-        mine, theirs = getattr(base, name), getattr(other, name)
-        if mine == theirs:
-            continue
-        if name == "xla_flags":
-            words.append(", ".join(f"{flag}={value}" for flag, value in theirs) or "no xla flags")
-        elif isinstance(theirs, bool):
-            words.append(name.replace("_", "-") if theirs else f"no {name.replace('_', '-')}")
-        else:
-            words.append(f"{name.replace('_', ' ')} {theirs or 'none'}")
-    return tuple(words)

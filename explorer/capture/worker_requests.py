@@ -5,7 +5,8 @@ The TensorFlow worker loads the model (layers, graph, the cpu target) and writes
 target's worker compiles from those, without TensorFlow. The ahead-of-time worker (an ARM target)
 loads the model itself, weights and all (they become constants), at the same signature. The keys each
 worker reads are checked on its side (`check_request` in `tf_worker`, `jax_worker`, `tvm_worker`,
-`aot_worker`).
+`aot_worker`). Which capture options each request carries is the rows' `workers`
+(explorer.capture.option_table), each under its field's name.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import os
 from pathlib import Path
 
 from explorer.capture.model_source import ModelSource
+from explorer.capture.option_table import CAPTURE_OPTIONS, Worker
 from explorer.capture.staging_manifest import SIGNATURE_FILE, Signature
 from explorer.model.bundle import target_dirname
 from explorer.model.records import CaptureOptions
-from explorer.model.serial import load_json
+from explorer.model.serial import from_jsonable, load_json
 from explorer.targets import get_target
 
 TENSORFLOW_WORKER = "explorer.capture.tf_worker"
@@ -31,17 +33,11 @@ def tensorflow_request(source: ModelSource, options: CaptureOptions, staging: Pa
     return {
         "model": source.spec,
         "cwd": os.getcwd(),
-        "unsafe": options.unsafe,
-        "batch": options.batch,
-        "input_shapes": {name: list(dims) for name, dims in options.input_shapes},
         "staging_dir": str(staging),
         "targets": ["cpu"] if cpu else [],
         # Always: a GPU/TPU target added to this bundle later compiles from it, without TensorFlow.
         "architecture": True,
-        "passes": options.passes,
-        # The what-if variants (explorer.capture.variants): model.json carries the dtype on.
-        "dtype": options.dtype,
-        "xla_flags": [list(pair) for pair in options.xla_flags],
+        **_options_request(options, Worker.TENSORFLOW),  # model.json carries --dtype on
     }
 
 
@@ -58,20 +54,25 @@ def accelerator_request(source: ModelSource, options: CaptureOptions, staging: P
         # The ahead-of-time worker loads the model as the TensorFlow worker does (its weights are frozen in).
         "model": source.spec, "cwd": os.getcwd(),
         "model_file": str(staging / "model.json"),
-        "unsafe": options.unsafe,
         "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
         "target": target,
         "out_dir": str(out_dir),
-        "passes": options.passes,
         # What is compiled (explorer.capture.jax_step_capture): inference or a training step, one chip or a mesh.
-        "mode": options.mode, "optimizer": options.optimizer,
-        "mesh": options.mesh, "shard": options.shard, "remat": options.remat,
-        "layout_map": [[pattern, list(axes)] for pattern, axes in options.layout_map],
-        "layout_map_file": options.layout_map_file,
-        "dtype": options.dtype, "remat_layers": options.remat_layers,
-        "xla_flags": [list(pair) for pair in options.xla_flags],
-        "donate": options.donate,
+        **_options_request(options, Worker.ACCELERATOR),
     }
+
+
+def _options_request(options: CaptureOptions, worker: Worker) -> dict:
+    """The options `worker` reads, each under its field's name (the rows' `workers`, explorer.capture.option_table)."""
+    return {row.field: row.request(getattr(options, row.field)) for row in CAPTURE_OPTIONS if worker in row.workers}
+
+
+def request_options(request: dict) -> CaptureOptions:
+    """The options of a target worker's request (accelerator_request) as `CaptureOptions`, for its one target;
+    an option the request lacks takes the field's default (a request written before it existed)."""
+    data = {row.field: request[row.field] for row in CAPTURE_OPTIONS
+            if Worker.ACCELERATOR in row.workers and row.field in request}
+    return from_jsonable(CaptureOptions, {**data, "targets": [request["target"]]}, "request")
 
 
 def worker_environment(work: Path) -> dict[str, str]:

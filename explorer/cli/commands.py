@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from explorer.capture.option_table import GIVEN, Kind
 from explorer.capture.options import build_capture_options
 from explorer.errors import TensorwegError
 from explorer.targets import parse_target
@@ -29,25 +30,19 @@ if TYPE_CHECKING:
 
 
 def capture_keywords(args: argparse.Namespace, targets: str | None = None) -> dict:
-    """The command line's capture options as build_capture_options' keywords (unchecked);
-    `targets` replaces `--targets` (inspect and passes name one `--target`: cpu unless given)."""
-    return {
-        "targets": targets if targets is not None else getattr(args, "targets", "cpu"),
-        "batch": args.batch,
-        "input_shapes": args.input_shape,
-        "unsafe": args.unsafe,
-        "passes": getattr(args, "passes", False),
-        "mode": args.mode,
-        "optimizer": args.optimizer,
-        "mesh": args.mesh,
-        "shard": args.shard,
-        "remat": args.remat,
-        "layout_map": getattr(args, "layout_map", None),
-        "dtype": getattr(args, "dtype", ""),
-        "remat_layers": getattr(args, "remat_layers", ""),
-        "xla_flags": getattr(args, "xla_flag", ()),
-        "donate": getattr(args, "donate", None),
-    }
+    """The command line's capture options as build_capture_options' keywords (unchecked), one per row
+    of explorer.capture.option_table with a flag; `targets` replaces `--targets` (inspect and passes
+    name one `--target`), and a command without `--targets` captures cpu."""
+    keywords = {row.field: getattr(args, row.dest, row.default) for row in GIVEN}
+    keywords["targets"] = targets if targets is not None else getattr(args, "targets", "cpu")
+    return keywords
+
+
+def capture_files(args: argparse.Namespace) -> dict[str, Path]:
+    """The files the command line's capture options name (`--layout-map`), by field, as absolute paths:
+    what a `serve` tab is given (capture_flags' `files`), so it reads the very file serve read."""
+    return {row.field: Path(getattr(args, row.dest)).resolve() for row in GIVEN
+            if row.kind is Kind.FILE and getattr(args, row.dest, None) is not None}
 
 
 def capture_options(args: argparse.Namespace, targets: str | None = None) -> CaptureOptions:

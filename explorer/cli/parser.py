@@ -12,13 +12,13 @@ import argparse
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from explorer.capture.variants import XLA_FLAG_CHOICES
+from explorer.capture.option_table import GIVEN, CaptureOption, Kind
 from explorer.cli.commands import MAX_SIZE
 from explorer.course.pack import MAX_CACHE_BYTES, MAX_MEMBERS
 from explorer.errors import TensorwegError
 from explorer.levels import LEVELS
-from explorer.model.records import DTYPES, MODES, OPTIMIZERS, SHARDINGS
 from explorer.targets import DEFAULT_TARGETS
 
 DEFAULT_MODEL = "mnist_cnn"
@@ -34,46 +34,31 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60  # seconds: a forgotten tab gives its memory back
 
 
 def _common_capture_options(parser: argparse.ArgumentParser, default_targets: str | None) -> None:
-    parser.add_argument("--batch", type=int, default=1, help="size of None batch dimensions (default 1)")
-    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=1x224x224x3",
-                        help="shape for an input with None dimensions (repeatable)")
-    parser.add_argument("--unsafe", action="store_true",
-                        help="allow Lambda layers (runs code stored in the model file)")
-    parser.add_argument("--passes", action="store_true",
-                        help="also keep the HLO after every compiler pass "
-                             "(the filmstrip; capture about 1.1-1.3x slower)")
-    parser.add_argument("--mode", choices=MODES, default="inference",
-                        help="compile one inference call (default) or one training step")
-    parser.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
-                        help="the training step's optimizer (train mode; default adam)")
-    parser.add_argument("--remat", action="store_true",
-                        help="train mode: recompute the forward pass in the backward pass (jax.checkpoint)")
-    parser.add_argument("--mesh", default="", metavar="2x2",
-                        help="compile for a TPU slice of this many chips (with --shard)")
-    parser.add_argument("--shard", choices=SHARDINGS, default=None,
-                        help="divide the work over the mesh by the batch (data) or the weights (model)")
-    parser.add_argument("--layout-map", type=Path, default=None, metavar="FILE",
-                        help="with --mesh, instead of --shard: a TOML or JSON file mapping weight-path "
-                             'regexes to a mesh axis or null per dimension, e.g. {"dense/kernel": [null, "model"]} '
-                             "(a Keras LayoutMap; docs/layout-map.md)")
-    _variant_options(parser)
-    if default_targets is not None:
-        parser.add_argument("--targets", default=default_targets,
-                            help=f"comma-separated targets (default {default_targets})")
+    """Every capture option's flag (explorer.capture.option_table), in the table's order; `--targets`
+    only where the command captures several targets (inspect and passes name one `--target`)."""
+    for row in GIVEN:
+        if row.field != "targets":
+            parser.add_argument(row.flag, **_argparse_keywords(row))
+        elif default_targets is not None:
+            parser.add_argument(row.flag, default=default_targets, help=row.help.format(default=default_targets))
 
 
-def _variant_options(parser: argparse.ArgumentParser) -> None:
-    """The what-if variants (explorer.capture.variants): each is a cached bundle of its own."""
-    parser.add_argument("--dtype", choices=DTYPES, default="",
-                        help="a Keras dtype policy for every layer (default: the model's own)")
-    parser.add_argument("--remat-layers", default="", metavar="REGEX",
-                        help="train mode: rematerialise only the layers whose name matches (implies --remat)")
-    parser.add_argument("--xla-flag", action="append", default=[], metavar="NAME=VALUE",
-                        help="pass one of the XLA flags the app explains (repeatable): "
-                             + ", ".join(XLA_FLAG_CHOICES))
-    parser.add_argument("--donate", action=argparse.BooleanOptionalAction, default=None,
-                        help="train mode: donate the step's weights and optimizer state so XLA may update "
-                             "them in place (default), or not (--no-donate)")
+def _argparse_keywords(row: CaptureOption) -> dict[str, Any]:
+    """How argparse spells a row: its action by kind, its default, type, choices, metavar and help."""
+    if row.kind is Kind.SWITCH:
+        return {"action": "store_true", "help": row.help}
+    if row.kind is Kind.EITHER:
+        return {"action": argparse.BooleanOptionalAction, "default": row.default, "help": row.help}
+    keywords: dict[str, Any] = {"default": row.default, "help": row.help}
+    if row.kind is Kind.LIST:
+        keywords.update(action="append", default=list(row.default))  # argparse appends to a copy of a list
+    if row.type is not str:
+        keywords["type"] = row.type
+    if row.choices:
+        keywords["choices"] = row.choices
+    if row.metavar:
+        keywords["metavar"] = row.metavar
+    return keywords
 
 
 class _Parser(argparse.ArgumentParser):

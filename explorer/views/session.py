@@ -15,7 +15,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from explorer.capture.variants import variant_words
+from explorer.capture.options import variant_words
 from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS, level_named, target_key
 from explorer.targets import DEFAULT_TARGETS

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from explorer.capture.options import capture_flags
 from explorer.capture.queue import CaptureQueue
-from explorer.cli.commands import capture_options, default_language, open_or_capture
+from explorer.cli.commands import capture_files, capture_options, default_language, open_or_capture
 from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
 
@@ -50,7 +50,7 @@ def serve(args: argparse.Namespace) -> int:
     if bundle_path is None:
         options = capture_options(args)
         open_or_capture(args.model, options)  # the first compile happens before anyone connects
-        tab_arguments = [_shown_model(args.model), *capture_flags(options)]
+        tab_arguments = [_shown_model(args.model), *capture_flags(options, files=capture_files(args))]
     elif args.allow_capture:
         raise TensorwegError(f"--allow-capture: {args.model} is captured already and tabs cannot add to it; "
                              "name a MODEL to let the tabs capture")

@@ -10,10 +10,11 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from explorer.capture.options import build_capture_options, check_choice
+from explorer.capture.option_table import GIVEN, Kind
+from explorer.capture.options import build_capture_options, read_word
 from explorer.course.selectors import Candidate, Condition, Selection, meets, resolve_selection
 from explorer.course.tours.parser import (
-    CAPTURE_OPTIONS,
+    HEADER_OPTIONS,
     Tour,
     TourStep,
     parse_selection,
@@ -47,14 +48,8 @@ TWINS: dict[str, str] = {
     "what_if_no_fusion": "was_waere_ohne_fusion",
 }
 
-# The `# capture:` options that stand alone; every other one takes the next word as its value.
-_FLAGS = ("--remat",)
-# The options given once per value, as on the command line (argparse's `append`): `--xla-flag A=1
-# --xla-flag B=2` is two flags, not the second replacing the first.
-_REPEATED = ("--xla-flag",)
-# A header option's name where build_capture_options' keyword differs from the command line's
-# destination (`--xla-flag` appends to `xla_flag`; the options take `xla_flags`).
-_KEYWORDS = {"xla_flag": "xla_flags"}
+# A header option's name (argparse's destination, `xla_flag`) -> its row (explorer.capture.option_table).
+_ROW_OF = {row.dest: row for row in GIVEN}
 
 
 def capture_options(tour: Tour) -> CaptureOptions:
@@ -63,7 +58,7 @@ def capture_options(tour: Tour) -> CaptureOptions:
     every target its steps visit."""
     header = capture_header(tour)  # before the try: its errors name the tour already
     try:
-        options = build_capture_options(**{_KEYWORDS.get(name, name): value for name, value in header.items()})
+        options = build_capture_options(**{_ROW_OF[name].field: value for name, value in header.items()})
     except TensorwegError as exc:
         raise TensorwegError(f"{_tour_name(tour)}: # capture: {exc}") from None
     return replace(options, targets=tuple(dict.fromkeys((*options.targets, *visited_targets(tour)))))
@@ -76,50 +71,41 @@ def visited_targets(tour: Tour) -> tuple[str, ...]:
 
 
 def capture_header(tour: Tour) -> dict[str, str | int | bool | list[str]]:
-    """The `# capture:` header as the command line's argument names (build_capture_options' keywords
-    but for `_KEYWORDS`): `--mode train --batch 8 --remat` -> {"mode": "train", "batch": 8, "remat": True};
+    """The `# capture:` header as the command line's argument names (argparse's destinations):
+    `--mode train --batch 8 --remat` -> {"mode": "train", "batch": 8, "remat": True};
     `--xla-flag xla_disable_hlo_passes=fusion` -> {"xla_flag": ["xla_disable_hlo_passes=fusion"]}.
 
-    Only CAPTURE_OPTIONS (parse_tour refuses the others too: a tour never points the capture at a
-    file or at unsafe code); a later option replaces an earlier one, as on the command line, except
-    `_REPEATED` ones, which add up. An unknown option, one without its value, or a value the command
-    line's parser would refuse raises one TensorwegError line naming the tour; an XLA flag the app
-    does not know is refused when the options are built (capture_options), with the list.
+    Only HEADER_OPTIONS (parse_tour refuses the others too: a tour never points the capture at a
+    file or at unsafe code); a switch stands alone, every other option takes the next word; a later
+    option replaces an earlier one, as on the command line, except a repeatable one (`--xla-flag`),
+    whose words add up. An unknown option, one without its value, or a value the command line's
+    parser would refuse (explorer.capture.options.read_word) raises one TensorwegError line naming
+    the tour; an XLA flag the app does not know is refused when the options are built
+    (capture_options), with the list.
     """
     found: dict[str, str | int | bool | list[str]] = {}
     words = tour.capture.split()
     at = 0
     while at < len(words):
         word = words[at]
-        if word not in CAPTURE_OPTIONS:
+        row = HEADER_OPTIONS.get(word)
+        if row is None:
             raise TensorwegError(f"{_tour_name(tour)}: # capture: unknown capture option '{word}' "
-                                 f"(known: {', '.join(CAPTURE_OPTIONS)})")
-        name = word[2:].replace("-", "_")
-        if word in _FLAGS:
-            found[name], at = True, at + 1
+                                 f"(known: {', '.join(HEADER_OPTIONS)})")
+        if row.kind is Kind.SWITCH:
+            found[row.dest], at = True, at + 1
             continue
         if at + 1 == len(words) or words[at + 1].startswith("--"):
             raise TensorwegError(f"{_tour_name(tour)}: # capture: capture option '{word}' needs a value")
-        if word in _REPEATED:
-            found[name] = [*found.get(name, []), words[at + 1]]
+        if row.kind is Kind.LIST:
+            found[row.dest] = [*found.get(row.dest, []), words[at + 1]]
         else:
-            found[name] = _value(tour, name, words[at + 1])
+            try:
+                found[row.dest] = read_word(row, words[at + 1])
+            except TensorwegError as exc:
+                raise TensorwegError(f"{_tour_name(tour)}: # capture: {exc}") from None
         at += 2
     return found
-
-
-def _value(tour: Tour, name: str, text: str) -> str | int:
-    """An option's word as argparse reads it on the command line: `type=int` for --batch, `choices`
-    for --mode, --optimizer, --shard and --dtype (so `tensorweg tour` names the tour of a bad value)."""
-    try:
-        if name == "batch":
-            return int(text)
-        check_choice(name, text)
-    except ValueError:
-        raise TensorwegError(f"{_tour_name(tour)}: # capture: bad --{name} '{text}': expected a whole number") from None
-    except TensorwegError as exc:
-        raise TensorwegError(f"{_tour_name(tour)}: # capture: {exc}") from None
-    return text
 
 
 def _tour_name(tour: Tour) -> str:
@@ -127,30 +113,27 @@ def _tour_name(tour: Tour) -> str:
     return tour.source or tour.title
 
 
-# A `# capture:` option's field in CaptureOptions, where the names differ.
-_FIELDS = {"input_shape": "input_shapes", "xla_flag": "xla_flags"}
-# What decides the compiled function: a lesson with a `# capture:` header is written for its values
-# of these (named or left at their defaults); batch and input shapes only matter where it names them.
-_STEP_FIELDS = ("mode", "optimizer", "mesh", "shard", "remat", "layout_map", "dtype", "xla_flag")
-
-
 def missing_capture(tour: Tour, model: str, options: CaptureOptions) -> str:
     """What a bundle of `model` captured with `options` lacks for the lesson's steps: "" when it
     has what they select, else the lesson's model and the capture options it differs in, as the
     command line writes them (`mlp --mode train --targets tpu:v5e`; `without --mesh` for one the
     lesson does not use). A lesson selects in the model it was written for: another model's bundle
-    lacks it (its steps would select another network's items, or nothing), header or not."""
+    lacks it (its steps would select another network's items, or nothing), header or not.
+
+    With a `# capture:` header, the lesson is written for the options it names (in its order) and for
+    the defaults of the rows with `lesson` it leaves out (a training step, a mesh, a dtype policy);
+    batch and input shapes only matter where it names them."""
     needed = capture_options(tour)
     words: list[str] = [tour.model] if model != tour.model else []
     if tour.capture:
         named: dict[str, str] = {}
         for name, text in header_options(tour.capture):  # a repeated --xla-flag: every one is needed
-            repeated = f"--{name.replace('_', '-')}" in _REPEATED and name in named
+            repeated = _ROW_OF[name].kind is Kind.LIST and name in named
             named[name] = f"{named[name]} {text}" if repeated else text
-        for name in dict.fromkeys([*_STEP_FIELDS, *named]):
-            field = _FIELDS.get(name, name)
-            if name != "targets" and getattr(needed, field, None) != getattr(options, field, None):
-                words.append(named.get(name, f"without --{name.replace('_', '-')}"))
+        rows = [*(_ROW_OF[name] for name in named), *(row for row in GIVEN if row.lesson and row.dest not in named)]
+        for row in rows:
+            if row.field != "targets" and getattr(needed, row.field) != getattr(options, row.field):
+                words.append(named.get(row.dest, f"without {row.flag}"))
     absent = [target for target in needed.targets if target not in options.targets
               and (target in visited_targets(tour) or "--targets" in tour.capture.split())]
     if absent:

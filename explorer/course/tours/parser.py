@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from explorer.capture.option_table import GIVEN, CaptureOption, Kind
 from explorer.course.questions import EXTREMES, ITEM_FIGURES, QUESTION_KINDS, TARGET_FACTS, Question
 from explorer.course.selectors import Condition, Selection
 from explorer.errors import ParseError, TensorwegError
@@ -15,10 +16,10 @@ from explorer.targets import TOUR_TARGETS
 from explorer.texts.lookup import LEVELS, has_topic
 
 HEADER_FIELDS = ("title", "model", "lang", "outcome", "description", "capture")
-# `# capture:` names the capture options a lesson was written for (a training step, a mesh);
-# only these, so a tour file can never point the capture at a file or at unsafe code.
-CAPTURE_OPTIONS = ("--mode", "--optimizer", "--remat", "--mesh", "--shard", "--targets", "--batch", "--dtype",
-                   "--xla-flag")
+# `# capture:` names the capture options a lesson was written for (a training step, a mesh): the
+# rows with `tour` (explorer.capture.option_table), by flag; never a file or --unsafe, so a tour
+# file can never point the capture at a file or at unsafe code.
+HEADER_OPTIONS: dict[str, CaptureOption] = {row.flag: row for row in GIVEN if row.tour and row.flag}
 REQUIRED_HEADERS = ("title", "model", "lang")
 STEP_OPTIONS = ("level", "target", "select")
 ASK_OPTIONS = (*QUESTION_KINDS, "tolerance")
@@ -267,15 +268,15 @@ def _finished_tour(reading: _Reading) -> Tour:
 
 
 def _check_capture(text: str, line: int, column: int, source: str) -> None:
-    """Only the options of CAPTURE_OPTIONS, each written `--name value` (`--remat` alone)."""
+    """Only the options of HEADER_OPTIONS, each written `--name value` (a switch, `--remat`, alone)."""
     words = text.split()
     at = 0
     while at < len(words):
         word = words[at]
-        if word not in CAPTURE_OPTIONS:
-            raise ParseError(f"unknown capture option '{word}' (known: {', '.join(CAPTURE_OPTIONS)})",
+        if word not in HEADER_OPTIONS:
+            raise ParseError(f"unknown capture option '{word}' (known: {', '.join(HEADER_OPTIONS)})",
                              line, column + text.index(word), source)
-        at += 1 if word == "--remat" else 2
+        at += 1 if HEADER_OPTIONS[word].kind is Kind.SWITCH else 2
         if at > len(words):
             raise ParseError(f"capture option '{word}' needs a value", line, column + text.index(word), source)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.capture.cache import cache_root
-from explorer.capture.variants import option_differences
+from explorer.capture.options import option_differences
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle, read_manifest
 
