@@ -86,3 +86,24 @@ def test_a_signature_that_cannot_be_fixed_is_one_error_line_and_nothing_cached(t
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: input 'tokens'") and "--input-shape tokens=" in line
     assert not (tmp_path / "bundles").exists() or not any((tmp_path / "bundles").iterdir())
+
+
+def test_nothing_to_quantize_is_one_error_line_and_nothing_cached(tmp_path):
+    result = tensorweg("capture", "conv_only:build", "--targets", "cpu", "--quantize", "int8", cache=tmp_path,
+                       cwd=MODELS)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: --quantize int8: nothing to quantize in 'conv_only'") and "Conv2D" in line
+    assert not (tmp_path / "bundles").exists() or not any((tmp_path / "bundles").iterdir())
+
+
+def test_diff_of_the_int8_variant_on_arm_shows_the_s8_dot_and_what_it_became(cache):
+    result = tensorweg("diff", "mnist_cnn", "--vary", "quantize=none,int8", "--target", "arm:cortex-a76", cache=cache)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "dense (Dense, int8_from_float32" in text and "dot(s8[" in text
+    assert "optimized: " in text and "kernel dot: " in text
+    data = json.loads(tensorweg("diff", "mnist_cnn", "--vary", "quantize=none,int8", "--target", "arm:cortex-a76",
+                                "--json", cache=cache).stdout)
+    (dot,) = data["quantization"]["dots"]
+    assert dot["layer"] == "dense" and "s8" in dot["traced"] and dot["kernel"]

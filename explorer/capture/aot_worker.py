@@ -94,12 +94,14 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
 def _compile(request: dict, spec, work: Path) -> dict[str, str]:
     """Load, trace, freeze and compile; return the trace's {scope: layer}."""
     from explorer.capture.dtype_policy import set_global_policy, with_policy  # noqa: PLC0415 (imports keras: after the environment is set)
+    from explorer.capture.quantize import quantized  # noqa: PLC0415 (its model is keras's: after the environment is set)
     from explorer.capture.tf_graph import trace_model  # noqa: PLC0415 (imports keras: after the environment is set)
     from explorer.capture.tf_loading import load_model  # noqa: PLC0415 (imports keras: after the environment is set)
 
     set_global_policy(request.get("dtype", ""))
     model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)), request.get("cwd"))
-    model = with_policy(model, request.get("dtype", ""), identity.kind)
+    model = quantized(with_policy(model, request.get("dtype", ""), identity.kind), request.get("quantize", ""),
+                      identity.kind)
     signature = [(name, tuple(shape), dtype) for name, shape, dtype in request["signature"]]
     traced = trace_model(model, signature)
     frozen = aot_compile.frozen_graph(traced)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 from explorer.views.compare.target_layer import InstructionComparison, LibraryCall, TargetLayer, kernel_brief
 from explorer.views.format import text_table
 from explorer.views.items import COLUMNS, LevelItem, RowGroup, kernel_rows, make_item
+from explorer.views.tables import kernel as kernel_record
 from explorer.views.tables import per_bundle
 
 # `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
@@ -202,7 +203,11 @@ def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list
     function = ("compiler:tvm-fused-function",) if found.kind == "fusion" else ("compiler:tvm-tir",)
     if level_named(level).optimized:
         return [function, ("compiler:tvm-tir",), ("compiler:tvm-pipeline",)]
-    return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",)]
+    from explorer.texts import keys  # noqa: PLC0415 (the course's keys load with the first explanation)
+
+    record = kernel_record(bundle, target, name)  # `tvm:arm`: the AArch64 listing's texts too
+    isa = [(key,) for key in keys.listing_keys(record, get_target(target).isa, False)] if record else []
+    return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",), *isa]
 
 
 # --- the program: what the views ask of a TVM target -------------------------------------------
