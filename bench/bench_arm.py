@@ -48,7 +48,8 @@ frozen = convert_variables_to_constants_v2(concrete)
 config = tf2xla_pb2.Config()
 for t in frozen.inputs:
     config.feed.append(tf2xla_pb2.Feed(id=tf2xla_pb2.TensorId(node_name=t.op.name, output_index=t.value_index),
-                                       name="feed_" + t.op.name, type=t.dtype.as_datatype_enum, shape=t.shape.as_proto()))
+                                       name="feed_" + t.op.name, type=t.dtype.as_datatype_enum,
+                                       shape=t.shape.as_proto()))
 for i, t in enumerate(frozen.outputs):
     config.fetch.append(tf2xla_pb2.Fetch(id=tf2xla_pb2.TensorId(node_name=t.op.name, output_index=t.value_index),
                                          name=f"fetch_{i}", type=t.dtype.as_datatype_enum, shape=t.shape.as_proto()))
