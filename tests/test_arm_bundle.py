@@ -151,3 +151,19 @@ def test_a_pack_of_the_arm_bundle_opens_on_a_ui_only_install(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "COMPILERS []" in result.stdout and "registers: v" in result.stdout  # the passport's NEON registers
     assert (tmp_path / "shot.svg").read_text(encoding="utf-8").startswith("<svg")
+
+
+def test_an_arm_kernel_finds_the_course_texts_for_aarch64_neon_and_ahead_of_time(bundle):
+    from explorer.views.explain import explanation_keys, explanations
+
+    groups = explanation_keys(bundle, "kernels", ARM, "dot")
+    assert groups[0] == ("kernel:emitter",) and ("isa:aarch64",) in groups and ("isa:neon",) in groups
+    assert ("compile:aot",) in groups
+    for lang in ("en", "de"):
+        texts = {text.key: text for text in explanations(bundle, "kernels", ARM, "dot", lang)}
+        assert texts["kernel:emitter@arm"].fallback == "specific"
+        assert "Raspberry Pi 5 (BCM2712)" in texts["isa:neon"].body  # the board's figures fill the text
+    conv = next(k.name for k in bundle.kernels(ARM) if k.kind == "library")
+    assert explanations(bundle, "kernels", ARM, conv, "en")[0].key == "kernel:library@arm"
+    tvm = {text.key for text in explanations(bundle, "kernels", "tvm:arm", "fused_conv2d_relu", "en")}
+    assert "isa:neon" in tvm and "compile:aot" not in tvm
