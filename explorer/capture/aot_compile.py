@@ -31,7 +31,7 @@ PASS_MODULES = f".*tfcompile.*{CPP_CLASS}.*"
 # What saved_model_cli adds to XLA_FLAGS before it compiles (single-threaded Eigen calls, no YNN fusion).
 SAVED_MODEL_CLI_FLAGS = "--xla_cpu_multi_thread_eigen=false --xla_cpu_experimental_ynn_fusion_type="
 # Where TensorFlow's messages name the node that failed: `{{node mnist_cnn_1/lambda/PyFunc}}`, `node 'x'`.
-_NODE = re.compile(r"\{\{node ([^}]+)\}\}|node '([^']+)'|node \"([^\"]+)\"|op_name=\"([^\"]+)\"")
+_NODE = re.compile(r"\{\{node ([^}]+)\}\}|node '([^']+)'|node \"([^\"]+)\"")
 
 
 class AotError(Exception):
