@@ -19,6 +19,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.row.vector_code": ("vector code", "Vektorcode"),
     "compare.decided": ("{compiler} made {count}: {items}", "{compiler} erzeugte {count}: {items}"),
     "compare.vector_registers": ("{count} vector registers", "{count} Vektorregister"),
+    "compare.lanes": ("{lanes} x {bits}-bit lanes", "{lanes} x {bits}-Bit-Lanes"),
+    "compare.instructions": ("{count} instructions", "{count} Befehle"),
     "compare.row.fusions_ops": ("fusions/ops", "Fusionen/Ops"),
     "compare.row.kernels": ("kernels", "Kernel"),
     "compare.row.library_calls": ("library calls", "Bibliotheksaufrufe"),

@@ -148,6 +148,21 @@ SOURCES += (
     ("TensorFlow Grappler optimizers", "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/grappler/optimizers/"),
 )
 
+# ARM targets (XLA's ahead-of-time compiler, explorer/texts/content/*/isa|compile|kernel/*@arm) and the
+# int8 variant (quant/, whatif/quantize): Arm's architecture manual and the core's optimization guide,
+# TensorFlow's tfcompile, Keras's quantization code.
+SOURCES += (
+    ("Arm Architecture Reference Manual for A-profile", "https://developer.arm.com/documentation/ddi0487/latest/"),
+    ("Arm Cortex-A76 Software Optimization Guide",
+     "https://developer.arm.com/documentation/pjdoc466751330-7215/latest/"),
+    ("TensorFlow saved_model_aot_compile.py",
+     "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/tools/saved_model_aot_compile.py"),
+    ("TensorFlow ahead-of-time compiler (tfcompile)",
+     "https://github.com/tensorflow/tensorflow/tree/master/tensorflow/compiler/aot"),
+    ("Keras Model.quantize", "https://github.com/keras-team/keras/blob/master/keras/src/models/model.py"),
+    ("Keras Dense (int8 call)", "https://github.com/keras-team/keras/blob/master/keras/src/layers/core/dense.py"),
+)
+
 # The upstream revision each cited repository's files were read at, where an address says `main` or
 # `master` (an address naming a tag or commit, such as Mosaic's `jax-v0.8.1`, is read at that one).
 # tests/test_cited_sources.py checks the cited files the installed packages carry (jax, keras,

@@ -47,6 +47,7 @@ TWINS: dict[str, str] = {
     "four_chips": "vier_chips",
     "what_if": "was_waere_wenn",
     "what_if_no_fusion": "was_waere_ohne_fusion",
+    "data_centre_to_device": "rechenzentrum_aufs_geraet",
 }
 
 

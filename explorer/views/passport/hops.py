@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from explorer.capture.aarch64 import scalar_only
 from explorer.labels import label
 from explorer.model.records import KernelRecord
 from explorer.targets import TARGETS
@@ -180,7 +181,8 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
     spec = TARGETS.get(target)
     is_tpu = spec is not None and target.startswith("tpu")
     found = instruction(bundle, "optimized-hlo", target, tensor) if tensor else None
-    code = machine_code(record, found.shape if found is not None else None, is_tpu, lang)
+    code = machine_code(record, found.shape if found is not None else None, is_tpu, lang,
+                        spec.isa if spec is not None else "")
     jump = ("kernels", record.name) if record is not None else ("optimized-hlo", tensor) if tensor else ("", "")
     if code is None and record is None:
         why = label("passport.no.kernel_inline", lang)
@@ -195,6 +197,8 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
     lines = [f"{label('passport.' + {'load': 'loads', 'store': 'stores', 'compute': 'computes'}[access], lang)}:"
              f"  {text}" for access, text in code.lines]
     lines.append(f"{label('passport.registers', lang)}: {', '.join(code.registers)}")
+    if code.kind == "aarch64" and scalar_only(code.registers):
+        lines.append(label("passport.scalar_lanes", lang))
     if code.addressing:
         lines.append(f"{label('passport.addressing', lang)}: {', '.join(code.addressing[:6])}")
     if code.registers_per_thread:
