@@ -173,6 +173,7 @@ UPSTREAM_REVISIONS: dict[str, str] = {
     "tensorflow/tensorflow": "v2.21.0",
     "apache/tvm": "5d4dc8721307cf9677becacf0395c19be130e206",
     "google/XNNPACK": "09ee7303db3e793c9a1953cf67d443aed6ca0574",
+    "keras-team/keras": "v3.15.1",  # the installed Keras, whose files tests/test_cited_sources.py reads
 }
 _BRANCHES = ("main", "master")
 _GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(blob|tree)/([^/\s]+)/([^\s;,)`\"]*)")
