@@ -172,12 +172,6 @@ _.keys_shown  # public: what the footer lists; tests check its words through it 
 _.ALLOW_SELECT  # Textual reads it: the footer's text is not selectable with the mouse (keys_footer.py)
 _.on_resize  # Textual event handler
 _.on_screen_resume  # Textual event handler
-_.on_startup  # textual-serve calls it when the server starts (screens/serve/server.py)
-_.on_shutdown  # textual-serve's server registers it with aiohttp: it stops every tab (screens/serve/server.py)
-_.handle_index  # textual-serve's route for the page (screens/serve/server.py)
-_.handle_websocket  # textual-serve's route for a tab's websocket (screens/serve/server.py)
-_._open_app_process  # textual-serve's AppService starts a tab's process through it (screens/serve/server.py)
-_._stdin  # textual-serve's AppService writes a tab's keys to it (screens/serve/server.py)
 _.on_unmount  # Textual event handler
 _.render_line  # Textual's Line API draws a widget row by row through it
 _.row_count  # the rows' count, as Textual's DataTable names it: tests and benches wait on it (item_rows.py)

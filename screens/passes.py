@@ -24,6 +24,7 @@ from explorer.labels import label
 from explorer.safe_text import visible
 from explorer.views import passes as pass_view
 from explorer.views.passes import GRAPPLER, Filmstrip
+from explorer.views.suggested import model_argument
 
 from screens.bindings import keyed
 from screens.widgets.keys_footer import KeysFooter
@@ -45,7 +46,7 @@ def diff_text(strip: Filmstrip, number: int, lang: str = "en") -> Text:
     result = pass_view.diff_of(strip, number)
     text = _heading(strip, number, result, lang)
     for line in result.lines:
-        text.append(_MARKS[line.kind] + pass_view.line_text(line, lang) + "\n", style=_STYLES[line.kind])
+        text.append(_MARKS[line.kind] + visible(pass_view.line_text(line, lang)) + "\n", style=_STYLES[line.kind])
     return text
 
 
@@ -57,6 +58,7 @@ def side_by_side_text(strip: Filmstrip, number: int, width: int, lang: str = "en
     styles = {"computation": ("bold", "bold"), "removed": ("red", ""), "added": ("", "green"),
               "changed": ("red", "green")}
     for before, after, kind in pass_view.side_by_side(result, lang):
+        before, after = visible(before), visible(after)  # measured as drawn (Rich drops BEL, BS, VT, FF)
         left, right = styles[kind]
         text.append(before[:half].ljust(half), style=left)
         text.append(" | ")
@@ -109,7 +111,7 @@ class PassesScreen(Screen):
             if bundle is None:
                 raise TensorwegError(label("passes.no_bundle", lang))
             session = self.app.session
-            self.missing = pass_view.missing_film(bundle, target, pass_view.model_as_typed(bundle, session.model_spec),
+            self.missing = pass_view.missing_film(bundle, target, model_argument(bundle, session.model_spec),
                                                   session.may_capture, lang)
             if self.missing is not None:
                 title.update(Text(visible(self.missing.title)))

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.safe_text import visible
+from explorer.views.suggested import variant_hint
 from explorer.views.trace import neighbour_layer
 from explorer.views.whatif.choice import VariantChoice, cached_variants, open_variant
 from explorer.views.whatif.diff import VariantDiff, variant_diff
@@ -81,8 +82,7 @@ class WhatIfScreen(Screen):
         if self.choices is None:
             self.choices = cached_variants(bundle, target)
         if not self.choices:
-            self._show(label("whatif.title", lang), {"layer": label("whatif.nothing", lang).format(
-                target=target, model=bundle.manifest.model.spec)})
+            self._show(label("whatif.title", lang), {"layer": variant_hint(bundle, target, lang)})
             return
         this, other = (label("whatif.this", lang), bundle), (self._choice().label, self._other())
         key = (self._choice().path, target, lang)

@@ -124,12 +124,16 @@ class DevTools:
 
     def __init__(self, ws: aiohttp.ClientWebSocketResponse):
         self.ws, self.ids = ws, itertools.count(1)
+        self.events: list[str] = []  # the events that arrived between answers, as sent
 
     async def call(self, method: str, **params) -> dict:
         call_id = next(self.ids)
         await self.ws.send_json({"id": call_id, "method": method, "params": params})
         while True:  # events arrive in between; the answer carries the call's id
-            message = json.loads((await self.ws.receive(timeout=60)).data)
+            data = (await self.ws.receive(timeout=60)).data
+            message = json.loads(data)
+            if "id" not in message:
+                self.events.append(data)
             if message.get("id") == call_id:
                 assert "error" not in message, (method, message["error"])
                 return message["result"]
@@ -242,3 +246,36 @@ def test_a_lesson_pack_served_to_headless_chromium_shows_the_lesson_and_answers_
     assert server.returncode == 0, server.stderr.read()[-2000:]
     assert not any(is_running(tab) for tab in tabs)
     assert _session_members(server.pid) == [] and _session_members(browser.pid) == []
+
+
+def test_a_tab_whose_app_dies_says_why_and_the_page_asks_no_other_host(served_pack, chromium):
+    """SIGKILL the tab's app under the page: the "Session ended" dialog gives the reason (before, the
+    page stayed frozen until the learner left). Every request the page made, its font too, went to the
+    server itself (before, the font came from fonts.googleapis.com)."""
+    url, server = served_pack
+    page_socket, _browser = chromium
+
+    async def drive() -> tuple[list[str], bool]:
+        async with aiohttp.ClientSession() as session, session.ws_connect(page_socket, max_msg_size=0) as ws:
+            page = DevTools(ws)
+            await page.call("Page.enable")
+            await page.call("Network.enable")
+            await page.call("Page.addScriptToEvaluateOnNewDocument", source=KEEP_TERMINAL)
+            await page.call("Page.navigate", url=url)
+            await page.wait_for_text("Step 1 of")
+            fonts = await page.call("Runtime.evaluate", returnByValue=True, awaitPromise=True, expression=(
+                "document.fonts.ready.then(() => document.fonts.check('16px \"Roboto Mono\"'))"))
+            (tab,) = children(server.pid)
+            os.kill(tab, signal.SIGKILL)
+            ended = await page.wait_for_expression(
+                CLOSED_DIALOG, "Session ended: The explorer in this tab stopped (it was killed by signal 9); "
+                               "Restart opens a new one.")
+            requested = [json.loads(message)["params"]["request"]["url"] for message in page.events
+                         if '"Network.requestWillBeSent"' in message]
+            return requested, ended and fonts["result"]["value"]
+
+    requested, shown = asyncio.run(drive())
+    host = url.split("/")[2]
+    assert shown
+    assert requested and all(address.split("/")[2] == host for address in requested), requested
+    assert any(address.endswith("/static/fonts/RobotoMono-VariableFont_wght.ttf") for address in requested)

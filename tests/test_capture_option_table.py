@@ -61,6 +61,7 @@ SAMPLES: dict[str, dict] = {
     "remat_layers": {"mode": "train", "remat_layers": "conv"},
     "xla_flags": {"xla_flags": ["xla_disable_hlo_passes=fusion"]},
     "donate": {"mode": "train", "donate": False},
+    "quantize": {"quantize": "int8"},
 }
 # `--vary KEY=A,B` per key, and the options it needs.
 VARY_SAMPLES: dict[str, tuple[str, dict]] = {
@@ -73,6 +74,7 @@ VARY_SAMPLES: dict[str, tuple[str, dict]] = {
     "remat-layers": ("none,conv", {"mode": "train"}),
     "xla-flag": ("none,xla_disable_hlo_passes=fusion", {}),
     "donate": ("on,off", {"mode": "train"}),
+    "quantize": ("none,int8", {}),
 }
 # A value each row's check refuses, with the flag its one line names.
 BAD_VALUES: dict[str, object] = {"batch": 0, "remat_layers": "(", "input_shapes": ["x"], "xla_flags": ["xla_bogus=1"]}
@@ -85,6 +87,8 @@ COMMAND_ARGUMENTS = {
     "diff": ["mlp", "--vary", "batch=1,2"],
 }
 PLAIN = CaptureOptions()
+# The options a training step refuses (build_capture_options' rules between options).
+INFERENCE_ONLY = ("quantize",)
 
 
 @pytest.fixture
@@ -191,7 +195,7 @@ def test_each_worker_request_carries_an_option_exactly_when_its_row_names_the_wo
     dump_json([("x", (1, 4), "float32")], staging / SIGNATURE_FILE)
     source = ModelSource("mnist_cnn", "sample", "mnist_cnn", "0" * 64)
     requests = {Worker.TENSORFLOW: lambda o: tensorflow_request(source, o, staging, cpu=True),
-                Worker.ACCELERATOR: lambda o: accelerator_request(o, staging, "tpu:v5e")[1]}
+                Worker.ACCELERATOR: lambda o: accelerator_request(source, o, staging, "tpu:v5e")[1]}
     for worker, request_of in requests.items():
         request, plain = request_of(options), request_of(_reset(options, row))
         assert (field in request) is (worker in row.workers)
@@ -264,10 +268,18 @@ def test_serve_starts_its_tabs_with_every_option_it_captured(fake, layout_map, m
             "--xla-flag", "xla_disable_hlo_passes=cse", "--no-donate"]
     assert main(argv) == 0
     served = capture_options(build_parser().parse_args(argv))
-    assert [row.field for row in CAPTURE_OPTIONS if getattr(served, row.field) == getattr(PLAIN, row.field)] == []
+    # --quantize compiles the inference call a deployment runs: it cannot join a training step, so it
+    # is served on its own below.
+    assert [row.field for row in CAPTURE_OPTIONS
+            if getattr(served, row.field) == getattr(PLAIN, row.field)] == list(INFERENCE_ONLY)
     command = shlex.split(ServerRecorder.calls[0].command)
     tab = build_parser().parse_args(command[command.index("open"):])
     assert capture_options(tab) == served
+    inference = ["serve", "mlp", "--allow-capture", "--targets", "cpu", "--quantize", "int8"]
+    assert main(inference) == 0
+    command = shlex.split(ServerRecorder.calls[-1].command)
+    assert capture_options(build_parser().parse_args(command[command.index("open"):])) == capture_options(
+        build_parser().parse_args(inference))
     from explorer.capture import orchestrator
 
     assert orchestrator.cached_bundle("mlp", served) is not None

@@ -63,6 +63,7 @@ NEEDS = {
     "diff mnist_cnn --vary batch=1,64 --target tpu:v5e": "the batch-64 variant on tpu:v5e",
     "diff mnist_cnn --vary batch=1,64": "the batch-64 variant on every default target",
     "diff resnet50 --vary batch=1,64": "ResNet50, twice",
+    "diff mlp --vary mesh=none,2x2 --shard model --batch 8 --target tpu:v5e": "mlp on one chip and on a 2x2 mesh",
     "passport resnet50 --layer conv1_conv --target cpu": "ResNet50",
     "graph bundle --level graph --lang en -o F.svg": "Graphviz renders the SVG",
     "graph course.twpack --level hlo --lang en -o F.png": "Graphviz renders the PNG",

@@ -63,6 +63,23 @@ def test_cpu_conv2d_reads_from_the_keras_line_to_the_ymm_registers_and_the_buffe
     assert (memory["allocation"], memory["offset"], memory["size"]) == (17, 0, 21632)
 
 
+def test_the_gpu_convolutions_buffer_is_its_outputs_not_cudnns_workspace(recorded_bundle, capsys):
+    """cuDNN's convolution returns (f32[1,26,26,8] output, u8[0] scratch workspace): each tuple element
+    is its own value, the workspace (index 1) in allocation 3 with 0 bytes, the output (index 0) at
+    offset 54,272 of the temp allocation 18 (the fixture's buffer_assignment.txt). The passport follows
+    element 0, as the data flow reads it (get-tuple-element.1.0, index=0); it named the workspace."""
+    assert main(["passport", str(recorded_bundle), "--layer", "conv2d", "--target", "gpu:h100", "--json"]) == 0
+    memory = next(hop for hop in json.loads(capsys.readouterr().out)["hops"] if hop["level"] == "memory")
+    assert memory["tensor"] == "cudnn-conv-bias-activation.3"
+    assert (memory["shape_index"], memory["allocation"], memory["offset"], memory["size"], memory["live_range"]) \
+        == ("{0}", 18, 54272, 21632, [6, 8])
+    assert main(["passport", str(recorded_bundle), "--layer", "conv2d", "--target", "gpu:h100"]) == 0
+    text = capsys.readouterr().out.split("8. buffer:", 1)[1]
+    assert "its tuple element {0}, f32[1,26,26,8]{3,2,1,0}" in text
+    assert "offset 54,272 size 21,632 B (21.1 KiB) {0}" in text and "live   positions 6..8" in text
+    assert "allocation 3 " not in text and "size 0 B" not in text
+
+
 def test_python_lines_read_from_the_module_stack_frames_name_the_instructions_they_emitted(bundle):
     lines = dict(hops(passport(bundle, "gpu:h100", "conv2d"))["python"].details)["source_lines"]
     emitting = {line["file"]: line["instructions"] for line in lines if line["instructions"]}

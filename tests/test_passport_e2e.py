@@ -52,3 +52,6 @@ def test_mnist_cnn_conv2d_down_to_registers_on_each_target():
     assert any("VMEM" in line for line in tpu["machine-code"].lines)
     gpu = {hop.level: hop for hop in passport(bundle, "gpu:h100", "dense").hops}
     assert dict(gpu["machine-code"].details)["kind"] == "sass"
+    # the convolution's buffer is its output's tuple element, not cuDNN's u8[0] scratch workspace
+    conv = dict({hop.level: hop for hop in passport(bundle, "gpu:h100", "conv2d").hops}["memory"].details)
+    assert conv["size"] == 1 * 26 * 26 * 8 * 4 and conv["shape_index"] != "{}"

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from textual_serve.download_manager import DownloadManager
 
 from screens.serve import server as serve_server
 from screens.serve.limits import TabSetup
@@ -297,12 +296,11 @@ def test_a_tab_that_does_not_quit_gets_sigterm_then_sigkill(behaviour, ended_by,
     setup = TabSetup((sys.executable, "-I", "-c", _STAND_IN, behaviour), (), tmp_path, captures=False)
 
     async def start_and_stop() -> tuple[int, int, Path]:
-        tab = TabProcess(setup, write_bytes=_not_used, write_str=_not_used, close=_not_used,
-                         download_manager=DownloadManager())
+        tab = TabProcess(setup, write_bytes=_not_used, write_str=_not_used, close=_not_used)
         await tab.start(80, 24)
         assert tab.temp_dir.is_dir()
         await asyncio.gather(tab.stop(), tab.stop())  # the websocket's end and the server's stop at once
-        return tab._process.pid, tab._process.returncode, tab.temp_dir
+        return tab.process.pid, tab.process.returncode, tab.temp_dir
 
     pid, returncode, temp_dir = asyncio.run(start_and_stop())
     assert returncode == ended_by and not is_running(pid) and not temp_dir.exists()

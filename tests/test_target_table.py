@@ -19,9 +19,9 @@ from explorer.errors import ParseError, TensorwegError
 from explorer.model.records import CaptureOptions
 from explorer.model.sharding import Collective, check_mesh_options, device_memory, transfer_seconds
 from explorer.targets import MESH_TARGETS, TARGETS, TOUR_TARGETS
-from explorer.targets.figures import Figure, Source, capacity, compute, rate
+from explorer.targets.figures import Figure, Source, capacity, clock, compute, rate
 from explorer.targets.spec import REQUIRED_FIGURES
-from explorer.texts.chip_figures import chip_figures, format_bandwidth, format_capacity
+from explorer.texts.chip_figures import chip_figures, format_bandwidth, format_capacity, format_clock
 
 ROOT = Path(__file__).resolve().parents[1]
 CHIPS = [name for name, spec in TARGETS.items() if spec.chip is not None]
@@ -35,11 +35,14 @@ def test_a_target_is_this_machines_device_or_a_chip_with_published_figures(name)
     if spec.on_this_machine:  # tensorweg knows no figures of the machine it runs on
         assert spec.chip is None and not spec.topology and spec.gpu_device is None
         return
-    assert spec.chip is not None and spec.topology, name
+    # The compile-only device: a JAX topology (GPU, TPU) or an LLVM triple and CPU (an ARM board).
+    assert spec.chip is not None and (spec.topology or (spec.llvm("mtriple") and spec.llvm("mcpu"))), name
     missing = [field for field in REQUIRED_FIGURES[spec.kind] if not getattr(spec.chip, field)]
     assert not missing, (name, missing)
     if spec.kind == "gpu":
         assert spec.gpu_device is not None and spec.sm_limits is not None and spec.sm_limits.source
+    if spec.kind == "cpu":  # a board, not a core design: it has a clock, cores and a memory of its own
+        assert spec.isa == "aarch64" and spec.needs_modules and spec.install_hint, name
 
 
 @pytest.mark.parametrize("name", CHIPS)
@@ -66,6 +69,30 @@ def test_the_vendors_words_are_read_with_one_rule_per_unit():
     for words, read in (("16 Gb", capacity), ("819 MB/s", rate), ("67 GFLOPS", compute), ("many TOPs", compute)):
         with pytest.raises(ValueError, match="cannot read"):
             read(words, v5e)
+
+
+def test_an_arm_peak_is_derived_and_its_citation_shows_the_arithmetic_from_the_rows_own_figures():
+    """Arm publishes no peak FLOP/s: cores x clock x FP/ASIMD pipes x lanes x 2, the pipes from the
+    Software Optimization Guide; the arithmetic is the figure's words, computed from the row's cores and clock."""
+    for name in ("arm:cortex-a76", "arm:neoverse-n1"):
+        chip = TARGETS[name].chip
+        f32 = dict(chip.peaks)["f32"]
+        assert f32.derived and f32.citation.startswith("derived, not published: ")
+        assert "Software Optimization Guide" in f32.source.title
+        assert f32.value == chip.cores.value * chip.clock.value * 2 * (chip.vector_width.value // 32) * 2
+        assert f"{int(chip.cores.value)} cores x {chip.clock.published}" in f32.published
+        assert dict(chip.peaks)["int8"].value == 4 * f32.value  # SDOT: 16 int8 products where FMLA has 4 lanes
+        assert chip.memory.capacity is None and chip.memory.bandwidth.derived  # boards sold in several sizes
+    assert TARGETS["arm:cortex-a76"].chip.clock.value == 2.4e9 and TARGETS["arm:cortex-a76"].chip.cores.value == 4
+    assert TARGETS["tvm:arm"].chip is TARGETS["arm:cortex-a76"].chip  # one board, two compilers
+    assert TARGETS["tvm:arm"].llvm_target == TARGETS["arm:cortex-a76"].llvm_target
+
+
+def test_the_vendors_clock_words_are_read_as_hertz():
+    pi = Source("Raspberry Pi 5 product brief", "https://datasheets.raspberrypi.com/rpi5/raspberry-pi-5-product-brief.pdf")
+    assert clock("2.4GHz", pi).value == 2.4e9 and clock("2500MHz", pi).value == 2.5e9
+    with pytest.raises(ValueError, match="cannot read"):
+        clock("2.4 Gbps", pi)
 
 
 def test_googles_16_gb_for_v5e_is_16_gib_and_says_so():
@@ -96,13 +123,19 @@ def test_the_course_texts_quote_every_figure_of_the_row(name):
     spec, figures = TARGETS[name], chip_figures(name)
     chip = spec.chip
     assert figures["chip"] == chip.name and figures["hbm_kind"] == chip.memory.kind
-    assert figures["hbm_capacity"] == format_capacity(chip.memory.capacity.value)
+    if chip.memory.capacity is not None:  # an ARM board is sold in several sizes
+        assert figures["hbm_capacity"] == format_capacity(chip.memory.capacity.value)
+    else:
+        assert "hbm_capacity" not in figures
     assert figures["hbm_bandwidth"] == format_bandwidth(chip.memory.bandwidth.value)
     assert {f"peak_{dtype}" for dtype, _figure in chip.peaks} <= set(figures)
     if chip.matrix_units is not None:
         assert figures["mxu_count"] == chip.matrix_units.value
     if chip.cores is not None and spec.kind == "gpu":
         assert figures["sm_count"] == chip.cores.value
+    if spec.kind == "cpu":
+        assert figures["core_count"] == chip.cores.value and figures["simd_bits"] == chip.vector_width.value
+        assert figures["clock"] == format_clock(chip.clock.value)
 
 
 @pytest.mark.parametrize("name", [n for n, s in TARGETS.items() if s.chip is None])
@@ -117,8 +150,12 @@ def test_the_mesh_panes_take_memory_and_link_from_the_row(name):
     if spec.chip is None:
         assert device_memory(name) is None and transfer_seconds(collective, name) is None
         return
-    assert device_memory(name) == (spec.chip.memory.capacity.value, spec.chip.memory.capacity.citation)
+    capacity = spec.chip.memory.capacity
+    assert device_memory(name) == ((capacity.value, capacity.citation) if capacity is not None else None)
     link = spec.chip.interconnect
+    if link is None:  # one device (an ARM board): no mesh, no collective
+        assert transfer_seconds(collective, name) is None
+        return
     assert transfer_seconds(collective, name) == collective.ring_bytes() / link.bandwidth.value
 
 
@@ -141,7 +178,7 @@ def test_a_tour_may_name_the_targets_the_table_lets_it(name):
 
 
 def test_a_tour_naming_a_target_outside_the_table_is_refused_with_the_tables_names():
-    text = "# title: t\n# model: mlp\n# lang: en\n\nstep: level=hlo target=arm:cortex-a76\ntext: x\n"
+    text = "# title: t\n# model: mlp\n# lang: en\n\nstep: level=hlo target=arm:cortex-a99\ntext: x\n"
     with pytest.raises(ParseError, match=re.escape(f"(known: {', '.join(TOUR_TARGETS)})")):
         parse_tour(text)
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+from dataclasses import replace
 
 import pytest
 
 from explorer import targets
 from explorer.errors import TensorwegError
 from explorer.targets import (
+    AOT_INSTALL_HINT,
     DEFAULT_TARGETS,
     NOT_AVAILABLE,
     TARGETS,
@@ -32,7 +35,7 @@ def test_architecture_target_names_are_all_known():
 @pytest.mark.parametrize("name", [n for n, s in TARGETS.items() if not s.on_this_machine])
 def test_compile_only_targets_carry_sourced_roofline_figures(name):
     spec = TARGETS[name]
-    assert spec.topology
+    assert spec.topology or spec.llvm("mcpu")  # a JAX topology, or the CPU an ARM row compiles for
     assert spec.has_roofline_figures
     for dtype, _flops in spec.peak_flops:
         assert spec.roofline_source(dtype)
@@ -80,10 +83,32 @@ def test_peak_for_falls_back_to_headline_figure():
 def test_availability_cpu_always_and_missing_wheels_reported(monkeypatch):
     assert availability("cpu") is None
     real = importlib.util.find_spec
+    # The CUDA plugin is looked for as a folder of the jax_plugins namespace (no import of its parents).
     monkeypatch.setattr(targets.importlib.util, "find_spec",
-                        lambda name, *a: None if name in ("libtpu", "jax_plugins.xla_cuda12") else real(name, *a))
+                        lambda name, *a: None if name in ("libtpu", "jax_plugins") else real(name, *a))
     assert availability("tpu:v5e") == NOT_AVAILABLE
     assert availability("gpu:h100") == NOT_AVAILABLE
+
+
+def test_a_target_row_needing_a_module_that_is_missing_is_refused_before_anything_runs(monkeypatch):
+    """A TensorFlow build without XLA's ahead-of-time compiler: an ARM target is bad input naming what is
+    missing (the row's `needs_modules`), found without importing TensorFlow."""
+    import sys
+
+    spec = TARGETS["arm:cortex-a76"]
+    assert spec.needs_modules == ("tensorflow.python._pywrap_tfcompile",)
+    monkeypatch.setattr(targets, "TARGETS", {**TARGETS, spec.name: replace(
+        spec, needs_modules=("tensorflow.python._pywrap_tfcompile_not_built",))})
+    assert availability("arm:cortex-a76") == AOT_INSTALL_HINT
+    with pytest.raises(TensorwegError, match=re.escape(f"target arm:cortex-a76: {AOT_INSTALL_HINT}")):
+        targets.require_installed(("cpu", "arm:cortex-a76"))
+    assert "tensorflow" not in sys.modules
+
+
+def test_an_unknown_arm_core_names_the_arm_targets():
+    with pytest.raises(TensorwegError, match="unknown target 'arm:cortex-a99': the arm targets are "
+                                             "arm:cortex-a76, arm:neoverse-n1"):
+        parse_targets("cpu,arm:cortex-a99")
 
 
 def test_availability_in_this_environment_does_not_import_jax():

@@ -23,10 +23,13 @@ TVM_DECIDED = "TVM made 2: reshape (reshape), fused_conv2d_relu (fusion conv2d+r
 
 
 def registers(target: str, kernel: str) -> str:
-    """`fused_conv2d_relu 512-bit (31 vector registers)` from the kernel record the capture wrote."""
+    """`fused_conv2d_relu 512-bit (16 x 32-bit lanes, 31 vector registers, ` from the kernel record the capture
+    wrote (x86 register names carry no element size: the widest register in 32-bit lanes); the listing's
+    instruction count follows."""
     found = tables.kernel(Bundle.open(TVM_BUNDLE), target, kernel)
     assert found is not None and found.vector_width_bits and found.vector_registers
-    return f"{kernel} {found.vector_width_bits}-bit ({len(found.vector_registers)} vector registers)"
+    width = found.vector_width_bits
+    return f"{kernel} {width}-bit ({width // 32} x 32-bit lanes, {len(found.vector_registers)} vector registers, "
 
 
 def compare(*args: str) -> str:
@@ -63,4 +66,4 @@ async def test_the_compare_screen_shows_the_same_decisions_in_german():
         shown = " ".join(text_of(screen, "#compare-layer", width=400).split())
         assert "entschieden" in shown and "Vektorcode" in shown
         assert TVM_DECIDED.replace(" made ", " erzeugte ") in shown
-        assert "fused_conv2d_relu 512-bit (31 Vektorregister)" in shown
+        assert "fused_conv2d_relu 512-bit (16 x 32-Bit-Lanes, 31 Vektorregister" in shown

@@ -22,7 +22,9 @@ def test_tvm_cpu_is_a_target_compiled_by_tvm():
     assert spec.compiler == "tvm" and spec.kind == "cpu"
     assert parse_targets("cpu,tvm:cpu") == ("cpu", "tvm:cpu")
     assert target_dirname("tvm:cpu") == "tvm-cpu"
-    assert all(s.compiler == "xla" for name, s in TARGETS.items() if name != "tvm:cpu")
+    assert all(s.compiler == "xla" for name, s in TARGETS.items() if not name.startswith("tvm:"))
+    arm = TARGETS["tvm:arm"]  # TVM's LLVM backend for the same ARM board as arm:cortex-a76
+    assert arm.compiler == "tvm" and arm.worker == "tvm" and arm.isa == "aarch64" and arm.llvm("mcpu") == "cortex-a76"
 
 
 def test_without_the_extra_the_capture_says_how_to_install_it(tmp_path):

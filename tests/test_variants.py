@@ -136,6 +136,33 @@ def test_vary_makes_two_checked_variants_that_differ_in_the_key_only():
     assert plain.options.xla_flags == () and flagged.options.xla_flags == (("xla_disable_hlo_passes", "fusion"),)
 
 
+def test_vary_mesh_none_2x2_gives_the_shard_to_the_meshed_variant_only():
+    """The key's own example (issue 36): `--shard` (or `--layout-map`) divides the 2x2 compile; one chip
+    divides nothing, so its variant leaves it out (before, one variant or the other was always refused)."""
+    one_chip, meshed = variants("mesh=none,2x2", {**PLAIN, "targets": "tpu:v5e", "shard": "model", "batch": 8})
+    assert (one_chip.options.mesh, one_chip.options.shard) == ("", "")
+    assert (meshed.options.mesh, meshed.options.shard) == ("2x2", "model")
+    with pytest.raises(TensorwegError, match="--mesh needs --shard data or --shard model"):
+        variants("mesh=none,2x2", {**PLAIN, "targets": "tpu:v5e", "batch": 8})  # the meshed one needs it
+
+
+def test_diff_vary_mesh_none_2x2_runs_on_the_cached_captures(empty_workplace, capsys):
+    """`tensorweg diff mlp --vary mesh=none,2x2 --shard model ...` on the recorded one-chip and 2x2
+    training steps, put where their captures go in the cache: both open, the diff is printed."""
+    import shutil
+
+    from explorer.capture.cache import cached_bundle_path
+    from explorer.cli.main import main
+
+    arguments = ["--mode", "train", "--optimizer", "sgd", "--batch", "8", "--shard", "model", "--target", "tpu:v5e"]
+    base = {**PLAIN, "targets": "tpu:v5e", "mode": "train", "optimizer": "sgd", "batch": 8, "shard": "model"}
+    for variant, recorded in zip(variants("mesh=none,2x2", base), ("mlp_one_chip", "mlp_mesh_2x2"), strict=True):
+        shutil.copytree(FIXTURES / "bundles" / recorded, cached_bundle_path(resolve_source("mlp"), variant.options))
+    assert main(["diff", "mlp", "--vary", "mesh=none,2x2", *arguments]) == 0
+    out, err = capsys.readouterr()
+    assert "mesh=none vs mesh=2x2" in out and "error" not in err
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("colour=red,blue", "a key the app knows"),
     ("batch", "a key the app knows"),

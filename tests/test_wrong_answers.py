@@ -11,6 +11,7 @@ import asyncio
 import errno
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -372,6 +373,7 @@ def test_the_compare_screens_mesh_columns_of_a_layout_map_bundle_name_the_layout
     (copy / "manifest.json").write_text(json.dumps(manifest))
     mapped = Bundle.open(copy)
     one, _two, four = mesh_comparison(mapped, "tpu:v5e", "dense")
-    assert four.note.endswith(" --mesh 4x4 --layout-map map.json") and "--shard" not in four.note
+    assert shlex.split(four.note) == ["tensorweg", "capture", "mlp", "--batch", "8", "--mode", "train", "--optimizer",
+                                      "sgd", "--mesh", "4x4", "--layout-map", "map.json", "--targets", "tpu:v5e"]
     assert sibling_path(mapped, "tpu:v5e", "")[0] == sibling_path(plain, "tpu:v5e", "")[0]
     assert one.note == sibling_path(plain, "tpu:v5e", "")[1]

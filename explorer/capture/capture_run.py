@@ -190,13 +190,14 @@ class CaptureRun:
         worker.reader.start()
 
     def _start_accelerator(self, target: str) -> None:
-        """A worker compiling from model.json: Keras-on-JAX for GPU/TPU, the TVM worker for `tvm:cpu`."""
+        """A worker started once model.json and signature.json are there: Keras-on-JAX for GPU/TPU, the TVM
+        worker, or the ahead-of-time worker for an ARM target."""
         missing = self.unavailable.get(target)
         if missing:
             for level in TARGET_LEVELS:
                 self._record("unavailable", level, target, missing)
             return
-        module, request = accelerator_request(self.options, self.staging, target)
+        module, request = accelerator_request(self.source, self.options, self.staging, target)
         self._start(f"{target} worker", module, request)
 
     def _read_events(self, worker: Worker) -> None:

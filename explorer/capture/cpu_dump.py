@@ -18,6 +18,15 @@ by the runtime's Eigen/oneDNN routines, copies, FFTs, custom calls) become
 whose fused computation is identical to one that has a kernel is listed under
 that kernel: XLA:CPU emitted one kernel for both (seen with two `negate`s).
 
+XLA's ahead-of-time compiler (an ARM target, `explorer.capture.aot_worker`) writes the
+same files, but emits the whole module as one unit, `cloned_to_local_context`: one
+object (AArch64 for an ARM triple) whose exported functions are named
+`<module>_<instruction>` with every character outside [0-9A-Za-z] made `_`
+(`tfcompile_xla_generated_tfcompile_5_Model_wrapped_reduce_window`, `..._dot_kernel`).
+That unit is split into one record per exported function: its listing with the local
+functions it branches to (the dot's `row_major_gemv_F32_...`), and its LLVM IR
+definitions with the internal functions they call.
+
 This module imports no compiler; it only reads files.
 """
 
@@ -32,8 +41,8 @@ from explorer.capture.disassembly import (
     exported_functions,
     library_calls,
     listing_text,
-    vector_registers,
 )
+from explorer.capture.listing import isa_of_object, vector_registers
 from explorer.errors import ParseError
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule
 from explorer.hlo.parser import parse_module
@@ -47,6 +56,12 @@ _AFTER = "cpu_after_optimizations.txt"
 _MODULE_NUMBER = re.compile(r"^module_(\d+)\.")
 _UNIT_FILE = re.compile(r"^(?:obj-file\.(?P<obj>.+)\.o|(?P<ir>.+)\.ir-(?:no|with)-opt\.ll)$")
 _DEFINE = re.compile(r"^define (?!internal |private )[^@\n]*@\"?([^\"(\s]+)\"?\(", re.MULTILINE)
+# Any definition, internal ones too, and the functions a body calls (the AOT unit's split).
+_ANY_DEFINE = re.compile(r"^define [^@\n]*@\"?([^\"(\s]+)\"?\(", re.MULTILINE)
+_CALLED = re.compile(r"\bcall [^@\n]*@\"?([^\"(\s]+)\"?\(")
+_CALLEE_COMMENT = re.compile(r"# ([A-Za-z_][\w.$]*)$", re.MULTILINE)
+# XLA's ahead-of-time compiler emits the whole module as this one unit (one object file).
+WHOLE_MODULE_UNIT = "cloned_to_local_context"
 
 # Opcodes that do no work of their own at run time: they name, forward or
 # steer buffers (control flow runs its computations' instructions instead).
@@ -122,11 +137,15 @@ class _Hlo:
         self.work: list[HloInstruction] = []
         self.by_name: dict[str, HloInstruction] = {}
         self.callers: dict[str, list[str]] = {}
+        self.by_symbol: dict[str, str] = {}  # `wrapped_reduce_window_1` -> `wrapped_reduce-window.1`
+        self.symbol_prefix = ""  # the AOT unit's `<module>_` before every function name
         if module is None:
             return
+        self.symbol_prefix = symbol_name(module.name) + "_"
         for computation in _control_flow_computations(module):
             for instruction in computation.instructions:
                 self.by_name[instruction.name] = instruction
+                self.by_symbol.setdefault(symbol_name(instruction.name), instruction.name)
                 if instruction.opcode not in _NO_WORK:
                     self.work.append(instruction)
         for _computation, instruction in module.all_instructions():
@@ -138,11 +157,21 @@ class _Hlo:
         for candidate in (function, function.removesuffix("_kernel")):
             if candidate in self.by_name:
                 return (candidate,)
+        if self.symbol_prefix and function.startswith(self.symbol_prefix):  # the AOT unit's naming
+            stem = function.removeprefix(self.symbol_prefix)
+            for candidate in (stem, stem.removesuffix("_kernel")):
+                if candidate in self.by_symbol:
+                    return (self.by_symbol[candidate],)
         return tuple(self.callers.get(function, ()))
 
     def line(self, name: str) -> int:
         instruction = self.by_name.get(name)
         return instruction.line if instruction else 0
+
+
+def symbol_name(name: str) -> str:
+    """A name as XLA's ahead-of-time compiler spells it in a symbol: every character outside [0-9A-Za-z] is `_`."""
+    return re.sub(r"[^0-9A-Za-z]", "_", name)
 
 
 def _unit_names(prefix: str, dump_dir: Path) -> list[str]:
@@ -158,15 +187,79 @@ def glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
 
 
+def _unit_records(prefix: str, dump_dir: Path, unit: str, hlo: _Hlo) -> list[KernelRecord]:
+    """The unit's record, or one per exported function for the AOT compiler's whole-module unit."""
+    if unit != WHOLE_MODULE_UNIT:
+        return [_unit_record(prefix, dump_dir, unit, hlo)]
+    obj = dump_dir / f"{prefix}obj-file.{unit}.o"
+    if not obj.is_file():
+        return [_unit_record(prefix, dump_dir, unit, hlo)]
+    elf = obj.read_bytes()
+    listings = dict(disassemble_object(elf))
+    llvm_ir = _read(dump_dir / f"{prefix}{unit}.ir-no-opt.ll") or ""
+    llvm_ir_optimized = _read(dump_dir / f"{prefix}{unit}.ir-with-opt.ll") or ""
+    exported = exported_functions(elf)
+    return [_function_record(function, hlo, _with_callees(function, listings, exported),
+                             _definitions(function, llvm_ir), _definitions(function, llvm_ir_optimized),
+                             isa_of_object(elf))
+            for function in exported]
+
+
+def _with_callees(function: str, listings: dict[str, str], exported: tuple[str, ...]) -> str:
+    """`function`'s listing, then each local function it branches to (once, in the order first called)."""
+    order, pending = [function], [function]
+    while pending:
+        for callee in _CALLEE_COMMENT.findall(listings.get(pending.pop(), "")):
+            callee = callee.split("+", 1)[0]
+            if callee in listings and callee not in exported and callee not in order:
+                order.append(callee)
+                pending.append(callee)
+    return "\n\n".join(listings[name] for name in order if name in listings)
+
+
+def _definitions(function: str, module_text: str) -> str:
+    """The LLVM IR definition of `function` and of the internal functions it calls, from a whole module."""
+    blocks: dict[str, str] = {}
+    lines = module_text.splitlines()
+    for index, line in enumerate(lines):
+        match = _ANY_DEFINE.match(line)
+        if match is None:
+            continue
+        end = next((i for i in range(index, len(lines)) if lines[i] == "}"), len(lines) - 1)
+        blocks[match.group(1)] = "\n".join(lines[index:end + 1])
+    order, pending = [function], [function]
+    while pending:
+        for callee in _CALLED.findall(blocks.get(pending.pop(), "")):
+            if callee in blocks and callee not in order:
+                order.append(callee)
+                pending.append(callee)
+    return "\n\n".join(blocks[name] for name in order if name in blocks)
+
+
+def _function_record(function: str, hlo: _Hlo, asm: str, llvm_ir: str, llvm_ir_optimized: str,
+                     isa: str) -> KernelRecord:
+    """One exported function of the AOT unit as a kernel record, named after the instruction it implements."""
+    instructions = hlo.instructions_for(function)
+    name = instructions[0] if len(instructions) == 1 else function.removeprefix(hlo.symbol_prefix)
+    opcodes = {hlo.by_name[n].opcode for n in instructions if n in hlo.by_name}
+    width, registers = vector_registers(asm, isa)
+    return KernelRecord(
+        name=name, hlo=tuple(instructions) or (name,),
+        kind="fusion" if not opcodes or "fusion" in opcodes else "emitter",
+        llvm_ir=normalise_text(llvm_ir), llvm_ir_optimized=normalise_text(llvm_ir_optimized), asm=asm,
+        vector_width_bits=width, vector_registers=registers, library_calls=library_calls(asm))
+
+
 def _unit_record(prefix: str, dump_dir: Path, unit: str, hlo: _Hlo) -> KernelRecord:
     llvm_ir = _read(dump_dir / f"{prefix}{unit}.ir-no-opt.ll") or ""
     llvm_ir_optimized = _read(dump_dir / f"{prefix}{unit}.ir-with-opt.ll") or ""
     obj = dump_dir / f"{prefix}obj-file.{unit}.o"
-    asm, functions = "", ()
+    asm, functions, isa = "", (), "x86-64"
     if obj.is_file():
         elf = obj.read_bytes()
         asm = listing_text(disassemble_object(elf))
         functions = exported_functions(elf)
+        isa = isa_of_object(elf)
     if not functions:
         functions = tuple(_DEFINE.findall(llvm_ir_optimized or llvm_ir))
     instructions: list[str] = []
@@ -182,7 +275,7 @@ def _unit_record(prefix: str, dump_dir: Path, unit: str, hlo: _Hlo) -> KernelRec
         instructions = [name]
     opcodes = {hlo.by_name[n].opcode for n in instructions if n in hlo.by_name}
     kind = "emitter" if is_part or (opcodes and "fusion" not in opcodes) else "fusion"
-    width, registers = vector_registers(asm)
+    width, registers = vector_registers(asm, isa)
     return KernelRecord(
         name=name,
         hlo=tuple(instructions),
@@ -197,7 +290,8 @@ def _unit_record(prefix: str, dump_dir: Path, unit: str, hlo: _Hlo) -> KernelRec
 
 
 def _kernel_records(prefix: str, dump_dir: Path, hlo: _Hlo) -> list[KernelRecord]:
-    records = [_unit_record(prefix, dump_dir, unit, hlo) for unit in _unit_names(prefix, dump_dir)]
+    records = [record for unit in _unit_names(prefix, dump_dir)
+               for record in _unit_records(prefix, dump_dir, unit, hlo)]
     if hlo.module is None:
         return records
     covered = {name for record in records for name in record.hlo}

@@ -1,4 +1,4 @@
-"""Disassemble XLA:CPU's object files (x86-64 ELF relocatable `.o`) with capstone.
+"""Disassemble XLA:CPU's object files (x86-64 or AArch64 ELF relocatable `.o`) with capstone.
 
 A small ELF64 reader is enough: XLA:CPU's objects hold a few executable
 sections (`.text`, and `.ltext` for the large code model it uses), a symbol
@@ -14,6 +14,11 @@ Intel syntax, because it reads destination-first like LLVM IR's
 `%x = op a, b` one level up, uses the register and mnemonic names of Intel's
 manuals and intrinsics guide that learners look up, and writes memory
 operands as `[rdi + 0x18]` rather than `0x18(%rdi)`.
+
+An AArch64 object (XLA's ahead-of-time compiler for an ARM target) is read with capstone's ARM64
+mode in Arm's own syntax (`fmla v0.4s, v4.4s, v6.4s`, destination first too); a `bl` to a function
+of the same object is annotated with its name, as a relocation target is. Its listings are read
+back by `explorer.capture.aarch64`.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ _SHF_EXECINSTR = 0x4
 _SHT_SYMTAB, _SHT_RELA = 2, 4
 _STT_FUNC, _STT_SECTION = 2, 3
 _SHN_UNDEF = 0
+# ELF e_machine: which instruction set the object holds.
+EM_X86_64, EM_AARCH64 = 62, 183
 # x86-64 relocation types whose value is relative to the place (P).
 _PC_RELATIVE = frozenset({2, 4, 9, 41, 42})  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX
 
@@ -69,9 +76,15 @@ def _c_string(data: bytes, start: int) -> str:
     return data[start:end].decode("utf-8", errors="replace")
 
 
-def _sections(elf: bytes) -> list[_Section]:
+def machine(elf: bytes) -> int:
+    """The object's e_machine (EM_X86_64, EM_AARCH64, ...)."""
     if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
         raise ParseError("not a 64-bit little-endian ELF object", 0, 0)
+    return struct.unpack_from("<H", elf, 0x12)[0]
+
+
+def _sections(elf: bytes) -> list[_Section]:
+    machine(elf)
     shoff, = struct.unpack_from("<Q", elf, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
     raw = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
@@ -109,31 +122,53 @@ def _relocations(elf: bytes, sections: list[_Section], symbols: list[_Symbol]) -
     return by_section
 
 
-def _target_name(relocation: _Relocation, instruction_end: int, functions: list[_Symbol]) -> str:
+def _target_name(relocation: _Relocation, instruction_end: int, functions: list[_Symbol], arch: int) -> str:
     """What a relocation points at, as a name a reader recognises."""
     symbol = relocation.symbol
     if symbol.section == _SHN_UNDEF:
         return f"extern {symbol.name}"
     target = relocation.addend
-    if relocation.kind in _PC_RELATIVE:  # value = S + A - P, the CPU adds the next instruction's address
+    # x86-64: value = S + A - P, the CPU adds the next instruction's address. AArch64's relocations
+    # (CALL26, ADR_PREL_PG_HI21, ...) name their target as S + A whatever the encoding.
+    if arch == EM_X86_64 and relocation.kind in _PC_RELATIVE:
         target += instruction_end - relocation.offset
     if symbol.kind == _STT_SECTION:  # `.ltext + 0x30`: find the function at that offset
-        for function in functions:
-            if function.section == symbol.section and function.value <= target < function.value + max(function.size, 1):
-                offset = target - function.value
-                return function.name + (f"+{offset:#x}" if offset else "")
-        return f"{symbol.name}+{target:#x}"
+        return _function_at(functions, symbol.section, target) or f"{symbol.name}+{target:#x}"
     return symbol.name + (f"+{target:#x}" if target else "")
 
 
-def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
-    """[(function symbol, Intel-syntax listing)] for every function in the object's code.
+def _function_at(functions: list[_Symbol], section: int, address: int) -> str:
+    """`name` or `name+0x10` for the function of `section` holding `address`, "" when none does."""
+    for function in functions:
+        if function.section == section and function.value <= address < function.value + max(function.size, 1):
+            offset = address - function.value
+            return function.name + (f"+{offset:#x}" if offset else "")
+    return ""
 
-    Raises:
-        ParseError: when the bytes are not an ELF64 little-endian x86-64 object.
-    """
+
+def _engine(arch: int):
     import capstone  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
+    if arch == EM_AARCH64:
+        return capstone.Cs(capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM)
+    if arch != EM_X86_64:
+        raise ParseError(f"an ELF object for machine {arch}: only x86-64 and AArch64 are disassembled", 0, 0)
+    engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    engine.syntax = capstone.CS_OPT_SYNTAX_INTEL
+    return engine
+
+
+_AARCH64_BRANCH = frozenset({"bl", "b"})
+
+
+def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
+    """[(function symbol, listing)] for every function in the object's code: Intel syntax for x86-64,
+    Arm's syntax for AArch64.
+
+    Raises:
+        ParseError: when the bytes are not an ELF64 little-endian x86-64 or AArch64 object.
+    """
+    arch = machine(elf_bytes)
     sections = _sections(elf_bytes)
     symbols = _symbols(elf_bytes, sections)
     relocations = _relocations(elf_bytes, sections, symbols)
@@ -141,8 +176,7 @@ def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
         (s for s in symbols if s.kind == _STT_FUNC and s.section != _SHN_UNDEF),
         key=lambda s: (s.section, s.value),
     )
-    engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-    engine.syntax = capstone.CS_OPT_SYNTAX_INTEL
+    engine = _engine(arch)
     listings: list[tuple[str, str]] = []
     for function in functions:
         section = sections[function.section]
@@ -156,10 +190,13 @@ def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
             text = f"{insn.mnemonic} {insn.op_str}".strip()
             end = insn.address + insn.size
             targets = [
-                _target_name(r, end, functions)
+                _target_name(r, end, functions, arch)
                 for r in section_relocations
                 if insn.address <= r.offset < end
             ]
+            if not targets and arch == EM_AARCH64 and insn.mnemonic in _AARCH64_BRANCH:
+                callee = _branch_target(insn.op_str, functions, function)
+                targets = [callee] if callee else []
             if targets and insn.mnemonic == "movabs":
                 loaded[insn.op_str.split(",")[0].strip()] = targets[0]
             elif not targets and insn.mnemonic in ("call", "jmp") and insn.op_str in loaded:
@@ -168,6 +205,17 @@ def disassemble_object(elf_bytes: bytes) -> list[tuple[str, str]]:
             lines.append(f"  {insn.address:6x}:  {text}{comment}")
         listings.append((function.name, "\n".join(lines)))
     return listings
+
+
+def _branch_target(operand: str, functions: list[_Symbol], caller: _Symbol) -> str:
+    """The function a `bl #0x30` enters (another function of the object; a branch inside the caller is a loop)."""
+    try:
+        address = int(operand.lstrip("#"), 16)
+    except ValueError:
+        return ""
+    if caller.value <= address < caller.value + caller.size:
+        return ""
+    return _function_at(functions, caller.section, address)
 
 
 def listing_text(listings: list[tuple[str, str]]) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.capture.model_inputs import structured_inputs
-from explorer.capture.tf_layers import iter_layers
+from explorer.capture.tf_layers import called_method, iter_layers
 from explorer.model.records import CostAnalysis
 from explorer.targets import TargetSpec, gpu_target_config_text
 
@@ -89,7 +89,8 @@ def _record_layer_scopes(model: Any, scopes: dict[str, str]) -> None:
     from jax._src import source_info_util  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     for _path, layer in iter_layers(model):
-        original = layer.call
+        method = called_method(layer)  # `quantized_call` for an int8 layer (--quantize)
+        original = getattr(layer, method)
 
         def call(*args, _original=original, _layer=layer, **kwargs):
             stack = str(source_info_util.current_name_stack())
@@ -97,7 +98,7 @@ def _record_layer_scopes(model: Any, scopes: dict[str, str]) -> None:
                 scopes.setdefault(f"{SCOPE_PREFIX}/{stack}", _layer.name)
             return _original(*args, **kwargs)
 
-        layer.call = call
+        setattr(layer, method, call)
 
 
 def lower(model: Any, signature: list, spec: TargetSpec) -> Lowering:

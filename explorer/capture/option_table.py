@@ -50,7 +50,7 @@ from explorer.capture.option_values import (
     xla_flag_words,
 )
 from explorer.capture.variants import XLA_FLAG_CHOICES, check_remat_layers, parse_xla_flags
-from explorer.model.records import DTYPES, MODES, OPTIMIZERS, SHARDINGS
+from explorer.model.records import DTYPES, MODES, OPTIMIZERS, QUANTIZATIONS, SHARDINGS
 from explorer.model.serial import to_jsonable
 from explorer.targets import DEFAULT_TARGETS
 
@@ -80,7 +80,7 @@ class Worker(Enum):
     """The capture workers whose request carries an option (explorer.capture.worker_requests)."""
 
     TENSORFLOW = "tensorflow"  # tf_worker: layers, graph and the cpu target
-    ACCELERATOR = "accelerator"  # jax_worker / tvm_worker: one GPU, TPU or TVM target, from model.json
+    ACCELERATOR = "accelerator"  # jax_worker / tvm_worker / aot_worker: one GPU, TPU, TVM or ARM target
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,8 @@ CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
                   vary=Vary("remat", vary_switch, "train mode: rematerialise every layer, remat=off,on"),
                   tour=True, lesson=True, workers=(Worker.ACCELERATOR,)),
     CaptureOption("mesh", "--mesh", "compile for a TPU slice of this many chips (with --shard)", default="",
-                  metavar="2x2", vary=Vary("mesh", vary_or_empty, "one chip or a mesh (with --shard): mesh=none,2x2"),
+                  metavar="2x2", vary=Vary("mesh", vary_or_empty, "one chip or a mesh (--shard or --layout-map "
+                                           "divides the meshed one): mesh=none,2x2"),
                   tour=True, lesson=True, workers=(Worker.ACCELERATOR,)),
     CaptureOption("shard", "--shard", "divide the work over the mesh by the batch (data) or the weights (model)",
                   choices=SHARDINGS, tour=True, lesson=True, workers=(Worker.ACCELERATOR,), set_by="layout_map"),
@@ -207,6 +208,11 @@ CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
                   "update them in place (default), or not (--no-donate)", Kind.EITHER, key=Key.UNLESS_DEFAULT,
                   vary=Vary("donate", vary_switch, "train mode: donate the step's arguments, donate=on,off"),
                   title=lambda donate: [] if donate else ["no donation"], workers=(Worker.ACCELERATOR,)),
+    CaptureOption("quantize", "--quantize", "quantize the model as a deployment would (Keras model.quantize): "
+                  "int8 weights where Keras can (Dense), the rest as trained", default="", choices=QUANTIZATIONS,
+                  key=Key.UNLESS_DEFAULT,
+                  vary=Vary("quantize", vary_or_empty, "the int8 variant a deployment runs: quantize=none,int8"),
+                  tour=True, lesson=True, title=lambda mode: [f"quantize {mode}"], workers=_BOTH),
     CaptureOption("targets", "--targets", "comma-separated targets (default {default})",
                   default=",".join(DEFAULT_TARGETS), convert=split_targets, words=lambda targets: [",".join(targets)],
                   key=Key.NO, tour=True, compared=False),

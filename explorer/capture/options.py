@@ -40,7 +40,7 @@ def build_capture_options(**given: Any) -> CaptureOptions:
         _check_value(row, values[row.field])
     fields = {row.field: row.convert(values[row.field]) if row.convert else values[row.field] for row in GIVEN}
     # The rules between options: the optimizer only in train mode, --remat-layers implies --remat,
-    # --donate given or not, --layout-map sets --shard model.
+    # --donate given or not, --layout-map sets --shard model, --quantize for inference only.
     mode, remat_layers, donate = values["mode"], values["remat_layers"], values["donate"]
     fields.update(optimizer=_optimizer(mode, values["optimizer"]), remat=values["remat"] or bool(remat_layers),
                   donate=donate is not False, **_sharding(values["shard"], values["mesh"], values["layout_map"]))
@@ -50,6 +50,9 @@ def build_capture_options(**given: Any) -> CaptureOptions:
                              "(only a training step has arguments to donate)")
     if options.remat and options.mode != "train":
         raise TensorwegError(f"{'--remat-layers' if remat_layers else '--remat'} needs --mode train")
+    if options.quantize and options.mode == "train":
+        raise TensorwegError(f"--quantize {options.quantize} compiles the inference call a deployment runs; "
+                             "leave out --mode train")
     check_variant_targets(options)
     _check_train_targets(options)
     if options.mesh or options.shard:  # check_mesh_options passes any other options
@@ -83,13 +86,13 @@ def read_word(row: CaptureOption, text: str) -> Any:
 
 
 def _check_train_targets(options: CaptureOptions) -> None:
-    """The TVM worker compiles the inference graph only: in train mode it stored that graph under a
-    bundle that says train. Refused until TVM captures a training step."""
+    """The TVM and ahead-of-time workers compile the inference graph only: in train mode they would store
+    that graph under a bundle that says train. Refused until they capture a training step."""
     if options.mode != "train":
         return
-    tvm = [name for name in options.targets if name in TARGETS and TARGETS[name].compiler == "tvm"]
-    if tvm:
-        raise TensorwegError(f"--mode train: {', '.join(tvm)} compiles the inference graph only; "
+    inference = [name for name in options.targets if name in TARGETS and TARGETS[name].inference_only]
+    if inference:
+        raise TensorwegError(f"--mode train: {', '.join(inference)} compiles the inference graph only; "
                              "leave it out of --targets")
 
 

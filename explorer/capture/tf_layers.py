@@ -77,7 +77,7 @@ def recording_layer_calls(model: Any) -> Iterator[dict[str, list[LayerCall]]]:
     calls: dict[str, list[LayerCall]] = {}
 
     def wrap(layer: Any):
-        original = layer.call
+        original = getattr(layer, called_method(layer))
 
         def recording_call(*args, **kwargs):
             scope = tf.compat.v1.get_default_graph().get_name_scope()
@@ -99,12 +99,18 @@ def recording_layer_calls(model: Any) -> Iterator[dict[str, list[LayerCall]]]:
     wrapped = [layer for _, layer in iter_layers(model)]
     for layer in wrapped:
         # object.__setattr__: keep Keras' attribute tracker out of it.
-        object.__setattr__(layer, "call", wrap(layer))
+        object.__setattr__(layer, called_method(layer), wrap(layer))
     try:
         yield calls
     finally:
         for layer in wrapped:
-            layer.__dict__.pop("call", None)
+            layer.__dict__.pop(called_method(layer), None)
+
+
+def called_method(layer: Any) -> str:
+    """The method Keras's `__call__` runs: `call`, or `quantized_call` for a layer `model.quantize` changed
+    (`--quantize int8`: Keras's Operation.__call__ dispatches on the layer's quantization mode)."""
+    return "quantized_call" if getattr(layer, "quantization_mode", None) else "call"
 
 
 def _tensors(structure: Any) -> list[Any]:

@@ -38,6 +38,7 @@ from explorer.capture.protocol import (
     read_request,
     take_over_stdout,
 )
+from explorer.capture.quantize import quantized
 from explorer.capture.tf_graph import graph_level_and_film, trace_model
 from explorer.capture.tf_layers import layer_records
 from explorer.capture.tf_loading import input_signature, load_model
@@ -78,6 +79,7 @@ def run(request: dict, protocol: Protocol) -> int:
         set_global_policy(request.get("dtype", ""))
         model, identity = load_model(str(request["model"]), bool(request.get("unsafe", False)), request.get("cwd"))
         model = with_policy(model, request.get("dtype", ""), identity.kind)
+        model = quantized(model, request.get("quantize", ""), identity.kind)
         shapes = {name: tuple(dims) for name, dims in (request.get("input_shapes") or {}).items()}
         signature = input_signature(model, int(request.get("batch", 1)), shapes)
     except TensorwegError as error:

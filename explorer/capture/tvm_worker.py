@@ -1,4 +1,5 @@
-"""The TVM capture worker: the `tvm:cpu` target (Keras -> ONNX -> Relax -> TIR -> x86), in its own process.
+"""The TVM capture worker: `tvm:cpu` (Keras -> ONNX -> Relax -> TIR -> x86) or `tvm:arm` (the same, LLVM's
+aarch64 backend for the row's ARM core), in its own process.
 
 Run as `python -m explorer.capture.tvm_worker` with one JSON request on stdin:
     {"model_file": ".../model.json", "unsafe": false,
@@ -8,7 +9,7 @@ It writes, into out_dir (the levels the learner knows, filled with TVM's answer)
     hlo.txt             Relax as imported from ONNX (TVMScript)          level `hlo`
     optimized_hlo.txt   Relax after FuseOps + FuseTIR (TVMScript)          level `optimized-hlo`
     tvm.json            TvmProgram: each TIR function, its ops, ONNX nodes, layers, TIR
-    kernels.json        one KernelRecord per TIR function: LLVM IR, x86 assembly   level `kernels`
+    kernels.json        one KernelRecord per TIR function: LLVM IR, x86 or AArch64 assembly   level `kernels`
     memory.json         TVM's static memory plan (StaticPlanBlockMemory)         level `memory`
     model.onnx is not kept (the weights are random: only shapes matter to a compiler).
 There is no hlo.json: Relax is not HLO, so the HLO parser and the cross-level
@@ -28,7 +29,7 @@ import traceback
 from pathlib import Path
 
 from explorer.capture import tvm_compile
-from explorer.capture.disassembly import vector_registers
+from explorer.capture.listing import AARCH64, vector_registers
 from explorer.capture.protocol import EXIT_BAD_INPUT, ProtocolWriter, one_line, read_request, take_over_stdout
 from explorer.model.normalise import normalise_text
 from explorer.model.records import KernelRecord
@@ -37,6 +38,7 @@ from explorer.model.tvm_program import (
     TVM_PROGRAM_FILE,
     TvmProgram,
     asm_by_function,
+    asm_labels,
     llvm_ir_by_function,
     plt_calls,
     static_memory_plan,
@@ -102,25 +104,27 @@ def run(request: dict, protocol: ProtocolWriter) -> None:
     protocol.level_started("kernels")
     try:
         asm, llvm_ir = tvm_compile.build(fused, llvm)
-        dump_json(_kernels(program, asm, llvm_ir), out_dir / "kernels.json")
+        dump_json(_kernels(program, asm, llvm_ir, TARGETS[request["target"]].isa), out_dir / "kernels.json")
     except Exception as exc:
         _fail_all(protocol, "TVM build failed", exc, ("kernels",))
         return
     protocol.level_done("kernels")
 
 
-def _kernels(program: TvmProgram, asm: str, llvm_ir: str) -> list:
+def _kernels(program: TvmProgram, asm: str, llvm_ir: str, isa: str) -> list:
     names = [f.name for f in program.functions]
     asm_of, ir_of = asm_by_function(asm, names), llvm_ir_by_function(llvm_ir, names)
+    defined = asm_labels(asm) if isa == AARCH64 else None  # `bl expf` names no PLT: whatever the module lacks
     records = []
     for function in program.functions:
-        width, registers = vector_registers(asm_of[function.name])
+        width, registers = vector_registers(asm_of[function.name], isa)
         what = "fused by TVM: " + " + ".join(op.rsplit(".", 1)[-1] for op in function.ops) if function.fused \
             else "one op, not fused"
         records.append(KernelRecord(
             name=function.name, hlo=function.onnx_nodes, kind="fusion" if function.fused else "op",
             llvm_ir=normalise_text(ir_of[function.name]), asm=normalise_text(asm_of[function.name]),
-            vector_width_bits=width, vector_registers=registers, library_calls=plt_calls(asm_of[function.name]),
+            vector_width_bits=width, vector_registers=registers,
+            library_calls=plt_calls(asm_of[function.name], defined),
             notes=f"TVM TIR function ({what}); hlo names the ONNX nodes it computes"))
     return records
 

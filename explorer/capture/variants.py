@@ -106,11 +106,13 @@ def check_variant_targets(options: CaptureOptions) -> None:
                 _check_kinds(f"{name}={pass_name}", set(HLO_PASSES[pass_name].kinds), kinds, options)
         else:
             _check_kinds(f"{name}={value}", wanted, kinds, options)
-    if options.dtype and options.dtype != "float32":
-        tvm = [t for t in options.targets if t in TARGETS and TARGETS[t].compiler == "tvm"]
-        if tvm:
-            raise TensorwegError(f"--dtype {options.dtype}: {', '.join(tvm)} compiles the float32 model "
-                                 "only (its ONNX export keeps no Keras dtype policy); leave it out of --targets")
+    tvm = [t for t in options.targets if t in TARGETS and TARGETS[t].compiler == "tvm"]
+    if options.dtype and options.dtype != "float32" and tvm:
+        raise TensorwegError(f"--dtype {options.dtype}: {', '.join(tvm)} compiles the float32 model "
+                             "only (its ONNX export keeps no Keras dtype policy); leave it out of --targets")
+    if options.quantize and tvm:
+        raise TensorwegError(f"--quantize {options.quantize}: {', '.join(tvm)} compiles the float32 model only "
+                             "(its ONNX export keeps no Keras quantization); leave it out of --targets")
 
 
 def _check_kinds(flag: str, wanted: set[str], kinds: set[str], options: CaptureOptions) -> None:

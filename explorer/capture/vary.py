@@ -59,8 +59,12 @@ def variants(text: str, base: dict[str, Any]) -> tuple[Variant, Variant]:
     option refuses, or two values that make the same capture."""
     key, values = split_vary(text)
     vary, field = VARY_KEYS[key]
-    built = [Variant(f"{key}={value}", build_capture_options(**{**base, field: vary.value(key, value, base)}))
-             for value in values]
+    built = []
+    for value in values:
+        options = {**base, field: vary.value(key, value, base)}
+        if field == "mesh" and not options[field]:  # one chip divides nothing: --shard is the meshed variant's
+            options.update(shard=None, layout_map=None)
+        built.append(Variant(f"{key}={value}", build_capture_options(**options)))
     first, second = built
     if first.options.without_targets() == second.options.without_targets():
         raise TensorwegError(f"bad --vary '{text}': {values[0]} and {values[1]} are the same variant "

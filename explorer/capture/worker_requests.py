@@ -2,9 +2,11 @@
 
 The TensorFlow worker loads the model (layers, graph, the cpu target) and writes its Keras config
 (`model.json`) and inputs (`signature.json`) into the staging directory; each GPU, TPU or TVM
-target's worker compiles from those, without TensorFlow. The keys each worker reads are checked
-on its side (`check_request` in `tf_worker`, `jax_worker`, `tvm_worker`). Which capture options each
-request carries is the rows' `workers` (explorer.capture.option_table), each under its field's name.
+target's worker compiles from those, without TensorFlow. The ahead-of-time worker (an ARM target)
+loads the model itself, weights and all (they become constants), at the same signature. The keys each
+worker reads are checked on its side (`check_request` in `tf_worker`, `jax_worker`, `tvm_worker`,
+`aot_worker`). Which capture options each request carries is the rows' `workers`
+(explorer.capture.option_table), each under its field's name.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from explorer.model.serial import from_jsonable, load_json
 from explorer.targets import get_target
 
 TENSORFLOW_WORKER = "explorer.capture.tf_worker"
+# The worker module of each row's `worker` (explorer.targets.spec.WORKERS) that compiles from model.json.
+TARGET_WORKERS = {"jax": "explorer.capture.jax_worker", "tvm": "explorer.capture.tvm_worker",
+                  "aot": "explorer.capture.aot_worker"}
 
 
 def tensorflow_request(source: ModelSource, options: CaptureOptions, staging: Path, cpu: bool) -> dict:
@@ -36,15 +41,18 @@ def tensorflow_request(source: ModelSource, options: CaptureOptions, staging: Pa
     }
 
 
-def accelerator_request(options: CaptureOptions, staging: Path, target: str) -> tuple[str, dict]:
-    """The worker module compiling `target` from model.json (Keras-on-JAX for GPU/TPU, TVM for `tvm:cpu`)
-    and its request; makes the target's folder in `staging`, where it writes."""
+def accelerator_request(source: ModelSource, options: CaptureOptions, staging: Path,
+                        target: str) -> tuple[str, dict]:
+    """The worker module compiling `target` once the TensorFlow worker fixed the signature (Keras-on-JAX
+    for GPU/TPU, TVM, XLA's ahead-of-time compiler for ARM) and its request; makes the target's folder
+    in `staging`, where it writes."""
     out_dir = staging / "targets" / target_dirname(target)
     out_dir.mkdir(parents=True, exist_ok=True)
     signature = load_json(Signature, staging / SIGNATURE_FILE)
-    compiler = get_target(target).compiler
-    module = "explorer.capture.tvm_worker" if compiler == "tvm" else "explorer.capture.jax_worker"
+    module = TARGET_WORKERS[get_target(target).worker]
     return module, {
+        # The ahead-of-time worker loads the model as the TensorFlow worker does (its weights are frozen in).
+        "model": source.spec, "cwd": os.getcwd(),
         "model_file": str(staging / "model.json"),
         "signature": [[name, list(shape), dtype] for name, shape, dtype in signature],
         "target": target,

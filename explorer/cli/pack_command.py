@@ -17,6 +17,7 @@ from explorer.course import tours
 from explorer.course.pack import PACK_SUFFIX, lessons_with_capture, write_pack
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
+from explorer.views.suggested import command_line
 
 
 def register(subparsers: argparse._SubParsersAction, capture_options_for) -> None:
@@ -67,10 +68,11 @@ def _check_capture_packed(name: str, text: str, bundles: list[Bundle]) -> tours.
     missing = [tours.missing_capture(tour, b.manifest.model.spec, b.manifest.options) for b in bundles]
     if all(missing):
         needed = tours.capture_options(tour)
-        header = [text for option, text in tours.header_options(tour.capture) if option != "targets"]
-        command = ["tensorweg capture", tour.model, *header, f"--targets {','.join(needed.targets)}"]
+        header = [word for option, text in tours.header_options(tour.capture) if option != "targets"
+                  for word in text.split()]
+        command = command_line(["capture", tour.model, *header, "--targets", ",".join(needed.targets)])
         raise TensorwegError(f"--tours {name}: no packed bundle has the capture it needs ({missing[0]}); "
-                             f"pack a bundle made by `{' '.join(command)}`")
+                             f"pack a bundle made by `{command}`")
     return tour
 
 

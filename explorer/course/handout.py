@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import html
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from explorer.views import explain, items, rows
 from explorer.views.graphs.dot import dot_text
 from explorer.views.graphs.files import GraphTooLarge, graphviz, render
 from explorer.views.graphs.level import graph_of
+from explorer.views.suggested import command_line
 
 _CODE_CONTEXT = 3  # lines of HLO shown before and after the selected instruction
 _STYLE = """body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.45}
@@ -98,10 +98,10 @@ def step_commands(tour_argument: str, model_argument: str, index: int, lang: str
     """The command that opens the lesson at step `index` (0-based), and the one that draws its picture."""
     model_argument = shown_model(model_argument)
     number = str(index + 1)
-    live = ["tensorweg", "tour", tour_argument, model_argument, "--step", number, "--lang", lang]
-    picture = ["tensorweg", "screenshot", model_argument, "--tour", tour_argument, "--step", number,
+    live = ["tour", tour_argument, model_argument, "--step", number, "--lang", lang]
+    picture = ["screenshot", model_argument, "--tour", tour_argument, "--step", number,
                "--lang", lang, "--out", picture_name(index)]
-    return shlex.join(live), shlex.join(picture)
+    return command_line(live), command_line(picture)
 
 
 def handout_steps(bundle: Bundle, tour: Tour, tour_argument: str, model_argument: str) -> list[HandoutStep]:

@@ -19,6 +19,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "compare.row.vector_code": ("vector code", "Vektorcode"),
     "compare.decided": ("{compiler} made {count}: {items}", "{compiler} erzeugte {count}: {items}"),
     "compare.vector_registers": ("{count} vector registers", "{count} Vektorregister"),
+    "compare.lanes": ("{lanes} x {bits}-bit lanes", "{lanes} x {bits}-Bit-Lanes"),
+    "compare.instructions": ("{count} instructions", "{count} Befehle"),
     "compare.row.fusions_ops": ("fusions/ops", "Fusionen/Ops"),
     "compare.row.kernels": ("kernels", "Kernel"),
     "compare.row.library_calls": ("library calls", "Bibliotheksaufrufe"),
@@ -142,6 +144,8 @@ LABELS: dict[str, tuple[str, str]] = {
                            "keine Grappler-Bilder in diesem Bundle: mit --passes erfassen"),
     "passes.missing_title": ("Filmstrip {film}: not captured", "Film {film}: nicht erfasst"),
     "passes.capture_with": ("Capture the frames and open them with:", "Erfassen und öffnen Sie die Bilder mit:"),
+    "passes.install_then_capture": ("{install}; then capture the frames and open them with:",
+                                    "{install}; danach erfassen und öffnen Sie die Bilder mit:"),
     "passes.capture_key": ("Press c to capture them now (the model is compiled again, with --passes).",
                            "Drücken Sie c, um sie jetzt zu erfassen (das Modell wird erneut kompiliert, "
                            "mit --passes)."),

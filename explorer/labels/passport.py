@@ -127,10 +127,16 @@ LABELS: dict[str, tuple[str, str]] = {
     "passport.registers": ("registers", "Register"),
     "passport.addressing": ("addressing", "Adressierung"),
     "passport.per_thread": ("{count} registers per thread (ptxas -v)", "{count} Register je Thread (ptxas -v)"),
+    "passport.scalar_lanes": ("scalar code: `s1` is lane 0 of NEON register v1 (v1.s[0]); XLA computes one 32-bit "
+                              "lane at a time here, not the four a `.4s` instruction would",
+                              "skalarer Code: `s1` ist Lane 0 des NEON-Registers v1 (v1.s[0]); XLA rechnet hier eine "
+                              "32-Bit-Lane nach der anderen, nicht vier auf einmal wie ein `.4s`-Befehl"),
     "passport.tpu_code": ("XLA:TPU emits no inspectable machine code: the tensor's tiles and memory space "
                           "are what it shows", "XLA:TPU erzeugt keinen einsehbaren Maschinencode: Gezeigt werden "
                           "die Kacheln und der Speicherraum des Tensors"),
     "passport.tensor": ("tensor", "Tensor"),
+    "passport.tuple_element": ("its tuple element {index}, {shape}; the other elements are buffers of their own",
+                               "sein Tupelelement {index}, {shape}; die anderen Elemente sind eigene Puffer"),
     # The `P` screen's keys, status line and help.
     "binding.app.passport": ("Passport", "Steckbrief"),
     "tooltip.app.passport": ("The selected item's tensor from its Python line down to registers and buffer",

@@ -176,9 +176,20 @@ LABELS: dict[str, tuple[str, str]] = {
     "notify.one_target": ("Only one target captured.", "Nur ein Ziel erfasst."),
     "notify.nothing_to_maximize": ("Nothing focused to maximise: Tab moves the focus to a pane.",
                                    "Nichts fokussiert zum Maximieren: Tab setzt den Fokus auf einen Bereich."),
-    "notify.capture_needs_model": (
-        "Opened from a bundle: run a capture with the extra targets to add them.",
-        "Aus einem Bundle geöffnet: eine Erfassung mit den zusätzlichen Zielen fügt sie hinzu."),
+    # Suggested commands (explorer/views/suggested.py): {command} is one quoted shell line.
+    "suggest.run": ("run: {command}", "ausführen: {command}"),
+    "suggest.install_then_run": ("{install}; then run: {command}", "{install}; danach ausführen: {command}"),
+    "suggest.capture_key_or_run": ("press c in the explorer (opened from a model), or run: {command}",
+                                   "c im Explorer drücken (aus einem Modell geöffnet) oder ausführen: {command}"),
+    "suggest.nothing_to_capture": ("Every default target ({targets}) is in this bundle: nothing to capture.",
+                                   "Alle Standardziele ({targets}) sind in diesem Bundle: nichts zu erfassen."),
+    "suggest.capture_from_bundle": ("Opened from a bundle, which c does not capture into: to add {targets}, {todo}",
+                                    "Aus einem Bundle geöffnet, in das c nicht erfasst: um {targets} hinzuzufügen, "
+                                    "{todo}"),
+    "suggest.passes_from_bundle": ("Opened from a bundle, which c does not capture into: for every compiler "
+                                   "pass, {todo}",
+                                   "Aus einem Bundle geöffnet, in das c nicht erfasst: für jeden Compiler-Pass "
+                                   "{todo}"),
     # tensorweg handout: the page's own words (the lesson's texts come from the tour).
     "handout.model": ("Model", "Modell"),
     "handout.targets": ("Targets", "Ziele"),

@@ -203,6 +203,26 @@ def parse_memory_report(text: str) -> MemoryReport:
     return MemoryReport(total_bytes=int(total.group(1)), largest_first=tuple(order))
 
 
+def assigned_value(memory: MemoryLevel, instruction: str,
+                   shape_index: str = "{}") -> tuple[Allocation, AssignedValue] | None:
+    """Where one part of `instruction`'s result lives: its allocation and value at `shape_index`
+    (`{}` the whole result, `{0}` a tuple's first element). A tuple's parts are separate values,
+    often in separate allocations: cuDNN's convolution returns (output, u8[0] workspace), and the
+    workspace's allocation is not where the output is."""
+    for allocation in memory.allocations:
+        for value in allocation.values:
+            if value.instruction == instruction and value.shape_index == shape_index:
+                return allocation, value
+    return None
+
+
+def live_range_of(memory: MemoryLevel, instruction: str, shape_index: str = "{}") -> LiveRange | None:
+    """The live range of `instruction`'s value at `shape_index`; XLA names a whole result `name{}`
+    or, in older dumps, `name`."""
+    wanted = {f"{instruction}{shape_index}"} | ({instruction} if shape_index == "{}" else set())
+    return next((live for live in memory.live_ranges if live.value in wanted), None)
+
+
 def value_sizes(memory: MemoryLevel) -> dict[str, int]:
     """Bytes of each assigned value, keyed like `LiveRange.value` (`name{index}`)."""
     return {

@@ -278,6 +278,8 @@ SHARDINGS = ("data", "model")
 # `--dtype`: a Keras dtype policy applied to every layer of the model (keras.DTypePolicy names);
 # "" keeps each layer's own policy.
 DTYPES = ("float32", "bfloat16", "mixed_bfloat16", "float16", "mixed_float16")
+# `--quantize`: the modes of Keras's `model.quantize` a capture offers (the int8 a deployment runs).
+QUANTIZATIONS = ("int8",)
 
 
 @dataclass(frozen=True)
@@ -313,6 +315,8 @@ class CaptureOptions:
     # Train mode: the step's weights, state and optimizer state donated (jax.jit donate_argnums), so
     # XLA may write the new values over the old; False keeps both copies live (--no-donate).
     donate: bool = True
+    # The int8 variant a deployment runs: Keras's `model.quantize(mode)` before the compile ("" = as trained).
+    quantize: str = ""
 
     def without_targets(self) -> CaptureOptions:
         """What decides how the model compiles, whatever the target: a bundle grows by targets

@@ -149,7 +149,8 @@ def estimate(module: HloModule, computation: HloComputation, instruction: HloIns
     dtype, peak = spec.peak_for(_element_type(instruction))
     compute_s = flops / peak
     memory_s = moved / spec.memory_bandwidth
-    note = (f"ESTIMATE from published peaks, not a measurement: {peak / 1e12:g} TFLOP/s "
+    peaks = "peaks derived from published figures" if spec.peak_derived(dtype) else "published peaks"
+    note = (f"ESTIMATE from {peaks}, not a measurement: {peak / 1e12:g} TFLOP/s "
             f"({dtype}) and {spec.memory_bandwidth / 1e9:g} GB/s, {spec.roofline_source(dtype)}; "
             f"FLOPs from {source}, bytes = operands + output without padding or caching")
     return RooflineEstimate(

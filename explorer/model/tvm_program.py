@@ -37,6 +37,8 @@ _ALLOC_TENSOR = re.compile(
     r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Tensor\(\((?P<shape>[^)]*)\), dtype=\"\w+\"\)\s*=\s*R\.memory\.alloc_tensor\("
     r"(?P<storage>[\w.]+),", re.M)
 _PLT_CALL = re.compile(r"\bcallq?\s+([\w.$]+)@PLT")
+# AArch64 (`tvm:arm`): LLVM writes a call as `bl expf`, with no PLT suffix to say it leaves the module.
+_BRANCH_LINK = re.compile(r"^\s+bl\s+([\w.$]+)\s*$", re.M)
 _BUILTIN_ALLOC = re.compile(
     r"^\s*(?P<name>[\w.]+)\s*:\s*R\.Tensor\(\((?P<shape>[^)]*)\), dtype=\"(?P<dtype>\w+)\"\)\s*=\s*"
     r"R\.builtin\.alloc_tensor\(", re.M)
@@ -83,7 +85,7 @@ class TvmProgram:
 
 
 def asm_by_function(asm: str, names: tuple[str, ...] | list[str]) -> dict[str, str]:
-    """Each TIR function's x86 assembly: its FFI wrapper and its outlined body.
+    """Each TIR function's assembly (x86, or AArch64 for `tvm:arm`): its FFI wrapper and its outlined body.
 
     TVM's LLVM code generator emits `__tvm_ffi_<name>` (argument checks) and
     `<name>_compute_` (the loops); a label belongs to the function whose name
@@ -111,9 +113,18 @@ def llvm_ir_by_function(llvm_ir: str, names: tuple[str, ...] | list[str]) -> dic
     return {name: "\n\n".join(parts) for name, parts in pieces.items()}
 
 
-def plt_calls(asm: str) -> tuple[str, ...]:
-    """Library routines the code calls through the PLT (`expf` for softmax), sorted."""
-    return tuple(sorted(set(_PLT_CALL.findall(asm))))
+def plt_calls(asm: str, defined: frozenset[str] | None = None) -> tuple[str, ...]:
+    """Library routines the code calls through the PLT (`expf` for softmax), sorted. With `defined` (the
+    labels of the whole module's AArch64 assembly, `asm_labels`), also each `bl` to a symbol it does not define."""
+    found = set(_PLT_CALL.findall(asm))
+    if defined is not None:
+        found |= {name for name in _BRANCH_LINK.findall(asm) if name not in defined}
+    return tuple(sorted(found))
+
+
+def asm_labels(asm: str) -> frozenset[str]:
+    """Every label the module's assembly defines (its functions and their local helpers)."""
+    return frozenset(_ASM_LABEL.findall(asm))
 
 
 def _owner(symbol: str, names: tuple[str, ...] | list[str]) -> str:

@@ -30,6 +30,7 @@ from explorer.session.opening import shown_target
 from explorer.session.policy import CapturePolicy, recorded_spec_is_safe
 from explorer.views.session import CAPTURED, STARTED, FollowedLayer, LevelProgress, Session, StatusNote, failed
 from explorer.views.trace import Trace, build_trace
+from explorer.views.suggested import capture_key_note, passes_key_note
 from explorer.views.trace import descend as item_below
 
 if TYPE_CHECKING:
@@ -358,11 +359,17 @@ class SessionService:
         if self.queue_place is not None:  # starting anew would put it at the back of the line
             self.notify(label("notify.capture_waiting", self.lang))
             return None
+        if self.policy.allowed and not self.model_spec:  # a bundle or pack: what to run instead
+            self.notify(capture_key_note(self.now, can_capture=False) or "")
+            return None
         return self._capture_job(replace(self.options, targets=self.now.targets_to_capture()))
 
     def capture_passes(self) -> CaptureJob | None:
         """`c` on a filmstrip without frames: the model again with every compiler pass kept (`--passes`),
         for the targets on screen."""
+        if self.policy.allowed and not self.model_spec:
+            self.notify(passes_key_note(self.now, can_capture=False) or "")
+            return None
         return self._capture_job(replace(self.options, passes=True, targets=self.now.held_targets()))
 
     def capture_at_start(self) -> CaptureJob | None:

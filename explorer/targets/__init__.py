@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from explorer.errors import TensorwegError
 from explorer.targets.gpu import SmLimits, config_text
 from explorer.targets.spec import Interconnect, TargetSpec
-from explorer.targets.table import DEFAULT_TARGETS, TARGETS
+from explorer.targets.table import AOT_INSTALL_HINT, DEFAULT_TARGETS, TARGETS, TVM_INSTALL_HINT, TVM_MODULES
 
 # What the rest of tensorweg imports from here; the figures' own types live in explorer.targets.figures.
-__all__ = ["DEFAULT_TARGETS", "DEVICE_KINDS", "MESH_TARGETS", "TARGETS", "TOUR_TARGETS", "DeviceTab", "Interconnect",
-           "SmLimits", "TargetSpec"]
+__all__ = ["AOT_INSTALL_HINT", "DEFAULT_TARGETS", "DEVICE_KINDS", "MESH_TARGETS", "TARGETS", "TOUR_TARGETS",
+           "TVM_INSTALL_HINT", "TVM_MODULES", "DeviceTab", "Interconnect", "SmLimits", "TargetSpec"]
 
 # Which targets a tour's `target=` may name (explorer.course.tours.parser): the table says.
 TOUR_TARGETS: tuple[str, ...] = tuple(name for name, spec in TARGETS.items() if spec.in_tours)
@@ -57,9 +59,6 @@ def device_kind(target: str) -> str:
 
 
 NOT_AVAILABLE = "not available on this platform"
-# What the TVM target needs beyond the base install (the `tvm` extra in pyproject.toml).
-TVM_MODULES = ("tvm", "onnx", "tf2onnx")
-TVM_INSTALL_HINT = 'TVM is not installed; install it with: pip install -e ".[tvm]"'
 # What every capture needs (the TensorFlow worker traces each model; Keras on JAX compiles the GPU
 # and TPU targets): the `compilers` extra. The base install opens lesson packs and bundles only.
 COMPILER_MODULES = ("tensorflow", "keras")
@@ -73,6 +72,11 @@ def get_target(name: str) -> TargetSpec:
         return TARGETS[name]
     except KeyError:
         known = ", ".join(TARGETS)
+        family = name.split(":", 1)[0] if ":" in name else ""
+        kin = [target for target in TARGETS if family and target.startswith(f"{family}:")]
+        if kin:  # `arm:cortex-a99`: say which cores of that family tensorweg knows
+            raise TensorwegError(f"unknown target {name!r}: the {family} targets are {', '.join(kin)} "
+                                 f"(known: {known})") from None
         raise TensorwegError(f"unknown target {name!r} (known: {known})") from None
 
 
@@ -111,12 +115,14 @@ def require_compilers() -> None:
 
 
 def require_installed(names: tuple[str, ...]) -> None:
-    """The compilers, and a target whose compiler is an optional extra (TVM) and is not installed, are
-    bad input: one line saying how to install it (a GPU/TPU wheel missing is only `unavailable`)."""
+    """The compilers, and a target whose row needs modules that are not installed (TVM's extra, XLA's
+    ahead-of-time compiler), are bad input: one line saying how to get them (a GPU/TPU wheel missing
+    is only `unavailable`)."""
     require_compilers()
     for name in names:
-        if get_target(name).compiler == "tvm" and availability(name):
-            raise TensorwegError(f"target {name}: {TVM_INSTALL_HINT}")
+        spec = get_target(name)
+        if spec.needs_modules and not all(_has_module(module) for module in spec.needs_modules):
+            raise TensorwegError(f"target {name}: {spec.install_hint}")
 
 
 def target_dirname(name: str) -> str:
@@ -136,8 +142,8 @@ def availability(name: str) -> str | None:
     libtpu or the CUDA plugin is slow and noisy).
     """
     spec = get_target(name)
-    if spec.compiler == "tvm":
-        return None if all(_has_module(module) for module in TVM_MODULES) else TVM_INSTALL_HINT
+    if spec.needs_modules:
+        return None if all(_has_module(module) for module in spec.needs_modules) else spec.install_hint
     if spec.kind == "cpu":
         return None
     if importlib.util.find_spec("jax") is None:
@@ -154,10 +160,30 @@ def availability(name: str) -> str | None:
 
 
 def _has_module(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:  # the parent package (jax_plugins) is missing
+    """Whether `name` could be imported, without importing it or its parent packages: `find_spec` of a
+    dotted name imports the parents (`tensorflow` takes seconds), so a submodule is looked for as a file
+    in its top package's folders. A name set to None in sys.modules is Python's mark of a module that
+    must not import (an install without it, as tests make one)."""
+    if name in sys.modules and sys.modules[name] is None:
         return False
+    top, _, rest = name.partition(".")
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ModuleNotFoundError, ValueError):
+        return False
+    if spec is None or not rest:
+        return spec is not None
+    folders = [Path(folder) for folder in (spec.submodule_search_locations or ())]
+    *packages, module = rest.split(".")
+    for package in packages:
+        folders = [folder / package for folder in folders if (folder / package).is_dir()]
+    return any(_module_file(folder, module) for folder in folders)
+
+
+def _module_file(folder: Path, module: str) -> bool:
+    """A module file (`x.py`, an extension `x.cpython-311-x86_64-linux-gnu.so`, `x.so`) or package `x/`."""
+    return (folder / module).is_dir() or (folder / f"{module}.py").is_file() or any(
+        path.suffix in (".so", ".pyd") for path in folder.glob(f"{module}.*"))
 
 
 def _has_nvidia_driver() -> bool:

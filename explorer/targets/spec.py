@@ -19,8 +19,8 @@ from explorer.targets.gpu import GpuDevice, SmLimits
 class Memory:
     """A chip's own memory (HBM on an accelerator, DRAM on a CPU board)."""
 
-    kind: str  # as the page names it: "HBM2", "HBM3"
-    capacity: Figure  # bytes, binary (explorer.targets.figures)
+    kind: str  # as the page names it: "HBM2", "HBM3", "LPDDR4X-4267"
+    capacity: Figure | None  # bytes, binary (explorer.targets.figures); None: a board sold in several sizes
     bandwidth: Figure  # bytes/s
 
 
@@ -41,6 +41,7 @@ class Chip:
     cores: TensorCores per TPU chip, SMs per GPU, cores per CPU.
     matrix_units: MXUs per TensorCore; matrix_unit_size: cells along one side of an MXU.
     l2_cache, shared_memory_per_core: bytes (GPU: per SM).
+    vector_width: bits of one SIMD register (a CPU: 128 for NEON); clock: Hz (a CPU board's cores).
     """
 
     name: str
@@ -52,12 +53,15 @@ class Chip:
     matrix_unit_size: Figure | None = None
     l2_cache: Figure | None = None
     shared_memory_per_core: Figure | None = None
+    vector_width: Figure | None = None
+    clock: Figure | None = None
 
     def figures(self) -> Iterator[tuple[str, Figure]]:
         """Every figure with its place (`peaks.bf16`, `memory.capacity`), for the table's test."""
         for dtype, figure in self.peaks:
             yield f"peaks.{dtype}", figure
-        yield "memory.capacity", self.memory.capacity
+        if self.memory.capacity is not None:
+            yield "memory.capacity", self.memory.capacity
         yield "memory.bandwidth", self.memory.bandwidth
         if self.interconnect is not None:
             yield "interconnect.bandwidth", self.interconnect.bandwidth
@@ -68,11 +72,15 @@ class Chip:
 
 
 # What a chip of each kind must publish (Chip field names): the roofline needs peaks and memory, a mesh
-# the interconnect, the course texts the rest. A new kind of chip (a CPU board) adds its entry.
+# the interconnect, the course texts the rest. A new kind of chip adds its entry.
 REQUIRED_FIGURES: dict[str, tuple[str, ...]] = {
     "tpu": ("peaks", "memory", "interconnect", "matrix_units", "matrix_unit_size"),
     "gpu": ("peaks", "memory", "interconnect", "cores", "l2_cache", "shared_memory_per_core"),
+    "cpu": ("peaks", "memory", "cores", "vector_width", "clock"),  # a compile-only CPU board (ARM)
 }
+
+# Which capture worker compiles a target (explorer.capture.worker_requests maps each to its module).
+WORKERS = ("tensorflow", "jax", "tvm", "aot")
 
 
 @dataclass(frozen=True)
@@ -81,15 +89,23 @@ class TargetSpec:
 
     name: the registry key (`gpu:h100`), used on the CLI, in the manifest and UI.
     kind: "cpu", "gpu" or "tpu".
-    compiler: "xla" (the TensorFlow or JAX worker), or "tvm" for `tvm:cpu` (explorer.capture.tvm_worker).
+    compiler: "xla" (XLA: the TensorFlow, JAX or ahead-of-time worker), or "tvm" (explorer.capture.tvm_worker).
+    worker: which capture worker compiles it (WORKERS): "tensorflow" (`cpu`, XLA's JIT in the TF worker),
+        "jax" (GPU/TPU compile-only), "tvm", or "aot" (XLA's ahead-of-time compiler for another CPU).
     chip: the published figures; None for a device of this machine (`cpu`, `gpu:local`), whose
-        figures tensorweg does not know.
+        figures tensorweg does not know. A compile-only CPU's chip is a board's (a core design has
+        no bandwidth or clock of its own).
     on_this_machine: compiled by (and for) the device in this machine, not a compile-only one.
     topology: what `jax.experimental.topologies.get_topology_desc` takes (`v5e:1x1` for TPU, a
         free label for GPU); "" where no compile-only topology is used.
     gpu_device: the compile-only CUDA device description (GPU only).
     sm_limits: one SM's limits for the occupancy estimate (GPU with a known model only).
-    llvm_target: TVM's LLVM target as (key, value) pairs (`kind: llvm`, `mcpu: ...`; TVM targets only).
+    llvm_target: the LLVM target as (key, value) pairs (`kind: llvm`, `mtriple: aarch64-linux-gnu`,
+        `mcpu: cortex-a76`): what TVM's `Target` takes, and the triple and CPU XLA's ahead-of-time
+        compiler is given (the "aot" worker). Empty for XLA's JIT and the JAX targets.
+    needs_modules: what the target's compiler needs beyond the `compilers` extra (dotted module names,
+        looked for without importing them); `install_hint` says how to get them. A capture asking for
+        the target without them is bad input (explorer.targets.require_installed).
     in_tours: a tour's `target=` may name it (explorer.course.tours.parser).
     """
 
@@ -103,7 +119,32 @@ class TargetSpec:
     gpu_device: GpuDevice | None = None
     sm_limits: SmLimits | None = None
     llvm_target: tuple[tuple[str, str], ...] = ()
+    needs_modules: tuple[str, ...] = ()
+    install_hint: str = ""
+    worker: str = "jax"
     in_tours: bool = True
+
+    def __post_init__(self) -> None:
+        if self.worker not in WORKERS:  # a row naming no worker would fail only when captured
+            raise ValueError(f"target {self.name}: worker {self.worker!r} is not one of {', '.join(WORKERS)}")
+
+    @property
+    def inference_only(self) -> bool:
+        """Its worker compiles the inference graph only (TVM's ONNX import, XLA's ahead-of-time
+        compiler): no training step, no mesh."""
+        return self.worker in ("tvm", "aot")
+
+    @property
+    def isa(self) -> str:
+        """The instruction set of its machine code: "aarch64" (an ARM row's LLVM triple), "x86-64" (this
+        machine's CPU: tensorweg runs on Linux x86-64), "" for GPUs and TPUs (PTX/SASS, no listing)."""
+        if self.llvm("mtriple").startswith("aarch64"):
+            return "aarch64"
+        return "x86-64" if self.kind == "cpu" else ""
+
+    def llvm(self, key: str) -> str:
+        """One value of the LLVM target (`mtriple`, `mcpu`), "" when the row gives none."""
+        return dict(self.llvm_target).get(key, "")
 
     @property
     def peak_flops(self) -> tuple[tuple[str, float], ...]:
@@ -140,6 +181,11 @@ class TargetSpec:
         titles = [figure.source.title for figure in (peak, self.chip.memory.bandwidth if self.chip else None)
                   if figure is not None]
         return " and ".join(dict.fromkeys(titles))
+
+    def peak_derived(self, dtype: str) -> bool:
+        """Whether the peak used for `dtype` is derived from published figures (an ARM board's), not published."""
+        _dtype, peak = self._peak_figure(dtype)
+        return peak is not None and peak.derived
 
     def _peak_figure(self, dtype: str) -> tuple[str, Figure | None]:
         peaks = self.chip.peaks if self.chip else ()

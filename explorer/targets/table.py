@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from explorer.targets.figures import Figure, Source, capacity, compute, count, rate
+from explorer.targets.figures import Figure, Source, capacity, clock, compute, count, derived, rate
 from explorer.targets.gpu import CUDA_LIMITS, GpuDevice, SmLimits
 from explorer.targets.spec import Chip, Interconnect, Memory, TargetSpec
 
@@ -41,6 +41,22 @@ _XLA_GPU_SPECS = "https://github.com/openxla/xla/blob/main/xla/backends/gpu/targ
 XLA_H100_SPEC = Source("XLA's GPU spec of the H100 SXM (h100_sxm.txtpb)", f"{_XLA_GPU_SPECS}/h100_sxm.txtpb")
 XLA_A100_SPEC = Source("XLA's GPU spec of the A100 SXM4 40GB (a100_sxm_40.txtpb)",
                        f"{_XLA_GPU_SPECS}/a100_sxm_40.txtpb")
+# ARM boards: a core design (Cortex-A76, Neoverse N1) has no clock, memory or core count of its own, so
+# each row names a real board. Arm publishes no peak FLOP/s; the peaks are derived from the boards'
+# cores and clock and the Software Optimization Guide's FP/ASIMD pipe count.
+PI5_BRIEF = Source("Raspberry Pi 5 product brief", "https://datasheets.raspberrypi.com/rpi5/raspberry-pi-5-product-brief.pdf")
+PI5_LAUNCH = Source("Raspberry Pi news, Introducing: Raspberry Pi 5! (32-bit LPDDR4X memory at 4267MT/s)",
+                    "https://www.raspberrypi.com/news/introducing-raspberry-pi-5/")
+A76_GUIDE = Source("Arm Cortex-A76 Software Optimization Guide (two FP/ASIMD pipelines, V0 and V1)",
+                   "https://developer.arm.com/documentation/pjdoc466751330-7215/latest/")
+N1_GUIDE = Source("Arm Neoverse N1 Software Optimization Guide (two FP/ASIMD pipelines, V0 and V1)",
+                  "https://developer.arm.com/documentation/109896/latest/")
+ARM_ARCHITECTURE = Source("Arm Architecture Reference Manual for A-profile (SIMD&FP registers V0-V31)",
+                          "https://developer.arm.com/documentation/ddi0487/latest/")
+GRAVITON_GUIDE = Source("AWS Graviton Technical Guide, Graviton2 column",
+                        "https://github.com/aws/aws-graviton-getting-started")
+GRAVITON2_REVIEW = Source("AnandTech, Amazon's Arm-based Graviton2 Against AMD and Intel (8-channel DDR4-3200)",
+                          "https://www.anandtech.com/show/15578/cloud-clash-amazon-graviton2-arm-against-intel-and-amd")
 _SM_LIMITS_SOURCE = ("CUDA C++ Programming Guide, Compute Capabilities: technical specifications per "
                      "compute capability; allocation units as in NVIDIA's CUDA Occupancy Calculator")
 
@@ -153,16 +169,89 @@ _A100 = Chip(
     **_gpu_units(_A100_DEVICE),
 )
 
+# --- ARM boards (compile-only CPUs) ----------------------------------------------------------
+
+# What one 128-bit NEON instruction does per lane: FMLA multiplies and adds 4 f32 lanes; SDOT
+# multiplies 16 int8 pairs and adds them into 4 s32 lanes (16 multiply-adds). Two operations each.
+_F32_LANES = 4
+_SDOT_PRODUCTS = 16
+
+
+def _neon_peak(cores: Figure, core_clock: Figure, pipes: Figure, lanes: int, what: str, unit: str) -> Figure:
+    """cores x clock x pipes x lanes x 2: the arithmetic a derived peak shows, from the row's own figures."""
+    value = cores.value * core_clock.value * pipes.value * lanes * 2
+    scale, prefix = (1e12, "T") if value >= 1e12 else (1e9, "G")
+    arithmetic = (f"{int(cores.value)} cores x {core_clock.published} x {int(pipes.value)} FP/ASIMD pipes x "
+                  f"{lanes} {what} x 2 = {value / scale:g} {prefix}{unit}")
+    return derived(value, arithmetic, pipes.source)
+
+
+_PI5_CORES = count(4, "quad-core 64-bit Arm Cortex-A76", PI5_BRIEF)
+_PI5_CLOCK = clock("2.4GHz", PI5_BRIEF)
+_A76_PIPES = count(2, "two FP/ASIMD pipelines (V0, V1)", A76_GUIDE)
+_PI5 = Chip(
+    name="Raspberry Pi 5 (BCM2712)",
+    peaks=(("f32", _neon_peak(_PI5_CORES, _PI5_CLOCK, _A76_PIPES, _F32_LANES, "f32 lanes (FMLA)", "FLOP/s")),
+           ("int8", _neon_peak(_PI5_CORES, _PI5_CLOCK, _A76_PIPES, _SDOT_PRODUCTS, "int8 products (SDOT)", "OPS"))),
+    # Sold with 2, 4, 8 or 16 GB: no one capacity. 4267 MT/s on a 32-bit bus moves 4 bytes per transfer.
+    memory=Memory("LPDDR4X-4267", None,
+                  derived(4267e6 * 4, "4267 MT/s x 32-bit bus (4 bytes) = 17.068 GB/s", PI5_LAUNCH)),
+    cores=_PI5_CORES,
+    vector_width=count(128, "128-bit SIMD&FP registers", ARM_ARCHITECTURE),
+    clock=_PI5_CLOCK,
+)
+_GRAVITON2_CORES = count(64, "64", GRAVITON_GUIDE)
+_GRAVITON2_CLOCK = clock("2500MHz", GRAVITON_GUIDE)
+_N1_PIPES = count(2, "FP/ASIMD pipelines V0 and V1", N1_GUIDE)
+_GRAVITON2 = Chip(
+    name="AWS Graviton2",
+    peaks=(("f32", _neon_peak(_GRAVITON2_CORES, _GRAVITON2_CLOCK, _N1_PIPES, _F32_LANES, "f32 lanes (FMLA)",
+                              "FLOP/s")),
+           ("int8", _neon_peak(_GRAVITON2_CORES, _GRAVITON2_CLOCK, _N1_PIPES, _SDOT_PRODUCTS,
+                               "int8 products (SDOT)", "OPS"))),
+    # An instance's memory depends on its size: no one capacity. 8 channels of 64 bits (8 bytes).
+    memory=Memory("DDR4-3200 (8 channels)", None,
+                  derived(8 * 3200e6 * 8, "8 channels (8x DDR4, AWS) x 3200 MT/s x 8 bytes = 204.8 GB/s",
+                          GRAVITON2_REVIEW)),
+    cores=_GRAVITON2_CORES,
+    vector_width=count(128, "2x Neon 128bit vectors", GRAVITON_GUIDE),
+    clock=_GRAVITON2_CLOCK,
+)
+
+# What the compilers for these targets need beyond the `compilers` extra.
+TVM_MODULES = ("tvm", "onnx", "tf2onnx")
+TVM_INSTALL_HINT = 'TVM is not installed; install it with: pip install -e ".[tvm]"'
+AOT_MODULES = ("tensorflow.python._pywrap_tfcompile",)
+AOT_INSTALL_HINT = ("this TensorFlow has no ahead-of-time compiler (tensorflow/python/_pywrap_tfcompile); "
+                    "ARM targets need a TensorFlow built with XLA, as the wheels on PyPI are")
+_A76_LLVM = (("kind", "llvm"), ("mtriple", "aarch64-linux-gnu"), ("mcpu", "cortex-a76"))
+_N1_LLVM = (("kind", "llvm"), ("mtriple", "aarch64-linux-gnu"), ("mcpu", "neoverse-n1"))
+
 # --- the table -------------------------------------------------------------------------------
 
 TARGETS: dict[str, TargetSpec] = {
     spec.name: spec
     for spec in (
-        TargetSpec(name="cpu", kind="cpu", display_name="This machine's CPU (XLA:CPU)", on_this_machine=True),
+        TargetSpec(name="cpu", kind="cpu", display_name="This machine's CPU (XLA:CPU)", on_this_machine=True,
+                   worker="tensorflow"),
         # The article's second compiler: the same model through ONNX into Apache TVM,
         # compiled for this machine's x86 (AVX-512) by TVM's LLVM backend.
         TargetSpec(name="tvm:cpu", kind="cpu", display_name="This machine's CPU (Apache TVM)", compiler="tvm",
-                   on_this_machine=True, llvm_target=(("kind", "llvm"), ("mcpu", "skylake-avx512"))),
+                   on_this_machine=True, llvm_target=(("kind", "llvm"), ("mcpu", "skylake-avx512")),
+                   needs_modules=TVM_MODULES, install_hint=TVM_INSTALL_HINT, worker="tvm"),
+        # Where a trained model runs: ARM boards, compiled ahead of time by XLA's own CPU compiler
+        # (tfcompile, in TensorFlow's wheel) on this x86 machine, without the board.
+        TargetSpec(name="arm:cortex-a76", kind="cpu", display_name="Raspberry Pi 5, Arm Cortex-A76 (XLA ahead of time)",
+                   chip=_PI5, llvm_target=_A76_LLVM, needs_modules=AOT_MODULES, install_hint=AOT_INSTALL_HINT,
+                   worker="aot"),
+        TargetSpec(name="arm:neoverse-n1", kind="cpu",
+                   display_name="AWS Graviton2, Arm Neoverse N1 (XLA ahead of time)",
+                   chip=_GRAVITON2, llvm_target=_N1_LLVM, needs_modules=AOT_MODULES, install_hint=AOT_INSTALL_HINT,
+                   worker="aot"),
+        # The same board through TVM's LLVM backend for aarch64.
+        TargetSpec(name="tvm:arm", kind="cpu", display_name="Raspberry Pi 5, Arm Cortex-A76 (Apache TVM)",
+                   compiler="tvm", chip=_PI5, llvm_target=_A76_LLVM, needs_modules=TVM_MODULES,
+                   install_hint=TVM_INSTALL_HINT, worker="tvm"),
         TargetSpec(name="gpu:h100", kind="gpu", display_name="NVIDIA H100 SXM 80GB", chip=_H100, topology="h100",
                    gpu_device=_H100_DEVICE, sm_limits=_SM_90),
         TargetSpec(name="gpu:a100", kind="gpu", display_name="NVIDIA A100 SXM4 40GB", chip=_A100, topology="a100",

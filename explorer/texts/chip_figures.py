@@ -26,8 +26,9 @@ def chip_figures(target: str, lang: str = "en") -> dict[str, object]:
         return {}
     chip = spec.chip
     figures: dict[str, object] = {"target": spec.name, "chip": chip.name, "hbm_kind": chip.memory.kind,
-                                  "hbm_capacity": format_capacity(chip.memory.capacity.value),
                                   "hbm_bandwidth": format_bandwidth(spec.memory_bandwidth, lang)}
+    if chip.memory.capacity is not None:  # an ARM board is sold in several sizes: no one figure
+        figures["hbm_capacity"] = format_capacity(chip.memory.capacity.value)
     figures.update(_peak_figures(spec, lang))
     figures.update(_unit_figures(spec.kind, chip, lang))
     return figures
@@ -49,6 +50,11 @@ def _unit_figures(kind: str, chip: Chip, lang: str) -> dict[str, object]:
         figures["l2_size"] = format_capacity(chip.l2_cache.value)
     if chip.shared_memory_per_core is not None:
         figures["shared_memory_per_sm"] = format_capacity(chip.shared_memory_per_core.value)
+    if kind == "cpu":  # a CPU board: its cores, their clock and the SIMD width (NEON: 128 bits, 4 f32 lanes)
+        figures["core_count"] = int(chip.cores.value)
+        figures["clock"] = format_clock(chip.clock.value, lang)
+        figures["simd_bits"] = int(chip.vector_width.value)
+        figures["simd_f32_lanes"] = int(chip.vector_width.value) // 32
     return figures
 
 
@@ -68,6 +74,11 @@ def format_capacity(size: float) -> str:
     return f"{size:g} B"
 
 
+def format_clock(hertz: float, lang: str = "en") -> str:
+    """2.4e9 -> "2.4 GHz" ("2,4 GHz" in German)."""
+    return f"{_decimal(hertz / 1e9, lang)} GHz"
+
+
 def format_bandwidth(bytes_per_second: float, lang: str = "en") -> str:
     """819e9 -> "819 GB/s", 2.765e12 -> "2.765 TB/s" ("2,765 TB/s" in German)."""
     if bytes_per_second >= 1e12:
@@ -83,6 +94,7 @@ def _decimal(value: float, lang: str) -> str:
 def _peak_figures(spec: TargetSpec, lang: str) -> dict[str, object]:
     peaks: dict[str, object] = {}
     for dtype, flops in spec.peak_flops:
-        unit = "TOPS" if dtype.startswith("int") else "TFLOP/s"
-        peaks[f"peak_{dtype}"] = f"{_decimal(flops / 1e12, lang)} {unit}"
+        scale, prefix = (1e12, "T") if flops >= 1e12 else (1e9, "G")  # an ARM board's peaks are GFLOP/s
+        unit = f"{prefix}OPS" if dtype.startswith("int") else f"{prefix}FLOP/s"
+        peaks[f"peak_{dtype}"] = f"{_decimal(flops / scale, lang)} {unit}"
     return peaks

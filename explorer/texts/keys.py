@@ -104,6 +104,18 @@ def kernel_keys(kernel: KernelRecord) -> list[str]:
     return [f"kernel:{kernel.kind}"]
 
 
+def listing_keys(kernel: KernelRecord, isa: str, ahead_of_time: bool) -> list[str]:
+    """The texts a kernel's machine code calls for beyond its kind: on AArch64 the instruction set and what
+    its NEON registers and lanes are, and for a target compiled ahead of time how that differs from the
+    host's just-in-time compile."""
+    keys = []
+    if isa == "aarch64" and kernel.asm:
+        keys += ["isa:aarch64", "isa:neon"]
+    if ahead_of_time:
+        keys.append("compile:aot")
+    return keys
+
+
 # Allocation flags that have a text; others XLA prints (e.g. TPU's "page 0") are left
 # unexplained rather than guessed at.
 ALLOCATION_KINDS = ("parameter", "output", "constant", "thread-local", "temp",

@@ -148,6 +148,21 @@ SOURCES += (
     ("TensorFlow Grappler optimizers", "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/grappler/optimizers/"),
 )
 
+# ARM targets (XLA's ahead-of-time compiler, explorer/texts/content/*/isa|compile|kernel/*@arm) and the
+# int8 variant (quant/, whatif/quantize): Arm's architecture manual and the core's optimization guide,
+# TensorFlow's tfcompile, Keras's quantization code.
+SOURCES += (
+    ("Arm Architecture Reference Manual for A-profile", "https://developer.arm.com/documentation/ddi0487/latest/"),
+    ("Arm Cortex-A76 Software Optimization Guide",
+     "https://developer.arm.com/documentation/pjdoc466751330-7215/latest/"),
+    ("TensorFlow saved_model_aot_compile.py",
+     "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/tools/saved_model_aot_compile.py"),
+    ("TensorFlow ahead-of-time compiler (tfcompile)",
+     "https://github.com/tensorflow/tensorflow/tree/master/tensorflow/compiler/aot"),
+    ("Keras Model.quantize", "https://github.com/keras-team/keras/blob/master/keras/src/models/model.py"),
+    ("Keras Dense (int8 call)", "https://github.com/keras-team/keras/blob/master/keras/src/layers/core/dense.py"),
+)
+
 # The upstream revision each cited repository's files were read at, where an address says `main` or
 # `master` (an address naming a tag or commit, such as Mosaic's `jax-v0.8.1`, is read at that one).
 # tests/test_cited_sources.py checks the cited files the installed packages carry (jax, keras,
@@ -158,6 +173,7 @@ UPSTREAM_REVISIONS: dict[str, str] = {
     "tensorflow/tensorflow": "v2.21.0",
     "apache/tvm": "5d4dc8721307cf9677becacf0395c19be130e206",
     "google/XNNPACK": "09ee7303db3e793c9a1953cf67d443aed6ca0574",
+    "keras-team/keras": "v3.15.1",  # the installed Keras, whose files tests/test_cited_sources.py reads
 }
 _BRANCHES = ("main", "master")
 _GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(blob|tree)/([^/\s]+)/([^\s;,)`\"]*)")
@@ -201,7 +217,7 @@ _ADDRESS = re.compile(r"https?://[^\s;,)`\"]+")
 
 # Repository folders an installed package carries as files (its Python sources): (repo, folder, package).
 _INSTALLED = (("jax-ml/jax", "jax/", "jax"), ("keras-team/keras", "keras/", "keras"),
-              ("tensorflow/tensorflow", "tensorflow/python/", "tensorflow"), ("apache/tvm", "python/tvm/", "tvm"))
+              ("tensorflow/tensorflow", "tensorflow/python/", "tensorflow/python"), ("apache/tvm", "python/tvm/", "tvm"))
 
 
 def installed_copy(cited: CitedPath, site_packages: Path) -> Path | None:

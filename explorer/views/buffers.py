@@ -15,7 +15,7 @@ from explorer.labels import label
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
-    from explorer.model.records import Allocation
+    from explorer.model.records import Allocation, AssignedValue, LiveRange
 
 from explorer.model.serial import load_json
 from explorer.views.format import format_exact_bytes, format_int
@@ -39,27 +39,50 @@ def buffer_table(bundle: Bundle, target: str, lang: str = "en") -> Buffers | Non
 def _buffer_lines(bundle: Bundle, target: str, lang: str) -> Buffers:
     # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
     memory = bundle.memory(target)
-
-    def word(key: str) -> str:
-        return label(f"field.{key}", lang)
-
     lines: dict[str, list[str]] = {}
     first: dict[str, Allocation] = {}
     for allocation in memory.allocations:
         for value in allocation.values:
             first.setdefault(value.instruction, allocation)
-            lines.setdefault(value.instruction, []).append(
-                f"{word('buffer_allocation')} {allocation.index} ({allocation.kind}, "
-                f"{format_exact_bytes(allocation.size, lang)}) {word('offset')} {format_int(value.offset, lang)} "
-                f"{word('size')} {format_exact_bytes(value.size, lang)} {value.shape_index}")
+            lines.setdefault(value.instruction, []).append(_value_line(allocation, value, lang))
     seen: set[str] = set()
     for live in memory.live_ranges:
         name = live.value.split("{", 1)[0]
         if name not in seen:  # the first range of a value (its first tuple part)
             seen.add(name)
-            lines.setdefault(name, []).append(
-                f"{word('live')}   " + word("live_positions").format(start=live.start, end=live.end))
+            lines.setdefault(name, []).append(_live_line(live, lang))
     return Buffers({name: tuple(found) for name, found in lines.items()}, first)
+
+
+def value_buffer(bundle: Bundle, target: str, name: str, shape_index: str,
+                 lang: str = "en") -> tuple[Allocation | None, AssignedValue | None, LiveRange | None, tuple[str, ...]]:
+    """One part of `name`'s result (`shape_index`): its allocation, value and live range, and the
+    lines that say so (the passport follows the tuple element that holds the tensor)."""
+    from explorer.model.buffer_assignment import assigned_value, live_range_of  # noqa: PLC0415 (kept off the first frame)
+
+    memory = bundle.memory(target)
+    if memory is None:
+        return None, None, None, (label("text.memory_not_captured", lang),)
+    found = assigned_value(memory, name, shape_index)
+    live = live_range_of(memory, name, shape_index)
+    lines = (_value_line(*found, lang),) if found is not None else (label("text.no_allocation", lang),)
+    lines += (_live_line(live, lang),) if live is not None else ()
+    allocation, value = found if found is not None else (None, None)
+    return allocation, value, live, lines
+
+
+def _value_line(allocation: Allocation, value: AssignedValue, lang: str) -> str:
+    def word(key: str) -> str:
+        return label(f"field.{key}", lang)
+
+    return (f"{word('buffer_allocation')} {allocation.index} ({allocation.kind}, "
+            f"{format_exact_bytes(allocation.size, lang)}) {word('offset')} {format_int(value.offset, lang)} "
+            f"{word('size')} {format_exact_bytes(value.size, lang)} {value.shape_index}")
+
+
+def _live_line(live: LiveRange, lang: str) -> str:
+    return f"{label('field.live', lang)}   " + label("field.live_positions", lang).format(start=live.start,
+                                                                                         end=live.end)
 
 
 def allocation_of(bundle: Bundle | None, target: str, name: str) -> Allocation | None:

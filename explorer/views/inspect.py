@@ -117,12 +117,25 @@ def _level_text(bundle: Bundle, level: str, target: str, data: dict[str, Any]) -
     if this.lists_kernels:
         no_layer = program_for(bundle, target).no_layer_text
         rows = [(k["name"], k["kind"], ",".join(k["hlo"]), k["layer"] or no_layer,
-                 str(k["vector_width_bits"] or ""), str(k.get("registers") or "")) for k in data["kernels"]]
+                 str(k["vector_width_bits"] or ""), _registers_cell(k)) for k in data["kernels"]]
         return text_table(("kernel", "kind", "hlo", "layer", "vector bits", "registers"), rows)
     rows = [(str(a["index"]), str(a["size"]), a["kind"], ", ".join(v["instruction"] for v in a["values"][:4])
              + (" ..." if len(a["values"]) > 4 else "")) for a in data["allocations"]]
     step = "".join(f"\n{line}" for line in data["step"])  # train mode or a mesh: buffers by role
     return text_table(("allocation", "bytes", "kind", "values"), rows) + f"\npeak: {data['peak_bytes']} bytes" + step
+
+
+_REGISTERS_SHOWN = 4  # vector registers a kernel's row names before it counts the rest
+
+
+def _registers_cell(kernel: dict[str, Any]) -> str:
+    """A GPU kernel's registers per thread (`ptxas -v`), or the first vector registers a CPU kernel's code
+    uses (`zmm0`, NEON's `v4.4s`) and how many more."""
+    if kernel.get("registers") is not None:
+        return str(kernel["registers"])
+    names = kernel.get("vector_registers") or []
+    more = len(names) - _REGISTERS_SHOWN
+    return " ".join(names[:_REGISTERS_SHOWN]) + (f" +{more}" if more > 0 else "")
 
 
 # --- `--select NAME`: one item as the side panes show it (explorer.views) ---------------------------

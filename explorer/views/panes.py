@@ -243,15 +243,23 @@ def _layer_lines(bundle: Bundle, layer: str, target: str, lang: str) -> tuple[st
         lines.append("  " + label("field.plumbing", lang).format(count=plumbing, kinds=kinds))
     for brief in column.kernels:
         extra = f" {label('field.calls', lang)} {', '.join(brief.library_calls[:3])}" if brief.library_calls else ""
-        extra += _registers_brief(kernel(bundle, target, brief.name), target)
+        extra += _registers_brief(kernel(bundle, target, brief.name), target, lang)
         lines.append(f"  {label('column.kernel', lang)} {brief.name} [{brief.kind}]{extra}")
     if len(lines) == 1:
         lines.append("  " + label("text.nothing_for_layer", lang))
     return tuple(lines)
 
 
-def _registers_brief(found: KernelRecord | None, target: str) -> str:
-    """` 25 regs, 63/64 warps` for a GPU kernel with a ptxas report ("" otherwise)."""
+def _registers_brief(found: KernelRecord | None, target: str, lang: str = "en") -> str:
+    """` 25 regs, 63/64 warps` for a GPU kernel with a ptxas report; ` 128-bit, 4 x 32-bit lanes` for a CPU
+    kernel's vector code (x86 or NEON); "" otherwise."""
+    if found is not None and found.ptxas is None and found.vector_width_bits:
+        from explorer.capture import listing  # noqa: PLC0415 (start-up: the listing readers load with a CPU kernel)
+
+        spec = TARGETS.get(target)
+        lanes, bits = listing.lanes(found.asm, spec.isa if spec is not None else "", found.vector_width_bits)
+        words = label("compare.lanes", lang).format(lanes=lanes, bits=bits) if lanes else ""
+        return f" {found.vector_width_bits}-bit" + (f", {words}" if words else "")
     if found is None or found.ptxas is None:
         return ""
     spec = TARGETS.get(target)

@@ -6,10 +6,8 @@ Textual-free; reads only `explorer.model.passes` and the course texts.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
-from pathlib import PurePath
+from dataclasses import dataclass
 
-from explorer.capture.options import capture_flags
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.model.passes import (
@@ -25,7 +23,9 @@ from explorer.model.passes import (
     pipeline_text,
 )
 from explorer.model.passes_grappler import GRAPPLER
+from explorer.targets import COMPILERS_INSTALL_HINT
 from explorer.texts.lookup import explain_topic, has_topic
+from explorer.views import suggested
 from explorer.views.format import format_int
 
 # Column labels (explorer.labels `passes.column.*`). The pipeline goes last: its names are
@@ -80,24 +80,18 @@ def missing_film(bundle, film: str, model: str, can_capture: bool, lang: str = "
     strip = bundle.passes(film)
     if strip is not None and len(strip) > 0:
         return None
-    options = replace(bundle.manifest.options, passes=True, targets=bundle.targets)
-    command = " ".join(["tensorweg open", model, *capture_flags(options, every=False)])
+    command = suggested.open_with_passes(bundle, model)
     reason = label("passes.no_grappler", lang) if film == GRAPPLER else \
         label("passes.no_passes", lang).format(target=film)
-    lines = [reason, "", label("passes.capture_with", lang), f"  {command}"]
+    how = label("passes.capture_with", lang)
+    if not suggested.compilers_installed():  # the UI alone: the command needs the compilers first
+        how = label("passes.install_then_capture", lang).format(install=COMPILERS_INSTALL_HINT)
+        can_capture = False
+    lines = [reason, "", how, f"  {command}"]
     if can_capture:
         lines += ["", label("passes.capture_key", lang)]
     return MissingFilm(label("passes.missing_title", lang).format(film=shown_name(film, lang)),
                        "\n".join(lines), command, can_capture)
-
-
-def model_as_typed(bundle, model_spec: str | None) -> str:
-    """The model a command for this bundle names: as the learner typed it, else the sample's or
-    module:function's name, else the model file's name (a capture stores its absolute path)."""
-    if model_spec:
-        return model_spec
-    identity = bundle.manifest.model
-    return identity.spec if identity.kind in ("sample", "function") else PurePath(identity.spec).name
 
 
 def shown_name(target: str, lang: str = "en") -> str:

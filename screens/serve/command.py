@@ -31,6 +31,7 @@ from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_files, capture_options, default_language, open_or_capture
 from explorer.course.pack import PackLimits, bundle_argument, is_pack
 from explorer.errors import TensorwegError
+from explorer.views.suggested import capture_argv, command_line
 
 from screens.serve.limits import TabLimits, TabSetup, is_loopback, new_token, public_url
 from screens.serve.policy import CAPTURE_VARIABLE, QUEUE_VARIABLE
@@ -83,15 +84,22 @@ def _warning(host: str, max_captures: int | None) -> str:
 @contextlib.contextmanager
 def _signals_stop_serving():
     """SIGTERM and SIGHUP (a closed SSH session) end `serve` as Ctrl+C does, so the temp folder is
-    removed; once the server runs, its event loop handles them (screens.serve.server)."""
+    removed; once the server runs, its event loop handles them (screens.serve.server). It returns with
+    them blocked once its stop began (`vendored_textual_serve.Server.serve`): the process is ending, so
+    any that came since (a second Ctrl+C) and any still to come are ignored, after the temp folder is
+    gone: one clean stop, one exit status, however the signals fall."""
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
     for signum in previous:
         signal.signal(signum, signal.default_int_handler)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        if set(stop_signals) <= signal.pthread_sigmask(signal.SIG_BLOCK, ()):  # the server ran and stopped
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)  # ignored: what waited is dropped
+        else:  # no server ran (an in-process caller's stand-in)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _tab_limits(args: argparse.Namespace) -> TabLimits:
@@ -118,11 +126,12 @@ def _captured_before(args: argparse.Namespace) -> Path:
     it from there too), served as a bundle; one error line when it was never captured."""
     from explorer.capture.orchestrator import cached_capture  # noqa: PLC0415 (the capture machinery: only here)
 
-    path = cached_capture(args.model, capture_options(args))
+    options = capture_options(args)
+    path = cached_capture(args.model, options)
     if path is None:
         raise TensorwegError(f"{args.model}: not captured yet, and serve opens lesson packs and bundles only; "
-                             f"capture it first (`tensorweg capture {args.model}`, or `tensorweg pack`) "
-                             "or pass --allow-capture")
+                             f"capture it first (`{command_line(capture_argv(args.model, options))}`, or "
+                             "`tensorweg pack`) or pass --allow-capture")
     return path
 
 

@@ -181,6 +181,25 @@ def tabs_full_message(max_tabs: int) -> str:
     return f"This server's tabs are all in use ({max_tabs} at most); try again in a few minutes."
 
 
+def ended_message(returncode: int | None) -> str:
+    """What the page of a tab whose app died says (killed, crashed: not a quit the learner asked for)."""
+    if returncode is not None and returncode < 0:
+        how = f"it was killed by signal {-returncode}"
+    else:
+        how = f"it exited with status {returncode}" if returncode is not None else "its output ended"
+    return f"The explorer in this tab stopped ({how}); Restart opens a new one."
+
+
+# `token=VALUE` in a logged URL or Referer: VALUE up to the next `&`, `#`, space or quote.
+_TOKEN_IN_URL = re.compile(rf"([?&]{TOKEN_PARAMETER}=)[^&#\s\"]*")
+
+
+def masked_token(text: str) -> str:
+    """`text` (a request line, a Referer) with the token's value shown as `...`: a log is read by more
+    people than the class, and a token in it opens the server to whoever reads it."""
+    return _TOKEN_IN_URL.sub(r"\1...", text)
+
+
 def idle_message(idle_timeout: float) -> str:
     return f"This tab closed after {_duration(idle_timeout)} without a key or a click; Restart opens a new one."
 

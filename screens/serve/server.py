@@ -1,21 +1,25 @@
-"""textual-serve's server, holding its tabs to `screens.serve.limits`.
+"""The class server: textual-serve's two classes (vendored, `screens.serve.vendored_textual_serve`)
+holding their tabs to `screens.serve.limits`.
 
-textual-serve starts each tab's app through a shell with a copy of the server's environment, and
-when the websocket closes it asks the app to quit and waits, forever if the app does not; it
-neither counts tabs nor asks who connects. Two subclasses change the least that fixes that:
+textual-serve starts each tab's app with a copy of the server's environment, and when the websocket
+closes it asks the app to quit and waits, forever if the app does not; it neither counts tabs nor asks
+who connects. Two subclasses, through the copies' public hooks:
 
-- `TabProcess` (its `AppService`) execs the tab's command (no shell) in a new session, so in its own
-  process group, with the scrubbed environment and its own temp folder inside the server's. `stop`
-  asks the app to quit; after QUIT_GRACE seconds it sends SIGTERM to the group, after TERM_GRACE
-  more SIGKILL, then removes the temp folder. Every caller of `stop` waits for the same stop.
-- `ClassServer` (its `Server`) refuses a request sent by another site's page (its Origin) and, on
+- `TabProcess` (an `AppService`) execs the tab's command in a new session, so in its own process
+  group, with the scrubbed environment, its own temp folder inside the server's and Linux's
+  parent-death signal. `stop` asks the app to quit; after QUIT_GRACE seconds it sends SIGTERM to the
+  group, after TERM_GRACE more SIGKILL, then removes the temp folder. Every caller of `stop` waits for
+  the same stop. Only keys a living app took keep the tab from counting as idle.
+- `ClassServer` (a `Server`) refuses a request sent by another site's page (its Origin) and, on
   loopback, one for another Host name (DNS rebinding), wants the token on every request (the URL's
   `?token=`, then a cookie for the page's own requests), counts tabs (`--max-tabs`), caps each tab's
-  terminal size, closes a tab idle for `--idle-timeout`, stops every tab when it stops (SIGINT,
-  SIGTERM and SIGHUP alike), and prints its one line once the port is bound, not before.
+  terminal size, closes a tab idle for `--idle-timeout`, closes the websocket of a tab whose app died
+  (its slot free at once), stops every tab when it stops (SIGINT, SIGTERM and SIGHUP alike, once however
+  many arrive), and prints its one line once the port is bound, not before.
 
 A tab the server closes gets the reason in the websocket's close frame; the page shows it in its
-"Session ended" dialog (CLOSE_REASON_SCRIPT). Each refusal and closing is one line in the server's log.
+"Session ended" dialog (CLOSE_REASON_SCRIPT). Each refusal and closing is one line in the server's log,
+a malformed request's too (`OneLineRefusals`); the access log shows the token as `...` (`MaskedAccessLog`).
 """
 
 from __future__ import annotations
@@ -23,19 +27,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import json
 import logging
 import os
-import shlex
 import shutil
 import signal
 import sys
 import time
+from datetime import UTC, datetime
 
-import aiohttp_jinja2
-from aiohttp import WSCloseCode, WSMsgType, web
-from textual_serve.app_service import AppService
-from textual_serve.server import Server, to_int
+from aiohttp import WSCloseCode, web
+from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_exceptions import BadHttpMessage
 
 from explorer.safe_text import visible
 
@@ -45,14 +47,17 @@ from screens.serve.limits import (
     TabSetup,
     asked_size,
     capped_size,
+    ended_message,
     host_accepted,
     idle_message,
+    masked_token,
     origin_accepted,
     tab_environment,
     tabs_full_message,
     token_accepted,
     token_cookie,
 )
+from screens.serve.vendored_textual_serve import AppService, Server
 
 log = logging.getLogger("textual-serve")
 
@@ -61,8 +66,8 @@ TERM_GRACE = 3.0  # seconds after SIGTERM, before SIGKILL
 SHUTDOWN_TIMEOUT = 10.0  # seconds aiohttp waits for the handlers when the server stops
 SERVER_STOPPED = "The server stopped."
 
-# Runs before textual-serve's script: the page's "Session ended" dialog says why the server closed
-# the tab (all tabs in use, idle too long, server stopped), from the close frame's reason.
+# First in the page's head, before textual-serve's script: the page's "Session ended" dialog says why
+# the server closed the tab (all tabs in use, idle too long, its app died, server stopped).
 CLOSE_REASON_SCRIPT = """<script>
 (() => {
   const NativeWebSocket = window.WebSocket;
@@ -78,8 +83,7 @@ CLOSE_REASON_SCRIPT = """<script>
   for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) ReasonShowingWebSocket[name] = NativeWebSocket[name];
   window.WebSocket = ReasonShowingWebSocket;
 })();
-</script>
-"""
+</script>"""
 _PAGE = "<!DOCTYPE html><html><head><title>tensorweg</title></head><body><p>{}</p></body></html>"
 # Linux: the kernel ends a tab whose server died, even by SIGKILL, when no stop could run.
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
@@ -92,39 +96,45 @@ class TabProcess(AppService):
     """One tab's app process, started and stopped as a capture worker is (see the module's docstring)."""
 
     def __init__(self, setup: TabSetup, **kwargs) -> None:
-        super().__init__(shlex.join(setup.command), **kwargs)
+        super().__init__(setup.command, **kwargs)
         self.setup = setup
         self.temp_dir = setup.run_dir / "tabs" / self.app_service_id
         self.last_input = time.monotonic()
         self.size_capped = False  # logged once per tab: a client resizing in a loop fills no log
-        self._stopping: asyncio.Future | None = None
+        self.stopping: asyncio.Future | None = None
 
-    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        return tab_environment(super()._build_environment(width, height), self.setup, self.temp_dir)
+    def build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        return tab_environment(super().build_environment(width, height), self.setup, self.temp_dir)
 
-    async def _open_app_process(self, width: int = 80, height: int = 24):
+    def process_options(self) -> dict:
+        return {"start_new_session": True, "preexec_fn": _end_with_the_server if _LIBC is not None else None}
+
+    async def open_app_process(self, width: int = 80, height: int = 24):
         self.temp_dir.mkdir(parents=True)
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.setup.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=self._build_environment(width, height), start_new_session=True,
-            preexec_fn=_end_with_the_server if _LIBC is not None else None)
-        self._stdin = process.stdin
-        return process
+        return await super().open_app_process(width, height)
+
+    @property
+    def ended(self) -> bool:
+        """Its app has ended (its output closed): killed, crashed or quit."""
+        return self.task is not None and self.task.done()
 
     async def send_bytes(self, data: bytes) -> bool:
-        """Keys and clicks: what keeps a tab from counting as idle."""
-        self.last_input = time.monotonic()
-        return await super().send_bytes(data)
+        """Keys and clicks: what keeps a tab from counting as idle, when its app is there to take them."""
+        if self.ended:
+            return False
+        sent = await super().send_bytes(data)
+        if sent:
+            self.last_input = time.monotonic()
+        return sent
 
     async def stop(self) -> None:
-        if self._stopping is None:
-            self._stopping = asyncio.ensure_future(self._stop())
-        await asyncio.shield(self._stopping)  # a handler cancelled at shutdown leaves the stop running
+        if self.stopping is None:
+            self.stopping = asyncio.ensure_future(self._stop())
+        await asyncio.shield(self.stopping)  # a handler cancelled at shutdown leaves the stop running
 
     async def _stop(self) -> None:
-        process = self._process
+        process = self.process
         if process is not None:
-            await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
             await self.send_meta({"type": "quit"})
             if not await _ended(process, QUIT_GRACE):
                 _signal_group(process.pid, signal.SIGTERM)
@@ -133,9 +143,9 @@ class TabProcess(AppService):
                     _signal_group(process.pid, signal.SIGKILL)
                     await process.wait()
             _signal_group(process.pid, signal.SIGKILL)  # whatever the app left in its group
-            if self._task is not None:  # its stdout is closed now: the reader ends (unless a stray holds it)
+            if self.task is not None:  # its stdout is closed now: the reader ends (unless a stray holds it)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._task, TERM_GRACE)
+                    await asyncio.wait_for(self.task, TERM_GRACE)
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 
@@ -162,19 +172,19 @@ class ClassServer(Server):
     """textual-serve's server with the tabs held to their limits (see the module's docstring)."""
 
     def __init__(self, setup: TabSetup, limits: TabLimits, *, host: str, port: int, title: str, shown: str) -> None:
-        super().__init__(shlex.join(setup.command), host=host, port=port, title=title)
+        super().__init__(setup.command, host=host, port=port, title=title)
         self.setup, self.limits, self.shown = setup, limits, shown
         self.tabs: dict[TabProcess, web.WebSocketResponse] = {}
         self.cookie = token_cookie(port)
 
-    async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
-        app.middlewares.append(self._check_origin)  # first: a foreign page is refused before the token
-        app.middlewares.append(self._check_token)
+    async def make_app(self) -> web.Application:
+        app = await super().make_app()
+        app.middlewares.append(self.check_origin)  # first: a foreign page is refused before the token
+        app.middlewares.append(self.check_token)
         return app
 
     @web.middleware
-    async def _check_origin(self, request: web.Request, handler) -> web.StreamResponse:
+    async def check_origin(self, request: web.Request, handler) -> web.StreamResponse:
         """A request a browser sent for another site's page (its Origin is not this server), the
         websocket's above all, gets 403; so does, on loopback, one whose Host is not a loopback name
         with this server's port (DNS rebinding). See `serve_limits.origin_accepted`, `host_accepted`."""
@@ -189,7 +199,7 @@ class ClassServer(Server):
         return web.Response(status=403, text=_PAGE.format(FOREIGN_PAGE_TEXT), content_type="text/html")
 
     @web.middleware
-    async def _check_token(self, request: web.Request, handler) -> web.StreamResponse:
+    async def check_token(self, request: web.Request, handler) -> web.StreamResponse:
         """Every request, the websocket's too, carries the token (403 without it); a page asked for
         with the token in its URL sets the cookie its scripts and websocket then carry."""
         given = request.query.get(TOKEN_PARAMETER)
@@ -201,30 +211,18 @@ class ClassServer(Server):
             response.set_cookie(self.cookie, self.limits.token, httponly=True, samesite="Strict")
         return response
 
-    async def on_startup(self, app: web.Application) -> None:
-        """Nothing yet: the port is not bound (`_announce` says when it is)."""
-
     def initialize_logging(self) -> None:
-        """One line per event (textual-serve's rich handler wraps a long line into several); through
-        `sys.stdout`, which `tensorweg` sanitises (a request's user agent is the client's text)."""
-        handler = logging.StreamHandler(sys.stdout)
-        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-        logging.basicConfig(level="DEBUG" if self.debug else "INFO", handlers=[handler], force=True)
+        """One line per event, through `sys.stdout`, which `tensorweg` sanitises (a request's user agent
+        is the client's text); a request aiohttp cannot parse is one line too."""
+        super().initialize_logging()
+        logging.getLogger("aiohttp.server").addFilter(OneLineRefusals())
 
-    def _announce(self, *_aiohttp_lines) -> None:
+    def announce(self) -> None:
         print(f"tensorweg: serving {self.shown} (Ctrl+C stops)", flush=True)
 
     def serve(self, debug: bool = False) -> None:
-        """textual-serve's `serve`, with SIGHUP (a closed SSH session) ending it as SIGINT does and
-        the one line printed once the port is bound (aiohttp's `print` hook comes after the bind)."""
-        self.debug = debug
-        self.initialize_logging()
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(signum, self.request_exit)
-        web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False, loop=loop,
-                    print=self._announce, shutdown_timeout=SHUTDOWN_TIMEOUT)
+        super().serve(debug, shutdown_timeout=SHUTDOWN_TIMEOUT, access_log_class=MaskedAccessLog,
+                      access_log=logging.getLogger("aiohttp.access"))
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Tell each page why its tab ends, then stop every tab's process. In this order: an app
@@ -235,24 +233,13 @@ class ClassServer(Server):
         await asyncio.gather(*(tab.stop() for tab, _ in tabs), return_exceptions=True)
 
     async def handle_index(self, request: web.Request) -> web.Response:
-        """textual-serve's page, with its websocket on the address the browser used (for 0.0.0.0
-        textual-serve wrote `ws://0.0.0.0/...`, which no other machine can reach) and the close
-        reasons shown; a clear page instead when every tab is in use."""
+        """The page with the close reasons shown; a clear page instead when every tab is in use."""
         if len(self.tabs) >= self.limits.max_tabs:
             log.warning("refused a page to %s: all %d tabs in use (--max-tabs)", visible(str(request.remote)),
                         self.limits.max_tabs)
             return web.Response(status=503, text=_PAGE.format(tabs_full_message(self.limits.max_tabs)),
                                 content_type="text/html")
-        scheme = "wss" if request.secure else "ws"
-        context = {
-            "font_size": to_int(request.query.get("fontsize", "16"), 16),
-            "app_websocket_url": f"{scheme}://{request.host}{request.app.router['websocket'].url_for()}",
-            "config": {"static": {"url": "/static/"}},
-            "application": {"name": self.title},
-        }
-        response = aiohttp_jinja2.render_template("app_index.html", request, context)
-        response.text = response.text.replace("<head>", "<head>\n" + CLOSE_REASON_SCRIPT, 1)
-        return response
+        return self.page(request, head=CLOSE_REASON_SCRIPT)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         websocket = web.WebSocketResponse(heartbeat=15)  # a vanished client is noticed within ~30 s
@@ -263,45 +250,44 @@ class ClassServer(Server):
             await _close(websocket, WSCloseCode.TRY_AGAIN_LATER, tabs_full_message(self.limits.max_tabs))
             return websocket
         tab = TabProcess(self.setup, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                         close=websocket.close, download_manager=self.download_manager, debug=self.debug)
+                         close=websocket.close, debug=self.debug)
         self.tabs[tab] = websocket
         idle_watch = asyncio.create_task(self._close_when_idle(tab, websocket)) if self.limits.idle_timeout else None
         try:
-            await tab.start(*self._size(tab, request.query.get("width"), request.query.get("height")))
-            await self._process_messages(websocket, tab)
-        except Exception as error:  # one tab's failure is not the server's (textual-serve logs it too)
+            await tab.start(*self.resize(tab, request.query.get("width"), request.query.get("height")))
+            await self._relay_while_alive(websocket, tab)
+        except Exception as error:  # one tab's failure is not the server's
             log.error("a tab failed: %s", visible(str(error)))
         finally:
             if idle_watch is not None:
                 idle_watch.cancel()
             await tab.stop()
-            del self.tabs[tab]
+            self.tabs.pop(tab, None)  # its slot is free: the next learner gets a tab
             await websocket.close()
         return websocket
 
-    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: TabProcess) -> None:
-        """textual-serve's, with the size capped and a malformed message ignored (not a traceback)."""
-        async for message in websocket:
-            envelope = _envelope(message)
-            if envelope is None:
-                continue
-            kind, data = envelope
-            if kind == "stdin" and isinstance(data, str):
-                await app_service.send_bytes(data.encode("utf-8"))
-            elif kind == "resize" and isinstance(data, dict):
-                await app_service.set_terminal_size(*self._size(app_service, data.get("width"), data.get("height")))
-            elif kind == "ping":
-                await websocket.send_json(["pong", data])
-            elif kind == "blur":
-                await app_service.blur()
-            elif kind == "focus":
-                await app_service.focus()
+    async def _relay_while_alive(self, websocket: web.WebSocketResponse, tab: TabProcess) -> None:
+        """The browser's messages until the page leaves or the tab's app ends. An app that quit (`q`)
+        closed the websocket itself; one that died (killed, crashed) leaves it open, so it is closed
+        here with the reason, and the handler's end frees the slot."""
+        relay = asyncio.create_task(self.process_messages(websocket, tab))
+        try:
+            await asyncio.wait({relay, tab.task}, return_when=asyncio.FIRST_COMPLETED)
+            if tab.ended and not websocket.closed:
+                self.tabs.pop(tab, None)  # its slot is free before its page hears: the next learner gets a tab
+                returncode = await _returncode(tab.process)
+                log.warning("a tab's app ended by itself (%s): its page was told", _status_text(returncode))
+                await _close(websocket, WSCloseCode.INTERNAL_ERROR, ended_message(returncode))
+        finally:
+            relay.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await relay
 
-    def _size(self, tab: TabProcess, width: object, height: object) -> tuple[int, int]:
+    def resize(self, app_service: AppService, width: object, height: object) -> tuple[int, int]:
         asked = asked_size(width, height)
         size = capped_size(asked)
-        if size != asked and not tab.size_capped:
-            tab.size_capped = True
+        if size != asked and not app_service.size_capped:
+            app_service.size_capped = True
             log.warning("a tab asked for a %dx%d terminal: given %dx%d", *asked, *size)
         return size
 
@@ -313,24 +299,59 @@ class ClassServer(Server):
         await _close(websocket, WSCloseCode.GOING_AWAY, idle_message(timeout))
 
 
+class MaskedAccessLog(AbstractAccessLogger):
+    """aiohttp's access log line, the token shown as `...` wherever the URL carries it (the request
+    line, the Referer of the page's own requests); a request aiohttp could not parse is left to
+    `OneLineRefusals`, which says why."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        if request.method == _UNPARSED:
+            return
+        line = masked_token(f"{request.method} {request.path_qs} HTTP/{request.version.major}.{request.version.minor}")
+        referer = masked_token(request.headers.get("Referer", "-"))
+        when = datetime.now(UTC).strftime("%d/%b/%Y:%H:%M:%S %z")
+        self.logger.info('%s [%s] "%s" %s %s "%s" "%s"', request.remote, when, line, response.status,
+                         response.body_length, referer, request.headers.get("User-Agent", "-"))
+
+
+_UNPARSED = "UNKNOWN"  # aiohttp's method for a request whose head it could not parse
+
+
+class OneLineRefusals(logging.Filter):
+    """aiohttp logs a request it cannot parse (control characters in a header, say) as an error with
+    its traceback: a dozen lines any client can add to the log. It gets its 400 all the same; here
+    the record gives way to one line that says why."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, BadHttpMessage):
+            return True
+        reason = str(error.message).strip().splitlines()[0] if error.message else type(error).__name__
+        remote = record.args[0] if isinstance(record.args, tuple) and record.args else "?"
+        log.warning("refused a malformed request from %s: %s", visible(str(remote)), reason)
+        return False
+
+
+async def _returncode(process: asyncio.subprocess.Process | None) -> int | None:
+    """The exit status of an app whose output ended (reaped within a moment), None if it is not."""
+    if process is None:
+        return None
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(process.wait(), 2)
+    return process.returncode
+
+
+def _status_text(returncode: int | None) -> str:
+    if returncode is None:
+        return "its output ended"
+    return f"signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
+
+
 def _shown(header: str | None) -> str:
     """A client's header in one log line: control characters shown, at most 80 characters."""
     if header is None:
         return "(none)"
     return repr(visible(header[:80] + ("..." if len(header) > 80 else "")))
-
-
-def _envelope(message) -> tuple[str, object] | None:
-    """A browser's message as (kind, data); None for anything else."""
-    if message.type != WSMsgType.TEXT:
-        return None
-    try:
-        envelope = json.loads(message.data)
-    except ValueError:
-        return None
-    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
-        return None
-    return envelope[0], envelope[1] if len(envelope) > 1 else None
 
 
 async def _close(websocket: web.WebSocketResponse, code: int, reason: str) -> None:

@@ -11,6 +11,11 @@ ResNet-sized module and moving through its instructions stay instant.
 Pygments is imported on the first highlighted line, not with the app, and
 not in the frame that first shows code (often the one with the rows): that
 frame draws the lines plain, the next one highlights them.
+
+The code comes from a bundle (untrusted text): `set_code` shows its control characters as
+stand-ins (`explorer.safe_text.visible`) before anything measures or lexes it. Rich drops BEL, BS,
+VT, FF and CR from a `Text`, so a line with one of them would no longer be as long as the line it
+was built from (issue 36: one BEL in an `op_name` ended the app).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
+
+from explorer.safe_text import visible
 
 # Pygments lexer names per kind of code: llvm for IR, nasm for x86 assembly, Pygments' own PTX
 # lexer; HLO and SASS have lexers of ours (screens/widgets/hlo_lexer.py, sass_lexer.py).
@@ -92,7 +99,8 @@ def highlight_lines(code: str, language: str) -> list[Text]:
 def highlight_line(line: str, language: str) -> Text:
     """One line on its own (HLO's lexer never carries state across lines)."""
     text = _highlighted(line, language)
-    text.right_crop(len(text.plain) - len(line))  # the newline Pygments adds
+    if text.plain.endswith("\n") and not line.endswith("\n"):
+        text.right_crop(1)  # the newline Pygments adds
     return text
 
 
@@ -145,12 +153,12 @@ class CodeView(Widget, can_focus=True):
         self._highlight_pending = False  # lines were drawn plain: highlighted after this frame
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
-        code = code.rstrip()
+        code = visible(code.rstrip(), multiline=True)  # one stand-in per control character: lengths hold
         self._source = code.split("\n") if code else []
         self._language = language
         # Kernel code is small and its lexers (nasm, llvm) may span lines: lex it whole, once.
         self._lines = dict(enumerate(highlight_lines(code, language))) if code and language != "hlo" else {}
-        self._placeholder = placeholder
+        self._placeholder = visible(placeholder)
         self._marked = set()
         self._strips.clear()
         self._longest = max((len(line) for line in self._source), default=0)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from explorer.safe_text import visible
+
 BOX_HEIGHT = 3
 LAYER_GAP = 3  # grandalf spacing between box rows: leaves two rows for the edges
 
@@ -21,6 +23,9 @@ class _View:
 
 
 def _label(name: str, max_width: int) -> str:
+    """A box's label, measured as drawn: a control byte in a name (Rich drops BEL, BS, VT, FF from a
+    `Text`) would leave the box's right edge a column short, so it is shown as its stand-in."""
+    name = visible(name)
     return name if len(name) <= max_width else "…" + name[-(max_width - 1):]
 
 

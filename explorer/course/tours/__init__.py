@@ -24,6 +24,7 @@ from explorer.course.tours.parser import (
 from explorer.errors import TensorwegError
 from explorer.levels import TARGET_LEVELS
 from explorer.model.records import CaptureOptions
+from explorer.views import suggested
 
 __all__ = [
     "TWINS", "Candidate", "Condition", "Selection", "Tour", "TourStep", "builtin_tour", "builtin_tours",
@@ -46,6 +47,7 @@ TWINS: dict[str, str] = {
     "four_chips": "vier_chips",
     "what_if": "was_waere_wenn",
     "what_if_no_fusion": "was_waere_ohne_fusion",
+    "data_centre_to_device": "rechenzentrum_aufs_geraet",
 }
 
 
@@ -165,8 +167,8 @@ def header_options(capture: str) -> list[tuple[str, str]]:
 
 def tour_command(name: str, tour: Tour) -> str:
     """The command that captures what a built-in lesson needs and opens it (`tensorweg tour`
-    applies its `# capture:` header)."""
-    return f"tensorweg tour {name} {tour.model}"
+    applies its `# capture:` header); the tour's model quoted (a pack's tour is untrusted text)."""
+    return suggested.tour_command(name, tour.model)
 
 
 def load_tour(path: Path) -> Tour:

@@ -30,11 +30,11 @@ from explorer.targets import DEFAULT_TARGETS
 from explorer.views.compare.target_layer import (
     NOT_CAPTURED,
     TargetLayer,
-    capture_hint,
     display_name,
     target_state,
 )
 from explorer.views.programs import program_for
+from explorer.views.suggested import capture_hint
 
 __all__ = ["LayerComparison", "TargetSummary", "comparison_targets", "layer_comparison", "target_layer",
            "target_summary"]

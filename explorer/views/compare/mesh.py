@@ -27,7 +27,6 @@ from explorer.model.sharding import (
     collectives,
     device_memory,
     interconnect,
-    sharding_flag,
     transfer_seconds,
 )
 from explorer.model.training import op_phase, peak_of
@@ -37,6 +36,7 @@ from explorer.views.format import MISSING, format_bytes, format_seconds
 from explorer.views.mesh import in_scope, own_variable, tensor_name
 from explorer.views.mesh import layer as mesh_layer
 from explorer.views.panes import _weight_shapes
+from explorer.views.suggested import mesh_capture, model_argument
 
 MESHES = ("", "2x2", "4x4")  # "" is one chip
 DEFAULT_SHARD = "model"  # a one-chip bundle's meshes split the weights: that is what changes a layer
@@ -100,9 +100,7 @@ def sibling_path(bundle: Bundle, target: str, mesh: str) -> tuple[Path | None, s
         return None, str(refused)
     identity = bundle.manifest.model
     source = ModelSource(identity.spec, identity.kind, identity.name, identity.sha256)
-    command = (f"tensorweg capture {identity.spec} --targets {target} --batch {wanted.batch}"
-               + (f" --mode train --optimizer {wanted.optimizer}" if wanted.mode == "train" else "")
-               + (f" --mesh {mesh} {sharding_flag(wanted)}" if mesh else ""))
+    command = mesh_capture(model_argument(bundle), wanted)
     return cached_bundle_path(source, wanted), command
 
 

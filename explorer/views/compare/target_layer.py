@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.model.records import LaunchShape
+from explorer.model.records import KernelRecord, LaunchShape
 from explorer.model.roofline import RooflineEstimate
 from explorer.targets import TARGETS
 
@@ -69,7 +69,25 @@ class KernelBrief:
     launch: LaunchShape | None = None
     vector_width_bits: int = 0
     notes: str = ""
-    vector_registers: tuple[str, ...] = ()  # the SIMD registers its code uses (x86: xmm/ymm/zmm)
+    vector_registers: tuple[str, ...] = ()  # the SIMD registers its code uses (x86: zmm3; AArch64: v4.4s)
+    register_count: int = 0  # distinct vector registers (an AArch64 register may show two arrangements)
+    lanes: int = 0  # lanes of its vector code (`.4s`: 4; x86: the widest register in 32-bit lanes)
+    lane_bits: int = 0
+    instructions: int = 0  # machine instructions in its listing (0: no listing recorded)
+
+
+def kernel_brief(kernel: KernelRecord, target: str) -> KernelBrief:
+    """A kernel record as the comparison shows it: its vector width, registers, lanes and listing length,
+    read with the instruction set of the target's row (explorer.capture.listing)."""
+    from explorer.capture import listing  # noqa: PLC0415 (start-up: the listing readers load when a comparison is made)
+
+    spec = TARGETS.get(target)
+    isa = spec.isa if spec is not None else ""
+    lanes, lane_bits = listing.lanes(kernel.asm, isa, kernel.vector_width_bits)
+    return KernelBrief(kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, kernel.launch,
+                       kernel.vector_width_bits, kernel.notes, kernel.vector_registers,
+                       listing.register_count(kernel.vector_registers), lanes, lane_bits,
+                       listing.instruction_count(kernel.asm, isa) if kernel.asm and isa else 0)
 
 
 @dataclass(frozen=True)
@@ -147,13 +165,6 @@ def sum_or_none(values) -> int | None:
             return None
         total, seen = total + value, True
     return total if seen else None
-
-
-def capture_hint(bundle: Bundle, target: str) -> str:
-    """How to get a target that is not in the bundle: the UI key and the command."""
-    targets = ",".join(dict.fromkeys((*bundle.targets, target)))
-    return (f"press c in the explorer (opened from a model), or run: tensorweg capture "
-            f"{bundle.manifest.model.spec} --targets {targets}")
 
 
 def target_state(bundle: Bundle, target: str, levels: tuple[str, ...]) -> tuple[bool, str]:

@@ -168,11 +168,19 @@ def library_text(column: TargetLayer, lang: str = "en") -> str:
 
 
 def vector_text(column: TargetLayer, lang: str = "en") -> str:
-    """Each kernel's widest SIMD register and how many vector registers it uses ("" when none recorded)."""
-    registers = label("compare.vector_registers", lang)
-    return "; ".join(f"{k.name} {k.vector_width_bits}-bit" + (f" ({registers.format(count=len(k.vector_registers))})"
-                                                              if k.vector_registers else "")
-                     for k in column.kernels if k.vector_width_bits)
+    """Each kernel's widest SIMD register, its lanes, how many vector registers and machine instructions it
+    uses ("" when none recorded): x86's `zmm` beside NEON's `v4.4s` in one wording."""
+    def kernel_text(kernel) -> str:
+        details = [label("compare.lanes", lang).format(lanes=kernel.lanes, bits=kernel.lane_bits)] if kernel.lanes \
+            else []
+        if kernel.vector_registers:
+            count = kernel.register_count or len(kernel.vector_registers)
+            details.append(label("compare.vector_registers", lang).format(count=count))
+        if kernel.instructions:
+            details.append(label("compare.instructions", lang).format(count=kernel.instructions))
+        return f"{kernel.name} {kernel.vector_width_bits}-bit" + (f" ({', '.join(details)})" if details else "")
+
+    return "; ".join(kernel_text(k) for k in column.kernels if k.vector_width_bits)
 
 
 def decision_text(column: TargetLayer, lang: str = "en") -> str:

@@ -33,7 +33,14 @@ from explorer.views.passport.hops import (
     machine_hop,
     python_hop,
 )
-from explorer.views.passport.output import OutputTensor, does_work, folded_into, moves_bytes_only, output_tensor
+from explorer.views.passport.output import (
+    OutputTensor,
+    does_work,
+    folded_into,
+    held_element,
+    moves_bytes_only,
+    output_tensor,
+)
 from explorer.views.tables import instruction, kernel, layer_record
 
 if TYPE_CHECKING:
@@ -102,7 +109,8 @@ def passport(bundle: Bundle, target: str, layer: str = "", level: str = "layers"
     borrowed = bool(went) and not _entry_parameter(bundle, target, layer)
     note = label("passport.buffer.fused", lang).format(layer=layer, tensor=tensor, fed=output.layer) \
         if output.how == "fused" else ""
-    hops.append(buffer_hop(bundle, target, shown, lang, borrowed=borrowed, note=note))
+    hops.append(buffer_hop(bundle, target, shown, lang, borrowed=borrowed, note=note,
+                           element=held_element(bundle, target, layer, shown) if shown else "{}"))
     return Passport(bundle.model_name, target, layer, tensor, tuple(hops), went,
                     (level, item) if not level_named(level).lists_layers and item else ("", ""))
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from explorer.capture.aarch64 import scalar_only
 from explorer.labels import label
 from explorer.model.records import KernelRecord
 from explorer.targets import TARGETS
 from explorer.views import trace
-from explorer.views.buffers import allocation_of
+from explorer.views.buffers import value_buffer
 from explorer.views.items import shape_text
-from explorer.views.panes import buffer_lines
 from explorer.views.passport.machine import machine_code
 from explorer.views.passport.output import OutputTensor
 from explorer.views.passport.python import PythonLine, python_end
@@ -181,7 +181,8 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
     spec = TARGETS.get(target)
     is_tpu = spec is not None and target.startswith("tpu")
     found = instruction(bundle, "optimized-hlo", target, tensor) if tensor else None
-    code = machine_code(record, found.shape if found is not None else None, is_tpu, lang)
+    code = machine_code(record, found.shape if found is not None else None, is_tpu, lang,
+                        spec.isa if spec is not None else "")
     jump = ("kernels", record.name) if record is not None else ("optimized-hlo", tensor) if tensor else ("", "")
     if code is None and record is None:
         why = label("passport.no.kernel_inline", lang)
@@ -196,6 +197,8 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
     lines = [f"{label('passport.' + {'load': 'loads', 'store': 'stores', 'compute': 'computes'}[access], lang)}:"
              f"  {text}" for access, text in code.lines]
     lines.append(f"{label('passport.registers', lang)}: {', '.join(code.registers)}")
+    if code.kind == "aarch64" and scalar_only(code.registers):
+        lines.append(label("passport.scalar_lanes", lang))
     if code.addressing:
         lines.append(f"{label('passport.addressing', lang)}: {', '.join(code.addressing[:6])}")
     if code.registers_per_thread:
@@ -207,20 +210,22 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
                         ("registers_per_thread", code.registers_per_thread)), jump=jump)
 
 
-def buffer_hop(bundle: Bundle, target: str, tensor: str, lang: str, borrowed: bool = False, note: str = "") -> Hop:
-    """`note`: a worded line first (whose buffer it is when the layer's output has none of its own)."""
+def buffer_hop(bundle: Bundle, target: str, tensor: str, lang: str, borrowed: bool = False, note: str = "",
+               element: str = "{}") -> Hop:
+    """`note`: a worded line first (whose buffer it is when the layer's output has none of its own);
+    `element`: the part of the tensor's result that holds it (`output.held_element`: a tuple's parts
+    are separate buffers, and only one of them is the tensor)."""
     if not tensor or bundle.memory(target) is None:
         return Hop("memory", "", "buffers", missing=label("passport.no.buffer", lang))
-    allocation = allocation_of(bundle, target, tensor)
-    values = [v for v in allocation.values if v.instruction == tensor] if allocation is not None else []
-    value = next((v for v in values if v.shape_index == "{}"), values[0] if values else None)
-    live = next((r for r in bundle.memory(target).live_ranges if r.value.split("{", 1)[0] == tensor), None)
-    details = (("tensor", tensor), ("allocation", allocation.index if allocation is not None else None),
+    allocation, value, live, found = value_buffer(bundle, target, tensor, element, lang)
+    details = (("tensor", tensor), ("shape_index", element),
+               ("allocation", allocation.index if allocation is not None else None),
                ("allocation_kind", allocation.kind if allocation is not None else ""),
                ("offset", value.offset if value is not None else None),
                ("size", value.size if value is not None else None),
                ("live_range", [live.start, live.end] if live is not None else None))
-    lines = ((note,) if note else ()) + (f"{label('passport.tensor', lang)} {tensor}",
-                                         *buffer_lines(bundle, target, tensor, lang))
+    part = (label("passport.tuple_element", lang).format(index=element, shape=value.shape),) \
+        if element != "{}" and value is not None else ()
+    lines = ((note,) if note else ()) + (f"{label('passport.tensor', lang)} {tensor}", *part, *found)
     return Hop("memory", tensor, "buffers", lines,
                label("passport.h.went", lang) if borrowed else "", details=details, jump=("optimized-hlo", tensor))

@@ -340,10 +340,32 @@ def _last_work(bundle: Bundle, target: str, layer: str, work: list[str]) -> str:
 
 def _elements_match(bundle: Bundle, target: str, layer: str, name: str) -> bool | None:
     """Whether `name`'s result (or a part of its tuple) has as many elements as the layer's output."""
-    record, found = layer_record(bundle, layer), instruction(bundle, "optimized-hlo", target, name)
-    if record is None or found is None or not record.output_shapes:
+    wanted, found = _output_elements(bundle, layer), instruction(bundle, "optimized-hlo", target, name)
+    if wanted is None or found is None:
         return None
-    batch = bundle.manifest.options.batch if bundle.has_manifest else 1
-    wanted = math.prod(batch if d is None else d for d in record.output_shapes[0])
     parts = found.shape.tuple_shapes if found.shape.tuple_shapes else (found.shape,)
     return any(part.element_count == wanted for part in parts)
+
+
+def _output_elements(bundle: Bundle, layer: str) -> int | None:
+    """Elements in the layer's (first) output as Keras records it, the batch filled in."""
+    record = layer_record(bundle, layer)
+    if record is None or not record.output_shapes:
+        return None
+    batch = bundle.manifest.options.batch if bundle.has_manifest else 1
+    return math.prod(batch if d is None else d for d in record.output_shapes[0])
+
+
+def held_element(bundle: Bundle, target: str, layer: str, name: str) -> str:
+    """The part of `name`'s result that holds the tensor, as a ShapeIndex: `{}` for an array; for a
+    tuple the first element with as many elements as the layer's output, else the first holding any
+    bytes. cuDNN's convolution returns (its output, a `u8[0]` scratch workspace): the workspace,
+    tuple index 1, has an allocation of its own, which is not where the output lives."""
+    found = instruction(bundle, "optimized-hlo", target, name)
+    if found is None or not found.shape.is_tuple:
+        return "{}"
+    parts = list(enumerate(found.shape.tuple_shapes))
+    wanted = _output_elements(bundle, layer) if layer else None
+    matching = [i for i, part in parts if not part.is_tuple and part.element_count == wanted]
+    holding = [i for i, part in parts if part.byte_size]
+    return f"{{{(matching or holding or [0])[0]}}}"

@@ -33,9 +33,10 @@ if TYPE_CHECKING:
     from explorer.model.records import LevelStatus
     from explorer.views.programs.program import TargetProgram
 
-from explorer.views.compare.target_layer import InstructionComparison, KernelBrief, LibraryCall, TargetLayer
+from explorer.views.compare.target_layer import InstructionComparison, LibraryCall, TargetLayer, kernel_brief
 from explorer.views.format import text_table
 from explorer.views.items import COLUMNS, LevelItem, RowGroup, kernel_rows, make_item
+from explorer.views.tables import kernel as kernel_record
 from explorer.views.tables import per_bundle
 
 # `lv1: R.Tensor((1, 8, 26, 26), dtype="float32") = R.nn.conv2d(lv, ...)` in Relax as imported.
@@ -202,7 +203,11 @@ def explanation_keys(bundle: Bundle, level: str, target: str, name: str) -> list
     function = ("compiler:tvm-fused-function",) if found.kind == "fusion" else ("compiler:tvm-tir",)
     if level_named(level).optimized:
         return [function, ("compiler:tvm-tir",), ("compiler:tvm-pipeline",)]
-    return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",)]
+    from explorer.texts import keys  # noqa: PLC0415 (the course's keys load with the first explanation)
+
+    record = kernel_record(bundle, target, name)  # `tvm:arm`: the AArch64 listing's texts too
+    isa = [(key,) for key in keys.listing_keys(record, get_target(target).isa, False)] if record else []
+    return [("compiler:tvm-codegen",), ("compiler:tvm-metaschedule",), *isa]
 
 
 # --- the program: what the views ask of a TVM target -------------------------------------------
@@ -298,8 +303,7 @@ class TvmTargetProgram:
                 also_layers=tuple(other for other in function.layers if other != layer), outputs=(),
                 kernels=(function.name,) if kernel else (), flops=0.0, bytes_accessed=0, estimate=None))
             if kernel is not None:
-                briefs.append(KernelBrief(kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, None,
-                                          kernel.vector_width_bits, kernel.notes, kernel.vector_registers))
+                briefs.append(kernel_brief(kernel, self.target))
                 calls += [LibraryCall(symbol, "runtime library", function.name, "kernel record")
                           for symbol in kernel.library_calls]
         return TargetLayer(target, spec.display_name, True, "ok", "", tuple(rows), tuple(briefs), tuple(calls),

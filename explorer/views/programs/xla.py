@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from explorer.views.programs.program import TargetProgram
 
 from explorer.model.sharding import COLLECTIVES
+from explorer.targets import get_target
 from explorer.views.buffers import allocation_by_index, allocation_of, step_layout, step_members
 from explorer.views.compare.target_layer import PLUMBING
 from explorer.views.items import CREATED_BY_XLA, LevelItem, RowGroup, kernel_rows, make_item, role_text, shape_text
@@ -200,6 +201,8 @@ class XlaTargetProgram:
         elif level_named(level).lists_kernels and (record := kernel(bundle, target, name)) is not None:
             groups.append(tuple(keys.kernel_keys(record)))
             groups += [(key,) for key in sass_keys(record)]
+            spec = get_target(target)
+            groups += [(key,) for key in keys.listing_keys(record, spec.isa, spec.worker == "aot")]
         elif level_named(level).maps_buffers and (allocation := allocation_by_index(bundle, target, name)) is not None:
             groups.append(tuple(keys.allocation_keys(allocation, target)))
         return groups

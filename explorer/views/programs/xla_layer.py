@@ -21,14 +21,14 @@ from explorer.targets import get_target
 from explorer.views.compare.target_layer import (
     PLUMBING,
     InstructionComparison,
-    KernelBrief,
     LibraryCall,
     OutputLayout,
     TargetLayer,
-    capture_hint,
     display_name,
+    kernel_brief,
     target_state,
 )
+from explorer.views.suggested import capture_hint
 
 # A fusion XLA:GPU hands to Triton names it in backend_config: "kind":"__triton" (e.g. softmax),
 # "__triton_gemm", "__triton_nested_gemm_fusion" (matmuls), ...
@@ -140,9 +140,8 @@ def hlo_target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
             bytes_accessed=0 if plumbing else instruction_bytes(computation, inst),
             estimate=est, plumbing=plumbing))
         for kernel in kernels:
-            briefs.setdefault(kernel.name, KernelBrief(
-                kernel.name, kernel.kind, kernel.hlo, kernel.library_calls, kernel.launch,
-                kernel.vector_width_bits, kernel.notes, kernel.vector_registers))
+            if kernel.name not in briefs:
+                briefs[kernel.name] = kernel_brief(kernel, target)
         calls += _library_calls(inst, kernels)
     if not spec.has_roofline_figures:
         note = f"no estimate: tensorweg has no published peak figures for {target}"

@@ -22,6 +22,7 @@ from explorer.views.compare import target_summary
 from explorer.views.compare.target_layer import PLUMBING, TargetLayer
 from explorer.views.programs import program_for
 from explorer.views.tables import kernel
+from explorer.views.whatif.quantized import Quantization, quantization
 
 # The kinds of delta, in the order they are shown and narrated (course texts `whatif:<kind>`).
 DELTA_KINDS = ("fusions", "kernels", "instructions", "flops", "bytes", "bound", "peak", "tiles",
@@ -101,6 +102,7 @@ class VariantDiff:
     variants: tuple[VariantTotals, VariantTotals]
     layers: tuple[LayerDelta, ...]
     fusion_changes: tuple[FusionChange, ...]
+    quantization: Quantization | None = None  # `--vary quantize=none,int8`: layers, bytes, integer dots
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -130,7 +132,8 @@ def variant_diff(before: tuple[str, Bundle], after: tuple[str, Bundle], target: 
     return VariantDiff(
         model=bundle_a.model_name, target=target,
         variants=(variant_totals(label_a, bundle_a, target), variant_totals(label_b, bundle_b, target)),
-        layers=layers, fusion_changes=_changes(_groups(found_a), _groups(found_b)))
+        layers=layers, fusion_changes=_changes(_groups(found_a), _groups(found_b)),
+        quantization=quantization(bundle_a, bundle_b, target))
 
 
 def _target_layers(bundle: Bundle, target: str) -> dict[str, TargetLayer]:

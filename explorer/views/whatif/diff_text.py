@@ -161,8 +161,52 @@ def as_text(diff: VariantDiff, lang: str = "en") -> str:
     lines += [f"  {' + '.join(change.layers)}: {', '.join(change.before) or none}  ->  "
               f"{', '.join(change.after) or none}" for change in diff.fusion_changes] or [f"  {none}"]
     lines += _peak_check(diff, lang)
+    lines += quantization_lines(diff, lang)
     lines += _narration(diff, lang)
     return "\n".join(lines)
+
+
+def quantization_lines(diff: VariantDiff, lang: str = "en") -> list[str]:
+    """The int8 variant: the layers Keras quantized (weights before -> after) and those that stayed float,
+    then each integer dot as traced and as optimized, with the integer multiplies its kernel's listing holds."""
+    found = diff.quantization
+    if found is None:
+        return []
+    quantized = [label("whatif.quantized_layer", lang).format(
+        layer=p.layer, class_name=p.class_name, policy=p.policy_after, before=format_bytes(p.weight_bytes_before),
+        after=format_bytes(p.weight_bytes_after)) for p in found.layers if p.quantized]
+    before, after = found.weight_bytes
+    lines = ["", label("whatif.quantized", lang).format(mode=found.mode, layers=", ".join(quantized) or MISSING,
+                                                        before=format_bytes(before), after=format_bytes(after))]
+    stayed = [f"{p.layer} ({p.class_name}, {p.policy_after})" for p in found.layers if not p.quantized]
+    if stayed:
+        lines.append(label("whatif.stayed_float", lang).format(layers=", ".join(stayed)))
+    if found.dots:
+        lines += ["", label("whatif.integer_dots", lang).format(target=diff.target)]
+    for dot in found.dots:
+        lines += [f"  {dot.layer}: " + label("whatif.dot_traced", lang).format(dot=dot.traced)]
+        lines += ["    " + line for line in _dot_lines(dot, lang)]
+    return lines
+
+
+def _dot_lines(dot, lang: str) -> list[str]:
+    if not dot.optimized:
+        return [label("whatif.dot_gone", lang)]
+    where = f" ({label('whatif.dot_in_fusion', lang).format(fusion=dot.fusion)})" if dot.fusion else ""
+    lines = [label("whatif.dot_optimized", lang).format(dot=dot.optimized) + where,
+             label("whatif.dot_widened" if dot.widened else "whatif.dot_kept", lang)]
+    if dot.constant:
+        size = format_bytes(dot.constant_bytes)
+        lines.append(label("whatif.dot_constant", lang).format(shape=dot.constant, bytes=size))
+    if dot.kernel:
+        multiplies = ", ".join(f"{mnemonic} x{count}" for mnemonic, count in dot.instructions)
+        lines.append(label("whatif.dot_kernel", lang).format(
+            kernel=dot.kernel, instructions=multiplies or label("whatif.dot_no_multiplies", lang)))
+    if dot.int8_dot_found:
+        lines.append(label("whatif.dot_found", lang).format(instructions=", ".join(dot.int8_dot_found)))
+    if dot.int8_dot_absent:
+        lines.append(label("whatif.dot_absent", lang).format(instructions=", ".join(dot.int8_dot_absent)))
+    return lines
 
 
 def _peak_check(diff: VariantDiff, lang: str) -> list[str]:
@@ -176,10 +220,15 @@ def _peak_check(diff: VariantDiff, lang: str) -> list[str]:
     return ["", label("whatif.peak_check", lang), *notes] if notes else []
 
 
+# The int8 variant's own text, after the quantization lines (explorer.views.whatif.quantized).
+QUANTIZE_NARRATION = "whatif:quantize"
+
+
 def _narration(diff: VariantDiff, lang: str) -> list[str]:
     lines = []
-    for kind in diff.kinds:
-        text = explain_topic(narration_key(kind), lang, diff.target)
+    keys = [narration_key(kind) for kind in diff.kinds] + ([QUANTIZE_NARRATION] if diff.quantization else [])
+    for key in keys:
+        text = explain_topic(key, lang, diff.target)
         lines += ["", f"{label('whatif.why', lang)}: {text.title}", text.body, f"({text.source})"]
     return lines
 
@@ -211,5 +260,7 @@ def as_json(diff: VariantDiff) -> str:
         "variants": [_variant_json(variant) for variant in diff.variants],
         "layers": [_layer_json(delta) for delta in diff.layers],
         "fusion_changes": [to_jsonable(change) for change in diff.fusion_changes],
-        "explanations": [narration_key(kind) for kind in diff.kinds],
+        "quantization": to_jsonable(diff.quantization) if diff.quantization is not None else None,
+        "explanations": [narration_key(kind) for kind in diff.kinds] + ([QUANTIZE_NARRATION] if diff.quantization
+                                                                       else []),
     }, indent=1)
