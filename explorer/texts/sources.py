@@ -217,7 +217,8 @@ _ADDRESS = re.compile(r"https?://[^\s;,)`\"]+")
 
 # Repository folders an installed package carries as files (its Python sources): (repo, folder, package).
 _INSTALLED = (("jax-ml/jax", "jax/", "jax"), ("keras-team/keras", "keras/", "keras"),
-              ("tensorflow/tensorflow", "tensorflow/python/", "tensorflow/python"), ("apache/tvm", "python/tvm/", "tvm"))
+              ("tensorflow/tensorflow", "tensorflow/python/", "tensorflow/python"),
+              ("apache/tvm", "python/tvm/", "tvm"))
 
 
 def installed_copy(cited: CitedPath, site_packages: Path) -> Path | None:
