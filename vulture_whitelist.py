@@ -190,3 +190,17 @@ _.xspace  # grandalf reads the layout's spacing (graph_drawing.py)
 _.yspace  # grandalf reads the layout's spacing (graph_drawing.py)
 _.action_passport  # Textual action: a key in BINDINGS runs it (app.py)
 _.action_source_view  # Textual action: a key in BINDINGS runs it (app.py)
+_.get_default_screen  # Textual: the app's first screen (app.py: the one explorer screen)
+_.on_ready  # Textual event handler: the first frame is drawn (app.py)
+_.action_copy_or_quit  # Textual action: ctrl+c in BINDINGS (app.py)
+_.built_levels  # the level views built so far: tests/test_screens_prebuild.py checks the build ahead
+_.LayersView  # each level's view, imported by name when first shown (explorer_screen.VIEWS)
+_.GraphView  # as above
+_.HloView  # as above
+_.OptimizedHloView  # as above
+_.KernelsView  # as above
+_.MemoryMapView  # as above
+_.on_session_event_posted  # Textual message handler for SessionEventPosted (session_work.py)
+_.on_click  # Textual event handler (widgets/item_rows.py)
+_.get_selection  # Textual: the text a mouse selection covers, for copying (widgets/pane_text.py)
+_.selection_updated  # Textual: the selection changed, redraw it (widgets/pane_text.py)

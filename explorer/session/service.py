@@ -29,8 +29,8 @@ from explorer.session.capturing import CaptureJob, MeshJob, ShownAs
 from explorer.session.opening import shown_target
 from explorer.session.policy import CapturePolicy, recorded_spec_is_safe
 from explorer.views.session import CAPTURED, STARTED, FollowedLayer, LevelProgress, Session, StatusNote, failed
-from explorer.views.trace import Trace, build_trace
 from explorer.views.suggested import capture_key_note, passes_key_note
+from explorer.views.trace import Trace, build_trace
 from explorer.views.trace import descend as item_below
 
 if TYPE_CHECKING:
