@@ -191,7 +191,7 @@ async def test_the_filmstrip_without_the_compilers_says_how_to_install_them(tmp_
     without_compilers(monkeypatch)
     bundle = renamed_bundle(tmp_path, keep=("cpu", "tpu:v5e"), without_passes=("cpu",))
     app = create_app(bundle, level="hlo", target="cpu")
-    app.model_spec = "mnist_cnn"  # even an app opened from a model: this install cannot capture
+    app.session.model_spec = "mnist_cnn"  # even an app opened from a model: this install cannot capture
     async with app.run_test(size=(200, 40)) as pilot:
         await opened(pilot)
         await pilot.press("f")
@@ -231,7 +231,7 @@ async def test_c_in_a_bundle_missing_a_target_names_a_command_that_pastes_as_one
         await opened(pilot)
         await pilot.press("c")
         await pilot.pause()
-        note = app.note.text
+        note = app.session.note.text
     assert note.startswith("Opened from a bundle, which c does not capture into: to add gpu:h100, run: ")
     assert pasted(note.split("run: ", 1)[1], shell) == ["capture", HOSTILE_MODEL, "--targets", "cpu,tpu:v5e,gpu:h100"]
 
@@ -247,4 +247,4 @@ async def test_c_on_a_packs_kernel_screen_says_every_target_is_there(tmp_path, l
         await opened(pilot)
         await pilot.press("c")
         await pilot.pause()
-        assert app.note.text == label("suggest.nothing_to_capture", lang).format(targets="cpu, gpu:h100, tpu:v5e")
+        assert app.session.note.text == label("suggest.nothing_to_capture", lang).format(targets="cpu, gpu:h100, tpu:v5e")
