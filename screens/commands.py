@@ -29,7 +29,7 @@ class ItemCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        title = self.app.session.level_title
+        title = self.app.session.now.level_title
         for item in self._items:
             text = f"{item.name} ({title(item.level)}, {item.kind})"
             score = matcher.match(text)
@@ -39,4 +39,4 @@ class ItemCommands(Provider):
 
     async def discover(self) -> Hits:
         for item in self._items[:40]:
-            yield DiscoveryHit(f"{item.name} ({self.app.session.level_title(item.level)})", partial(self._jump, item))
+            yield DiscoveryHit(f"{item.name} ({self.app.session.now.level_title(item.level)})", partial(self._jump, item))

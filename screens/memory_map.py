@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.content import Content
-from textual.widgets import Static
 
 from explorer.labels import label
 from explorer.levels import level_named
@@ -17,6 +15,7 @@ from explorer.views.format import format_int
 from explorer.views.memory_map import allocation_rows, live_range_rows
 
 from screens.bindings import keyed
+from screens.widgets.fitted_text import FittedText
 
 if TYPE_CHECKING:
     from explorer.session.service import SessionService
@@ -42,29 +41,29 @@ class MemoryMapView(VerticalScroll):
         return self.app.session  # type: ignore[attr-defined]
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="allocations", classes="pane")
-        yield Static("", id="live-ranges", classes="pane")
+        yield FittedText("", id="allocations", classes="pane")
+        yield FittedText("", id="live-ranges", classes="pane")
 
     def on_resize(self) -> None:
         self.sync()
 
     def sync(self) -> None:
         session = self.session
-        allocations = self.query_one("#allocations", Static)
-        live = self.query_one("#live-ranges", Static)
+        allocations = self.query_one("#allocations", FittedText)
+        live = self.query_one("#live-ranges", FittedText)
         allocations.border_title = label("pane.allocations", session.lang)
         live.border_title = label("pane.live_ranges", session.lang)
         memory = session.bundle.memory(session.target) if session.bundle is not None else None
         if memory is None:  # names from the model (allocations, errors) are text: Content, never markup
             notice = session.level_notice(self.LEVEL) or label("notice.memory_not_captured", session.lang)
-            allocations.update(Content(notice))
-            live.update("")
+            allocations.show(notice)
+            live.show("")
             return
         width = max(20, self.size.width - 40)  # label 30 + border and padding
         header = label("text.memory_header", session.lang).format(peak=format_int(memory.peak_bytes, session.lang),
                                                                    count=len(memory.allocations))
-        allocations.update(Content(header + "\n" + "\n".join(allocation_rows(memory, width, session.lang))))
-        live.update(Content("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=session.lang))))
+        allocations.show(header + "\n" + "\n".join(allocation_rows(memory, width, session.lang)))
+        live.show("\n".join(live_range_rows(memory, max(20, self.size.width - 50), lang=session.lang)))
 
     def selection(self, item=None) -> None:
         return None

@@ -51,7 +51,7 @@ async def test_vertical_trace_from_conv_layer_to_cpu_kernel_and_back():
             await pilot.press("backspace")
             await pilot.pause()
             assert (app.level, table(app).current.name) == expected
-        assert app.trail == []
+        assert app.session.trail == []
 
 
 @sync
@@ -182,11 +182,12 @@ async def test_help_lists_every_key_of_the_screen():
 
 
 def test_every_binding_has_an_id_description_and_tooltip():
-    from screens.app import TensorwegApp, _screen_factories
+    from screens.app import TensorwegApp
+    from screens.explorer_screen import VIEWS, ExplorerScreen, view_class
     from screens.help import HelpScreen
     from screens.widgets.code_view import CodeView
 
-    owners = [TensorwegApp, HelpScreen, CodeView, *_screen_factories().values()]
+    owners = [TensorwegApp, ExplorerScreen, HelpScreen, CodeView, *(view_class(level) for level in VIEWS)]
     for owner in owners:
         for cls in (c for c in owner.__mro__ if c.__module__.startswith("screens")):
             for binding in cls.__dict__.get("BINDINGS", []):
@@ -231,7 +232,7 @@ async def test_capture_key_adds_the_default_targets_that_are_missing():
 
     app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu",)), level="layers")
     runs = []
-    app.run_capture = lambda: runs.append(app.options.targets)  # no compiler in pilot tests
+    app.run_capture = lambda job: runs.append(job.options.targets)  # the jobs the session allowed; no compiler here
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("c")
@@ -298,20 +299,20 @@ async def test_a_memory_map_pane_takes_the_height_of_what_arrives_while_a_layout
     from textual.app import App
     from textual.containers import VerticalScroll
 
-    from screens.memory_map import MapPane
+    from screens.widgets.fitted_text import FittedText
 
     class Panes(App):
         def compose(self):
             with VerticalScroll():
-                yield MapPane("", id="pane")
+                yield FittedText("", id="pane")
 
     app = Panes()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        pane = app.query_one(MapPane)
-        pane.update("not captured")  # its layout pending...
+        pane = app.query_one(FittedText)
+        pane.show("not captured")  # its layout pending...
         pane.parent._clear_arrangement_cache()  # ...when the screen lays out anew (Textual's own calls)
         app.screen._refresh_layout()
-        pane.update("\n".join(f"allocation {n}" for n in range(18)))
+        pane.show("\n".join(f"allocation {n}" for n in range(18)))
         await pilot.pause()
         assert pane.outer_size.height == 18
