@@ -58,8 +58,7 @@ async def target_key_keeps_layers(app, pilot) -> int:
             start = owned(layer, level, first)
             if not start:
                 continue
-            app.target = first
-            app.generation += 1
+            app.session.show_target(first)
             app.goto_level(level, start[-1])
             await opened(pilot)
             assert app.items_table.current.name == start[-1]
