@@ -235,7 +235,8 @@ async def test_language_key_rewords_the_filmstrip_and_keeps_its_frame():
 
 def test_each_label_key_is_in_one_table_only():
     """The label tables are merged into one: a key in two would silently hide one text."""
-    from explorer.labels import compare, graph, keys, passport, screen, whatif
+    from explorer.labels import compare, graph, keys, passport, screen, session, whatif
 
-    tables = (screen.LABELS, keys.LABELS, compare.LABELS, graph.LABELS, passport.LABELS, whatif.LABELS)
+    tables = (screen.LABELS, keys.LABELS, compare.LABELS, graph.LABELS, passport.LABELS, whatif.LABELS,
+              session.LABELS)
     assert len(LABELS) == sum(len(table) for table in tables)
