@@ -1,9 +1,10 @@
 """The app's capture: levels arrive parsed, and `c` during a capture cancels it and starts anew.
 
-The orchestrator's `capture` is replaced by a stand-in that emits real capture events
-over copies of the recorded bundle and honours `cancel` the way the orchestrator
-does (it raises CaptureCancelled); everything from the event to the screen is the
-app's real code (run_capture, staging_reader, the message handlers).
+The orchestrator's `capture` is replaced by a stand-in with its signature (the session's
+`CaptureJob.run` calls it with `on_event`, `cancel` and the policy's `gate`) that emits real
+capture events over copies of the recorded bundle and honours `cancel` the way the orchestrator
+does (it raises CaptureCancelled); everything from the event to the screen is the app's real
+code (CaptureJob.run, staging_reader, SessionService.apply, the app's redraw).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class StandInCapture:
         # (A level arriving before the DevicePane's tabs are mounted hits a race there: see the report.)
         self.screen_ready = threading.Event()
 
-    def __call__(self, spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
+    def __call__(self, spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True, gate=None):
         number = len(self.calls)
         self.calls.append((options.targets, cancel))
         assert self.screen_ready.wait(30)
@@ -87,7 +88,7 @@ async def test_c_during_a_capture_cancels_it_and_only_the_new_one_posts(tmp_path
 
         await pilot.press("c")
         await wait_for(pilot, stand_in.late_event_sent.is_set, "the first capture to end")
-        await wait_for(pilot, lambda: not app.opening and app.bundle is not first_bundle
+        await wait_for(pilot, lambda: not app.session.opening and app.bundle is not first_bundle
                        and app.has_manifest() and app.bundle.path.name == "capture-1", "the second capture's bundle")
 
         assert len(stand_in.calls) == 2
@@ -106,7 +107,7 @@ async def test_a_message_of_a_replaced_capture_is_dropped(tmp_path, monkeypatch)
         await pilot.pause()
         stand_in.screen_ready.set()
         await wait_for(pilot, stand_in.first_started.is_set, "the first capture")
-        stale = app.capture_generation
+        stale = app.session.capture_generation
         await pilot.press("c")
         await wait_for(pilot, stand_in.first_cancelled.is_set, "the cancel")
         app.deliver(LevelCaptured("memory", "cpu", 0.1, None, generation=stale))
@@ -119,7 +120,7 @@ async def test_a_growing_cached_bundle_shows_its_levels_while_the_workers_run(tm
     """A cpu bundle opened with the default targets: its rows at once, not after TensorFlow started."""
     staged, release = threading.Event(), threading.Event()
 
-    def growing(spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
+    def growing(spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True, gate=None):
         folder = tmp_path / "staging"
         shutil.copytree(BUNDLE, folder)
         on_event(capture_events.KeptLevelsStaged(str(folder)))
@@ -149,7 +150,7 @@ async def test_a_cached_model_is_not_kept_from_its_rows_by_the_renderers_warm_up
     monkeypatch.setattr(code_view, "warm_up_renderers", lambda: warmed.append("warmed"))
     during_capture: list[str] = []
 
-    def cache_hit(spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True):
+    def cache_hit(spec, options, out_dir=None, on_event=None, cancel=None, use_cache=True, gate=None):
         folder = tmp_path / "cached"
         shutil.copytree(BUNDLE, folder)
         on_event(capture_events.CacheHit(str(folder)))
@@ -176,13 +177,13 @@ async def test_a_real_capture_cancelled_by_c_leaves_one_finished_bundle_on_scree
     async with app.run_test(size=(120, 40)) as pilot:
         # A real worker starts TensorFlow first: many seconds on a loaded machine.
         await wait_for(pilot, lambda: ("layers", "") in app.progress, "the first capture's first level", tries=6000)
-        first = app.capture_generation
+        first = app.session.capture_generation
         await pilot.press("c")
         for _ in range(3000):  # real compilers: up to a few minutes on a loaded machine
-            if app.has_manifest() and not app.opening and not app.bundle.path.name.startswith(".staging-"):
+            if app.has_manifest() and not app.session.opening and not app.bundle.path.name.startswith(".staging-"):
                 break
             await asyncio.sleep(0.1)
-        assert app.capture_generation == first + 1 and not app.load_error
+        assert app.session.capture_generation == first + 1 and not app.load_error
         bundle = app.bundle
         assert bundle.targets == ("cpu", "gpu:h100", "tpu:v5e")
         assert all(bundle.status(level, target).status in ("ok", "unavailable")

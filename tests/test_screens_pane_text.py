@@ -168,3 +168,21 @@ async def test_selecting_a_listed_item_moves_the_cursor_without_listing_the_rows
         assert table.current is wanted and app.announced == [wanted.name]
         assert table._listing is listed
         assert not table.select("no_such_instruction") and table.current is wanted
+
+
+@sync
+async def test_a_list_asked_for_the_focus_before_its_rows_are_mounted_focuses_them_once_they_are():
+    """A session event can sync the screen between a level view's mounting and its list's compose (a
+    `serve` tab's place in line came that early): the list takes the focus then, without a crash."""
+    from explorer.model.bundle import Bundle
+
+    items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
+    app = App()
+    async with app.run_test(size=(100, 20)) as pilot:
+        table = ItemTable(COLUMNS["optimized-hlo"], id="items")
+        mounting = app.screen.mount(table)
+        table.set_items(items)
+        table.focus_rows()  # its rows are not composed yet
+        await mounting
+        await pilot.pause()
+        assert app.focused is table.table

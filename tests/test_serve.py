@@ -20,6 +20,7 @@ from explorer.capture.queue import CaptureQueue
 from explorer.cli.commands import capture_options
 from explorer.cli.parser import build_parser
 from explorer.model.records import CaptureOptions
+from explorer.session.policy import CapturePolicy
 from explorer.targets import DEFAULT_TARGETS
 
 from screens.app import create_app
@@ -263,7 +264,7 @@ def test_a_tab_waiting_for_a_slot_shows_its_place_then_captures(fake, tmp_path):
     queue = CaptureQueue.create(tmp_path / "queue", 1)
 
     async def run() -> None:
-        app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), capture_queue=queue)
+        app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), policy=CapturePolicy(queue=queue))
         with ExitStack() as other_tab:
             other_tab.enter_context(queue.slot(threading.Event()))  # another tab's capture runs
             async with app.run_test(size=(120, 30)) as pilot:
@@ -271,7 +272,8 @@ def test_a_tab_waiting_for_a_slot_shows_its_place_then_captures(fake, tmp_path):
                 assert "capture waiting for a slot: 1 ahead (1 of 1 running); C cancels" in _progress(app)
                 assert app.bundle is None
                 other_tab.close()  # its capture ended
-                await _wait_for(pilot, lambda: app.has_manifest() and app.opening is None, "the captured bundle")
+                await _wait_for(pilot, lambda: app.has_manifest() and app.session.opening is None,
+                                "the captured bundle")
                 assert app.queue_place is None and "waiting" not in _progress(app)
                 assert app.bundle.model_name == "fake"
 
@@ -283,7 +285,8 @@ def test_C_gives_up_the_place_in_line_and_no_worker_starts(fake, tmp_path):
     queue = CaptureQueue.create(tmp_path / "queue", 1)
 
     async def run() -> None:
-        app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), capture_queue=queue, lang="de")
+        app = create_app(model_spec="mlp", options=CaptureOptions(targets=("cpu",)), policy=CapturePolicy(queue=queue),
+                         lang="de")
         with queue.slot(threading.Event()):
             async with app.run_test(size=(120, 30)) as pilot:
                 await _wait_for(pilot, lambda: app.queue_place is not None, "the place in line")

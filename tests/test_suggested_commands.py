@@ -247,4 +247,5 @@ async def test_c_on_a_packs_kernel_screen_says_every_target_is_there(tmp_path, l
         await opened(pilot)
         await pilot.press("c")
         await pilot.pause()
-        assert app.session.note.text == label("suggest.nothing_to_capture", lang).format(targets="cpu, gpu:h100, tpu:v5e")
+        wanted = label("suggest.nothing_to_capture", lang).format(targets="cpu, gpu:h100, tpu:v5e")
+        assert app.session.note.text == wanted

@@ -98,6 +98,7 @@ class ItemTable(Vertical):
         self._created: frozenset[str] = frozenset()
         self.scrolls_pending = 0  # kept for the tests' waits: a jump now scrolls at once
         self._rows_ready = False  # the rows widget is there to show rows in (`on_mount`)
+        self._focus_when_ready = False  # focus asked for before the rows were mounted (`focus_rows`)
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
@@ -110,6 +111,16 @@ class ItemTable(Vertical):
         # (rows set while it mounted, by a sync between its compose and its mount, are shown now).
         self._rows_ready = True
         self._show(self._first_item_row())
+        if self._focus_when_ready:
+            self.table.focus()
+
+    def focus_rows(self) -> None:
+        """Focus the rows; asked before they are mounted (a session event synced the screen between this
+        table's mounting and its compose), they take the focus once they are."""
+        if self._rows_ready:
+            self.table.focus()
+        else:
+            self._focus_when_ready = True
 
     def _filter_box(self) -> Input:
         """The filter's input, mounted above the rows the first time it is asked for."""
