@@ -64,6 +64,10 @@ NEEDS = {
     "diff mnist_cnn --vary batch=1,64": "the batch-64 variant on every default target",
     "diff resnet50 --vary batch=1,64": "ResNet50, twice",
     "diff mlp --vary mesh=none,2x2 --shard model --batch 8 --target tpu:v5e": "mlp on one chip and on a 2x2 mesh",
+    "diff mnist_cnn --vary quantize=none,int8 --target arm:cortex-a76":
+        "the float and int8 variants on arm:cortex-a76 (tfcompile ahead of time)",
+    "capture mnist_cnn --targets cpu,arm:cortex-a76,tvm:arm":
+        "the arm:cortex-a76 (tfcompile) and tvm:arm (Apache TVM) targets",
     "passport resnet50 --layer conv1_conv --target cpu": "ResNet50",
     "graph bundle --level graph --lang en -o F.svg": "Graphviz renders the SVG",
     "graph course.twpack --level hlo --lang en -o F.png": "Graphviz renders the PNG",
