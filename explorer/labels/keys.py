@@ -29,7 +29,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "binding.app.compare": ("Compare targets", "Ziele vergleichen"),
     "binding.app.passes": ("Passes", "Pässe"),
     "binding.passes.film": ("Grappler/XLA", "Grappler/XLA"),
-    "binding.app.interrupt": ("Quit", "Beenden"),
+    "binding.app.interrupt": ("Copy/Quit", "Kopieren/Beenden"),
     "binding.app.maximize": ("Zoom", "Zoom"),
     "binding.level.filter": ("Filter", "Filtern"),
     "binding.level.down": ("Down", "Hinunter"),
@@ -92,8 +92,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "tooltip.app.compare": ("The selected layer on every target side by side: fusions, kernels, layouts, est. time",
                             "Die gewählte Schicht auf allen Zielen nebeneinander: Fusionen, Kernel, "
                             "Layouts, gesch. Zeit"),
-    "tooltip.app.interrupt": ("Quit tensorweg (cancels a capture in progress)",
-                              "tensorweg beenden (bricht eine laufende Erfassung ab)"),
+    "tooltip.app.interrupt": ("Copy the text selected with the mouse; with none selected, quit tensorweg "
+                              "(cancels a capture in progress)",
+                              "Den mit der Maus markierten Text kopieren; ist keiner markiert, tensorweg beenden "
+                              "(bricht eine laufende Erfassung ab)"),
     "tooltip.app.maximize": ("Maximise the focused pane to the whole screen, or restore it (Tab moves the focus)",
                              "Den fokussierten Bereich auf den ganzen Bildschirm vergrößern oder zurücksetzen "
                              "(Tab setzt den Fokus)"),
