@@ -13,6 +13,9 @@ BUNDLE = Path(__file__).parent / "fixtures" / "bundles" / "mnist_cnn"
 needs_bundle = pytest.mark.usefixtures("recorded_bundle")
 
 
+OPEN_TIMEOUT_S = 120  # far beyond any open of the recorded bundles, even on a loaded machine
+
+
 def sync(test):
     """Run an async Pilot test without an async pytest plugin (none is a dependency)."""
     @functools.wraps(test)
@@ -22,8 +25,14 @@ def sync(test):
 
 
 async def opened(pilot) -> None:
-    """The bundle is read in a worker after the first frame: wait for it, not for a clock."""
-    await pilot.app.opened.wait()
+    """The bundle is read in a worker after the first frame: wait for it, not for a clock (bounded: a
+    session that never settles fails the test with what it still waits for, instead of hanging CI)."""
+    app = pilot.app
+    try:
+        await asyncio.wait_for(app.opened.wait(), OPEN_TIMEOUT_S)
+    except TimeoutError:
+        session = app.session
+        raise AssertionError(f"never settled: opening {session.opening}, reading {sorted(session.reading)}") from None
     await pilot.pause()
     await wait_for_jumps(pilot)
 

@@ -56,9 +56,6 @@ def warm_after_open(opened: BundleOpened, level: str, target: str, lang: str, em
     `TargetsRead` per target), the UI's own renderers (`warm_ui`), each layer's facts and every
     level's tables (`LevelsWarmed` at the end).
     """
-    opened.shown.wait(FIRST_SELECTION_WAIT_S)
-    from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
-
     bundle = opened.bundle
     target = shown_target(bundle, target)
     unread = list(bundle.targets)
@@ -68,7 +65,10 @@ def warm_after_open(opened: BundleOpened, level: str, target: str, lang: str, em
             unread.remove(done)
             emit(TargetsRead(bundle, (done,)))
 
-    try:
+    try:  # whatever happens here, the session hears that every target was read: it waits for that
+        opened.shown.wait(FIRST_SELECTION_WAIT_S)
+        from explorer.views.panes import warm_layer_facts  # noqa: PLC0415 (kept off the first frame)
+
         prepare_first_screen(bundle, level, target, lang, read)
     except TensorwegError:
         return  # the pane says what is wrong when it asks itself
