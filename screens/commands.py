@@ -38,5 +38,6 @@ class ItemCommands(Provider):
                           help=f"jump to this {item.kind} on the {title(item.level)} level")
 
     async def discover(self) -> Hits:
+        title = self.app.session.now.level_title
         for item in self._items[:40]:
-            yield DiscoveryHit(f"{item.name} ({self.app.session.now.level_title(item.level)})", partial(self._jump, item))
+            yield DiscoveryHit(f"{item.name} ({title(item.level)})", partial(self._jump, item))

@@ -36,7 +36,7 @@ from screens.widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from explorer.session.service import SessionService
 
-    from screens.app import TensorwegApp
+    from screens.explorer_app import ExplorerApp
     from screens.level_view import LevelView
 
 # level -> (module, class) of its view; a view's module is imported when it is first shown or built ahead.
@@ -72,7 +72,7 @@ class ExplorerScreen(Screen):
         self._last_key_at = 0.0
 
     @property
-    def tensorweg(self) -> TensorwegApp:
+    def tensorweg(self) -> ExplorerApp:
         return self.app  # type: ignore[return-value]
 
     @property

@@ -35,8 +35,7 @@ from screens.widgets.item_table import ItemTable
 if TYPE_CHECKING:
     from explorer.session.service import SessionService
 
-    from screens.app import TensorwegApp
-    from screens.explorer_screen import ExplorerScreen
+    from screens.explorer_app import ExplorerApp, LevelHost
 
 
 class LevelView(Vertical):
@@ -61,7 +60,7 @@ class LevelView(Vertical):
         self._built: tuple[int, str] | None = None  # ... and the last it finished (or failed) building
 
     @property
-    def tensorweg(self) -> TensorwegApp:
+    def tensorweg(self) -> ExplorerApp:
         return self.app  # type: ignore[return-value]
 
     @property
@@ -69,7 +68,7 @@ class LevelView(Vertical):
         return self.tensorweg.session
 
     @property
-    def explorer(self) -> ExplorerScreen:
+    def explorer(self) -> LevelHost:
         return self.screen  # type: ignore[return-value]
 
     # --- layout ------------------------------------------------------------

@@ -26,7 +26,7 @@ from screens.messages import SessionEventPosted
 
 if TYPE_CHECKING:
     from explorer.session.capturing import CaptureJob, MeshJob
-    from explorer.session.service import Change
+    from explorer.session.reports import Change
 
 
 @cache  # once per process: later levels find the renderers loaded

@@ -15,7 +15,7 @@ State is changed only on the UI thread, by these methods; the threads read what 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -26,9 +26,9 @@ from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
 from explorer.session import events
 from explorer.session.capturing import CaptureJob, MeshJob, ShownAs
-from explorer.session.opening import shown_target
 from explorer.session.policy import CapturePolicy, recorded_spec_is_safe
-from explorer.views.session import CAPTURED, STARTED, FollowedLayer, LevelProgress, Session, StatusNote, failed
+from explorer.session.reports import AppliesReports
+from explorer.views.session import FollowedLayer, LevelProgress, Session, StatusNote
 from explorer.views.suggested import capture_key_note, passes_key_note
 from explorer.views.trace import Trace, build_trace
 from explorer.views.trace import descend as item_below
@@ -46,25 +46,9 @@ if TYPE_CHECKING:
 READ_BEFORE_FIRST_FRAME = (LAYERS.name,)
 
 
-@dataclass(frozen=True)
-class Change:
-    """What the UI does after `apply`: redraw (`sync`), read a bundle on a worker (`read`), run a capture
-    (`capture`), show the side panes again (`panes`), start the warm-up of an opened bundle (`warm`),
-    build the level views ahead (`warmed`), begin a start tour (`tour`)."""
-
-    sync: bool = True
-    read: Path | None = None
-    capture: CaptureJob | None = None
-    panes: bool = False
-    warm: events.BundleOpened | None = None
-    warmed: bool = False
-    tour: bool = False
 
 
-NOTHING = Change(sync=False)
-
-
-class SessionService:
+class SessionService(AppliesReports):
     """bundle_path: a bundle folder to open; model_spec: a model to open from the cache or capture (with
     `options`, `model_source` its resolved file); level/target/select: where the app opens; policy: who
     may capture (`serve`'s tabs)."""
@@ -425,88 +409,3 @@ class SessionService:
         self._mesh_cancel.set()
         self._mesh_cancel = threading.Event()
         self.meshes_capturing = False
-
-    # --- what background work reports -------------------------------------------------------
-
-    def apply(self, event: events.SessionEvent) -> Change:
-        """Take what a worker reported; say what the screen must do next."""
-        match event:
-            case events.BundleOpened():
-                return self._opened(event)
-            case events.BundleOpenFailed():
-                self.opening = None
-                self.load_error = event.error
-                return Change()
-            case events.CachedBundleFound():
-                if self._bundle is None:  # the session says "reading", not "capturing"
-                    self.opening = event.path
-                return Change()
-            case events.CaptureNeeded():
-                return Change(capture=self.capture_at_start(), tour=True)
-            case events.TargetsRead():
-                if event.bundle is not self._bundle:
-                    return NOTHING  # another bundle replaced it meanwhile
-                self._reading = (self._bundle, self.reading - set(event.targets))
-                return Change(sync=False, panes=True)
-            case events.LevelsWarmed():
-                return Change(sync=False, warmed=event.bundle is self._bundle)
-            case events.MeshesCaptured():
-                self.mesh_refused.setdefault(event.target, {}).update(event.refused)  # each column says why
-                self.meshes_capturing = False
-                self.meshes_captured += 1
-                return Change()
-        if not self._from_current_capture(event):
-            return NOTHING
-        return self._capture_reported(event)
-
-    def _capture_reported(self, event) -> Change:
-        match event:
-            case events.LevelStarted():
-                self.progress[(event.level, event.target)] = STARTED
-            case events.LevelCaptured():
-                self.progress[(event.level, event.target)] = CAPTURED
-                if event.bundle is not None:  # read and indexed on the capture's thread
-                    self._trace = event.trace
-                    self.bundle = event.bundle
-                elif event.staging_dir is not None and event.staging_dir.is_dir():
-                    from explorer.model.bundle import Bundle  # noqa: PLC0415 (a test's event without a reader)
-
-                    staging = Bundle(event.staging_dir)
-                    self._trace = build_trace(staging)
-                    self.bundle = staging
-            case events.KeptLevelsRead():
-                if self._bundle is not None:
-                    return NOTHING  # something is shown already: the capture's levels follow it
-                self._trace = event.trace
-                self.bundle = event.bundle
-                self.target = shown_target(event.bundle, self._target)
-            case events.CaptureQueued():
-                self.queue_place = event.place
-            case events.CaptureFailed():
-                if event.level:
-                    self.progress[(event.level, event.target)] = failed(event.error)
-                else:
-                    self.load_error = event.error
-                    if self._bundle is not None:  # levels shown already (the staging reader): say it
-                        self.notify(event.error, bold=True)
-            case events.BundleLoaded():
-                # The staging reader stays on screen until the finished bundle is read and indexed.
-                self.opening = event.path
-                return Change(read=event.path)
-        return Change()
-
-    def _from_current_capture(self, event) -> bool:
-        generation = getattr(event, "generation", None)
-        return generation is None or generation == self.capture_generation
-
-    def _opened(self, event: events.BundleOpened) -> Change:
-        self.opening = None
-        self._reading = (event.bundle, frozenset(event.bundle.targets))  # the warm-up reports TargetsRead
-        self.load_error = ""
-        self.progress.clear()  # a finished capture's marks give way to the bundle's own statuses
-        self._trace = event.trace
-        self.bundle = event.bundle
-        self.target = shown_target(event.bundle, self._target)
-        self._shown = event.shown
-        return Change(warm=event, tour=True)
-

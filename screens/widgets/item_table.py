@@ -45,7 +45,7 @@ class _Rows(ItemRows):
     def watch_cursor_row(self, old: int, new: int) -> None:
         super().watch_cursor_row(old, new)
         if old != new and isinstance(self.parent, ItemTable):
-            self.parent._cursor_moved(new)
+            self.parent.cursor_moved(new)
 
 
 class ItemTable(Vertical):
@@ -375,7 +375,7 @@ class ItemTable(Vertical):
         else:
             self.post_message(self.Highlighted(self, item))
 
-    def _cursor_moved(self, row: int) -> None:
+    def cursor_moved(self, row: int) -> None:
         if self._filling:
             return
         self._announce(self.current)
