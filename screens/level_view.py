@@ -200,7 +200,7 @@ class LevelView(Vertical):
         self.tensorweg.go_back()
 
     def focus_list(self) -> None:
-        self.items_table.table.focus()
+        self.items_table.focus_rows()
 
     def help_text(self) -> str:
         """What this level shows, for `?`, in the app's language."""
