@@ -15,9 +15,10 @@ import re
 import pytest
 
 from explorer.labels import LABELS
+from explorer.levels import LEVELS
 from explorer.views.rows import row_groups
 
-from screens.app import SCREENS, create_app
+from screens.app import create_app
 from screens.help import key_lines
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
@@ -81,7 +82,7 @@ def test_the_pattern_finds_whole_phrases_only():
     assert "text.layer_of" in english_left("cpu  (layer conv2d)")
 
 
-@pytest.mark.parametrize("mode", list(SCREENS))
+@pytest.mark.parametrize("mode", LEVELS)
 @sync
 async def test_every_level_screen_in_german_has_no_english_label(mode):
     app = create_app(BUNDLE, level=mode, target="cpu", lang="de")
@@ -162,7 +163,7 @@ async def test_language_key_rewords_roles_and_group_headers_and_keeps_the_folds(
         await _settled(pilot)
         shown = screen_text(app)
         assert "5 parameters" in shown and "weight 1 of 2 of conv2d" in shown  # English first
-        table = app.screen.items_table
+        table = app.items_table
         constants = next(key for key in row_groups(app.bundle, "optimized-hlo", "cpu") if key.startswith("constants"))
         table.toggle_group(constants)  # opened by the user: the new language must not fold it again
         await pilot.press("L")
@@ -234,7 +235,7 @@ async def test_language_key_rewords_the_filmstrip_and_keeps_its_frame():
 
 def test_each_label_key_is_in_one_table_only():
     """The label tables are merged into one: a key in two would silently hide one text."""
-    from explorer.labels import compare, graph, keys, passport, screen, whatif
+    from explorer.labels import compare, graph, keys, passport, screen, session, whatif
 
-    tables = (screen.LABELS, keys.LABELS, compare.LABELS, graph.LABELS, passport.LABELS, whatif.LABELS)
+    tables = (screen.LABELS, keys.LABELS, compare.LABELS, graph.LABELS, passport.LABELS, whatif.LABELS, session.LABELS)
     assert len(LABELS) == sum(len(table) for table in tables)
