@@ -233,7 +233,7 @@ class ExplorerScreen(Screen):
         # bounded number of refreshes. Until the app's first frame is out (`first_frame_shown`),
         # Textual renders frames but the terminal gets none: the panes would delay the rows'.
         table = self.items_table
-        drawn = table is None or table.table.drawn
+        drawn = table is None or table.drawn
         if not (drawn and self.tensorweg.first_frame_shown) and tries > 1:
             self.call_after_refresh(self._show_after_rows, tries - 1)
             return

@@ -81,6 +81,13 @@ class LevelView(Vertical):
     def compose_extra(self) -> ComposeResult:
         yield from ()
 
+    def on_mount(self) -> None:
+        # Mounted hidden (built ahead while the learner reads, or on a visit before the switch): the rows
+        # and the extra are filled now, so the visit only switches, and draws the carried selection's
+        # panes in its frame instead of the rows alone first (`ExplorerScreen.rows_replaced`).
+        if self.explorer.level != self.LEVEL and self.session.bundle is not None:
+            self.sync()
+
     @property
     def items_table(self) -> ItemTable:
         return self.query_one("#items", ItemTable)
@@ -106,6 +113,8 @@ class LevelView(Vertical):
                 self._show_rows(found, reworded=self._generation == session.generation)
         if wanted and self._building is None:
             self.items_table.select(wanted)
+        elif not wanted and self.items_table.current is not None and self.explorer.level == self.LEVEL:
+            self.session.select(self.LEVEL, self.items_table.current.name)  # filled hidden: the session never heard
         shown = self.query_one(".notice", Static)
         shown.update(Content(notice))  # names from the model are text, never markup
         shown.display = bool(notice)
@@ -166,7 +175,9 @@ class LevelView(Vertical):
     def _highlighted(self, item: LevelItem | None) -> None:
         """The list's cursor moved to `item`: the screen draws the moved list first, alone, and the side
         panes and this view's extra follow it after that frame (`ExplorerScreen.selection_moved`)."""
-        if item is not None:
+        # A view filled hidden tells the session nothing: a level's selection is the learner's (a number
+        # key keeps it when it still belongs to the layer, `explorer.views.trace.jump`).
+        if item is not None and self.explorer.level == self.LEVEL:
             self.session.select(self.LEVEL, item.name)
         self.shown_item = item
         self.explorer.selection_moved(self)

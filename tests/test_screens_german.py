@@ -163,7 +163,7 @@ async def test_language_key_rewords_roles_and_group_headers_and_keeps_the_folds(
         await _settled(pilot)
         shown = screen_text(app)
         assert "5 parameters" in shown and "weight 1 of 2 of conv2d" in shown  # English first
-        table = app.screen.items_table
+        table = app.items_table
         constants = next(key for key in row_groups(app.bundle, "optimized-hlo", "cpu") if key.startswith("constants"))
         table.toggle_group(constants)  # opened by the user: the new language must not fold it again
         await pilot.press("L")

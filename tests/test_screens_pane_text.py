@@ -186,3 +186,27 @@ async def test_a_list_asked_for_the_focus_before_its_rows_are_mounted_focuses_th
         await mounting
         await pilot.pause()
         assert app.focused is table.table
+
+
+@sync
+async def test_a_selection_asked_for_before_the_list_has_composed_opens_it_there():
+    """The bundle read in the background can reach a level's list between its mount and its compose (the
+    app under load, a `--select` from the command line): that selection raised `NoMatches` (the rows
+    widget was not there yet) and ended the app; now the list opens on it."""
+    from explorer.model.bundle import Bundle
+
+    items = rows(Bundle.open(BUNDLE), "optimized-hlo", "cpu")
+    wanted = items[len(items) - 3]
+    app = ListApp(items)
+    async with app.run_test(size=(100, 20)) as pilot:
+        late = ItemTable(COLUMNS["optimized-hlo"], id="late")
+        app.mount(late)  # not awaited: its compose has not run
+        late.set_items(items)
+        assert late.select(wanted.name)
+        late.focus_rows()  # what every sync of the explorer asks of its list
+        assert not late.drawn
+        await pilot.pause()
+        assert late.current is wanted
+        rows_widget = late.table
+        assert rows_widget.scroll_y <= rows_widget.cursor_row < rows_widget.scroll_y + rows_widget.visible_rows
+        assert app.is_running

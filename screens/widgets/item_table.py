@@ -99,6 +99,7 @@ class ItemTable(Vertical):
         self.scrolls_pending = 0  # kept for the tests' waits: a jump now scrolls at once
         self._rows_ready = False  # the rows widget is there to show rows in (`on_mount`)
         self._focus_when_ready = False  # focus asked for before the rows were mounted (`focus_rows`)
+        self._opens_on: LevelItem | RowGroup | None = None  # the cursor's entry asked for before that
         self.filter_text = ""
 
     def compose(self) -> ComposeResult:
@@ -110,7 +111,11 @@ class ItemTable(Vertical):
         # Textual marks a widget mounted only after its mount handler: from here the rows may be shown
         # (rows set while it mounted, by a sync between its compose and its mount, are shown now).
         self._rows_ready = True
-        self._show(self._first_item_row())
+        wanted = self._opens_on  # a selection asked for while it mounted (a sync as the bundle came in)
+        row = self._row_of(wanted) if wanted is not None else self._first_item_row()
+        self._show(row)
+        if wanted is not None:
+            self.table.scroll_to_row(row, third=True)
         if self._focus_when_ready:
             self.table.focus()
 
@@ -262,6 +267,7 @@ class ItemTable(Vertical):
         """List the rows again, the cursor on `cursor_on` (else the first item)."""
         self._listing = self._listed()
         self._shown = [entry for entry in self._listing if isinstance(entry, LevelItem)]
+        self._opens_on = cursor_on
         self._show(self._row_of(cursor_on) if cursor_on is not None else self._first_item_row())
 
     def _show(self, cursor: int) -> None:
@@ -308,7 +314,8 @@ class ItemTable(Vertical):
         else:  # the same rows: only the cursor moves (a level's first visit lists 30,000 rows once, not twice)
             row = self._row_of(item)
             self._move_to(row)
-        self.table.scroll_to_row(row, third=True)  # held there through later layouts
+        if self._rows_ready:  # else the rows widget is not there yet: `on_mount` opens the list on it
+            self.table.scroll_to_row(row, third=True)  # held there through later layouts
         return True
 
     def _move_to(self, row: int) -> None:
@@ -353,6 +360,11 @@ class ItemTable(Vertical):
     def close_filter(self) -> None:
         self.remove_class("-filtering")
         self.table.focus()
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the rows last set have been drawn for a frame (not before the rows widget is there)."""
+        return self._rows_ready and self.table.drawn
 
     @property
     def filtering(self) -> bool:
