@@ -49,7 +49,9 @@ def accelerator_request(source: ModelSource, options: CaptureOptions, staging: P
     out_dir = staging / "targets" / target_dirname(target)
     out_dir.mkdir(parents=True, exist_ok=True)
     signature = load_json(Signature, staging / SIGNATURE_FILE)
-    module = TARGET_WORKERS[get_target(target).worker]
+    # The cpu row's own worker is TensorFlow's; what TensorFlow does not compile for it (a training step,
+    # a mesh) is compiled by Keras-on-JAX, as for the accelerators.
+    module = TARGET_WORKERS.get(get_target(target).worker, TARGET_WORKERS["jax"])
     return module, {
         # The ahead-of-time worker loads the model as the TensorFlow worker does (its weights are frozen in).
         "model": source.spec, "cwd": os.getcwd(),
