@@ -73,8 +73,8 @@ def control_bundle(tmp_path) -> Path:
 
 
 def drawn_code(app) -> str:
-    """The code view's rows as the terminal gets them (the level screen's, under a tour's panel too)."""
-    view = next(view for screen in reversed(app.screen_stack) for view in screen.query(CodeView))
+    """The code view's rows as the terminal gets them: the shown level view's (under a tour's panel too)."""
+    view = app.explorer.query_one(f"#view-{app.level}").query_one(CodeView)
     return "\n".join(view.render_line(y).text for y in range(view.size.height))
 
 
@@ -117,8 +117,8 @@ async def test_a_lesson_pack_of_such_a_bundle_runs_its_whole_lesson(control_bund
     async with app.run_test(size=(160, 40)) as pilot:
         await opened(pilot)
         for _ in tour.steps:
-            await pilot.pause(0.7)  # idle past the prebuild's 0.6 s: the next level screen is built off screen
-            if app.current_mode in SELECTED:
+            await pilot.pause(0.7)  # idle past the build-ahead tick: the next level views are built hidden
+            if app.level in SELECTED:
                 shown_code.append(drawn_code(app))
             await pilot.press("n")
             await opened(pilot)
