@@ -151,7 +151,7 @@ def test_the_title_line_says_train_mode(bundle):
         app = create_app(bundle.path)
         async with app.run_test(size=(120, 40)) as pilot:
             await opened(pilot)
-            assert app.title_line("optimized-hlo").endswith("| train (adam)")
+            assert app.session.now.title_line("optimized-hlo").endswith("| train (adam)")
 
     run()
 
