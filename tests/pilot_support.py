@@ -38,14 +38,14 @@ async def opened(pilot) -> None:
 
 
 async def wait_for_jumps(pilot) -> None:
-    """A list's jump to its selection runs after a refresh: wait until none is pending."""
-    from screens.widgets.item_table import ItemTable
-
-    for _ in range(100):  # bounded: a bug must fail the snapshot, not hang the suite
-        tables = list(pilot.app.explorer.query(ItemTable)) if hasattr(pilot.app, "explorer") else []
-        if not any(table.scrolls_pending for table in tables):
-            return
+    """A list's jump to its selection, and its rows, are drawn a frame after they are set: wait until
+    the list on screen has drawn what it was last given (bounded: a bug must fail the snapshot, not hang)."""
+    for _ in range(100):
+        table = getattr(pilot.app, "items_table", None)
+        if table is None or not table.is_mounted or table.drawn:
+            break
         await pilot.pause()
+    await pilot.pause()  # the frame after it: what depends on the drawn rows (the panes) follows
 
 
 async def target_key_keeps_layers(app, pilot) -> int:
