@@ -165,6 +165,12 @@ class ItemRows(ScrollView, can_focus=True):
         if 1 <= y < self.size.height:
             self.refresh_lines(y)
 
+    def row_in_view(self, row: int) -> bool:
+        """Whether `row` shows below the header as the list is scrolled now; a list not laid out yet
+        counts as showing it (its first layout brings the cursor into view, `on_resize`)."""
+        top = int(self.scroll_y)
+        return not self.size.height or top <= row < top + self.visible_rows
+
     def scroll_to_row(self, row: int, third: bool = False) -> None:
         """Scroll so `row` shows: a third down the view (`third`), else just into view.
 
@@ -186,6 +192,8 @@ class ItemRows(ScrollView, can_focus=True):
         self._fit_columns()
         if 0 <= self._pinned == self.cursor_row:
             self.scroll_to_row(self._pinned, third=True)
+        elif self._count and not self.row_in_view(self.cursor_row):
+            self.scroll_to_row(self.cursor_row)  # a smaller terminal keeps the cursor on screen
 
     def on_mouse_scroll_down(self) -> None:
         self._pinned = -1

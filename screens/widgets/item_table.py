@@ -313,6 +313,10 @@ class ItemTable(Vertical):
             row = self._row_of(item)
         else:  # the same rows: only the cursor moves (a level's first visit lists 30,000 rows once, not twice)
             row = self._row_of(item)
+            if row == self.table.cursor_row and self.table.row_in_view(row):
+                # Already there: a sync repeating the session's selection moves nothing (it jumped the
+                # list a third down only when that sync came before the list's first layout).
+                return True
             self._move_to(row)
         if self._rows_ready:  # else the rows widget is not there yet: `on_mount` opens the list on it
             self.table.scroll_to_row(row, third=True)  # held there through later layouts
