@@ -161,9 +161,12 @@ class ItemRows(ScrollView, can_focus=True):
             self.refresh_row(new)
 
     def refresh_row(self, row: int) -> None:
-        y = row - int(self.scroll_y) + 1
+        y = row - int(self.scroll_y) + 1  # the row's line on screen, below the header
         if 1 <= y < self.size.height:
-            self.refresh_lines(y)
+            # ScrollView's refresh_lines takes the line in the scrolled content and subtracts the
+            # scroll itself: given the screen line, a scrolled list redrew the wrong row and the
+            # cursor vanished after Down (issue 35).
+            self.refresh_lines(row + 1)
 
     def row_in_view(self, row: int) -> bool:
         """Whether `row` shows below the header as the list is scrolled now; a list not laid out yet
