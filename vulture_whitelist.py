@@ -69,6 +69,7 @@ _.mha_encoder_2  # a `module:function` spec (tests/test_links_e2e.py)
 
 # --- screens: what Textual (and Pygments, grandalf, textual-serve) call by convention ---
 _._layout_updates  # Textual's size cache key, bumped so new content gets a fresh height (memory_map.MapPane)
+_.ALLOW_MAXIMIZE  # Textual: whether `Screen.maximize` may fill the screen with a widget (drawn_graph_view.DrawingPane)
 _.BINDINGS  # Textual reads a class's key bindings (every screen and widget with keys)
 _.COMPONENT_CLASSES  # Textual: the component classes a Line-API widget styles its rows with
 _.DEFAULT_CSS  # Textual: a widget's own stylesheet

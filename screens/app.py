@@ -296,7 +296,9 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
-        elif screen.focused is None or not screen.maximize(screen.focused):
+            return
+        pane = self.explorer.view.pane_to_maximize() if screen is self.explorer else screen.focused
+        if pane is None or not screen.maximize(pane):
             self.notify(label("notify.nothing_to_maximize", self.lang))
 
     def action_toggle_language(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from explorer.errors import TensorwegError
@@ -23,6 +24,12 @@ MAX_RADIUS = 6
 MAX_NODES = 40  # beyond this a terminal drawing stops being readable
 
 
+class DrawingPane(ScrollableContainer):
+    """The drawn graph's scrolling pane; `z` may fill the screen with it (Textual's containers do not)."""
+
+    ALLOW_MAXIMIZE = True
+
+
 class DrawnGraphView(LevelView):
     BINDINGS = [
         keyed("g", "toggle_graph", "graph.toggle"),
@@ -34,7 +41,7 @@ class DrawnGraphView(LevelView):
     radius = 1
 
     def compose_extra(self) -> ComposeResult:
-        with ScrollableContainer(id="drawing-box", classes="-hidden"):
+        with DrawingPane(id="drawing-box", classes="-hidden"):
             yield Static("", id="drawing")
 
     def _drawing_visible(self) -> bool:
@@ -78,7 +85,7 @@ class DrawnGraphView(LevelView):
         from explorer.views.graphs.level import level_graph  # noqa: PLC0415 (as above)
         from explorer.views.graphs.parts import ROLES, neighbourhood  # noqa: PLC0415 (the graph's tables load with the first drawing, not the first frame)
 
-        from screens.widgets.graph_drawing import draw_text  # noqa: PLC0415 (as above)
+        from screens.widgets.graph_drawing import draw_picture  # noqa: PLC0415 (as above)
 
         bundle = self.session.bundle
         try:
@@ -91,8 +98,28 @@ class DrawnGraphView(LevelView):
         kept = set(shown) | {item.name}
         styles = {node.name: ROLES[node.role].terminal for node in graph.nodes} if graph is not None else {}
         styles[item.name] = ROLES["selected"].terminal
-        picture = draw_text(sorted(kept), [(a, b) for a, b in edges if a in kept and b in kept], item.name, styles)
+        picture, middle = draw_picture(sorted(kept), [(a, b) for a, b in edges if a in kept and b in kept],
+                                       item.name, styles)
         key = "text.radius_first" if len(nodes) > MAX_NODES else "text.radius"
         note = label(key, lang).format(radius=self.radius, count=len(nodes), shown=MAX_NODES)
-        self.query_one("#drawing-box").border_title = note
+        box = self.query_one("#drawing-box", DrawingPane)
+        box.border_title = note
         drawing.update(picture)
+        if middle is not None:  # once laid out: the pane may be smaller than the picture (6 rows at 80x24)
+            self.call_after_refresh(self._centre_on, middle)
+
+    def _centre_on(self, middle: tuple[int, int]) -> None:
+        """Scroll the drawing so the selected box sits in the middle of its pane."""
+        box = self.query_one("#drawing-box", DrawingPane)
+        region = box.scrollable_content_region
+        row, column = middle
+        box.scroll_to(x=max(0, column - region.width // 2), y=max(0, row - region.height // 2),
+                      animate=False, immediate=True)
+
+    def pane_to_maximize(self) -> Widget | None:
+        """`z` while the graph shows and the focus is in this view: the graph fills the screen (at
+        80x24 its pane has six rows); a side pane the learner focused is still the one that grows."""
+        focused = self.screen.focused
+        if self._drawing_visible() and (focused is None or self in focused.ancestors_with_self):
+            return self.query_one("#drawing-box")
+        return super().pane_to_maximize()

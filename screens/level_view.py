@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from explorer.errors import TensorwegError
@@ -211,6 +212,10 @@ class LevelView(Vertical):
 
     def focus_list(self) -> None:
         self.items_table.focus_rows()
+
+    def pane_to_maximize(self) -> Widget | None:
+        """What `z` fills the screen with: the focused pane (a view may name another)."""
+        return self.screen.focused
 
     def help_text(self) -> str:
         """What this level shows, for `?`, in the app's language."""

@@ -27,7 +27,7 @@ from screens.app import create_app
 from screens.cli import main
 from screens.passes import diff_text, side_by_side_text
 from screens.widgets.code_view import CodeView
-from screens.widgets.graph_drawing import draw_text
+from screens.widgets.graph_drawing import draw_picture
 
 from pilot_support import opened, sync
 from tests.conftest import FIXTURES
@@ -162,7 +162,7 @@ def test_a_drawn_graph_box_keeps_its_width_around_a_control_byte():
     """`g`'s boxes are measured on the label: a byte Rich drops would leave each box's right edge
     one column short of its frame."""
     name = "den\x07se"
-    text = draw_text([name, "out"], [(name, "out")], "out", {name: "red"})
+    text, _ = draw_picture([name, "out"], [(name, "out")], "out", {name: "red"})
     lines = text.plain.split("\n")
     assert "den␇se" in text.plain
     top, middle, bottom = lines[0:3]

@@ -27,7 +27,9 @@ pytestmark = needs_bundle
 @SIZES
 def test_layers_with_drawn_neighbourhood(snap_compare, size):
     """Layers list with conv2d selected; below it the drawn graph (image -> conv2d -> max_pooling2d,
-    conv2d double-lined); side panes: conv2d's shapes and bytes, CPU mapping (convolution.1, fusion),
+    conv2d double-lined and scrolled to the middle of the pane: at 80x24 the pane shows six rows, so
+    the arrow from image and conv2d's box show, image's box above is out of view); side panes:
+    conv2d's shapes and bytes, CPU mapping (convolution.1, fusion),
     the Conv2D explanation."""
     app = create_app(BUNDLE, level="layers", target="cpu", select="conv2d")
     assert snap_compare(app, press=["g"], run_before=opened, terminal_size=size)

@@ -38,12 +38,14 @@ def draw(nodes: list[str], edges: list[tuple[str, str]], center: str = "", max_l
     return grid.lines() if grid is not None else []
 
 
-def draw_text(nodes: list[str], edges: list[tuple[str, str]], center: str, styles: dict[str, str],
-              max_label: int = 24) -> Text:
-    """`draw`'s picture as Rich text, each node's box in `styles[name]` (its legend role's style)."""
+def draw_picture(nodes: list[str], edges: list[tuple[str, str]], center: str, styles: dict[str, str],
+                 max_label: int = 24) -> tuple[Text, tuple[int, int] | None]:
+    """`draw`'s picture as Rich text, each node's box in `styles[name]` (its legend role's style), and
+    the middle of the centre node's box as (row, column): what a view scrolls to so the selection shows
+    in a pane smaller than the picture (None without a centre box)."""
     grid, boxes = _drawn(nodes, edges, center, max_label)
     if grid is None:
-        return Text("", no_wrap=True)
+        return Text("", no_wrap=True), None
     lines = grid.lines()
     starts = [0]
     for line in lines:
@@ -54,7 +56,11 @@ def draw_text(nodes: list[str], edges: list[tuple[str, str]], center: str, style
         if style:
             for r in range(row, row + BOX_HEIGHT):
                 text.stylize(style, starts[r] + col, starts[r] + col + width)
-    return text
+    middle = None
+    if center in boxes:
+        row, col, width = boxes[center]
+        middle = (row + BOX_HEIGHT // 2, col + width // 2)
+    return text, middle
 
 
 def _drawn(nodes: list[str], edges: list[tuple[str, str]], center: str,
