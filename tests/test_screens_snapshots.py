@@ -85,7 +85,8 @@ def test_help(snap_compare, size):
 @SIZES
 def test_loading_state(snap_compare, size):
     """A capture in progress (messages as the worker posts them): layers and graph running, the
-    notice 'Capturing Keras layers for cpu...', an empty list, the progress line at the bottom."""
+    notice 'Capturing Keras layers for cpu...', an empty list, the progress line at the bottom
+    ('capture: 0 ok  layers ..  graph ..', one line)."""
     app = create_app(None, model_spec=None, level="layers", target="cpu")
 
     async def progress(pilot):
@@ -99,7 +100,7 @@ def test_loading_state(snap_compare, size):
 @SIZES
 def test_failed_level(snap_compare, size, tmp_path):
     """Layers captured, HLO failed: the HLO screen says 'HLO failed for cpu: worker exited' and
-    'Still usable: Keras layers'; the progress line marks hlo@cpu FAILED."""
+    'Still usable: Keras layers'; the progress line says 'capture: 1 ok  failed: hlo@cpu'."""
     staging = tmp_path / "staging"
     staging.mkdir()
     shutil.copy(BUNDLE / "layers.json", staging / "layers.json")

@@ -13,8 +13,9 @@ import pytest
 from explorer.capture.queue import QueuePlace
 from explorer.course.lessons import TourPlace, tour_step_place
 from explorer.course.tours import builtin_tour
+from explorer.levels import TARGET_LEVELS
 from explorer.model.bundle import Bundle
-from explorer.targets import device_kind, device_tabs, parse_targets
+from explorer.targets import DEFAULT_TARGETS, device_kind, device_tabs, parse_targets
 from explorer.views.rows import rows
 from explorer.views.session import CAPTURED, STARTED, Session, StatusNote, TargetSwitch, failed
 from explorer.views.trace import descend, down, layer_of
@@ -99,13 +100,44 @@ def test_the_title_line_before_a_bundle_names_what_is_coming():
     assert cached.level_notice("hlo") == "Opening bundle mnist_cnn..."
 
 
-def test_the_progress_line_marks_each_level_in_the_order_reported_or_the_place_in_line():
+def test_the_progress_line_counts_what_is_captured_names_what_failed_then_what_runs():
     assert Session().progress_line() == ""
     session = Session(progress={("layers", ""): CAPTURED, ("hlo", "cpu"): STARTED,
                                 ("graph", ""): failed("no graph")})
-    assert session.progress_line() == "capture: layers ok  hlo@cpu ..  graph FAILED"
+    assert session.progress_line() == "capture: 1 ok  failed: graph  hlo 0/1.."
+    german = replace(session, lang="de")
+    assert german.progress_line() == "Erfassung: 1 fertig  fehlgeschlagen: graph  hlo 0/1.."
     waiting = replace(session, queue_place=QueuePlace(ahead=2, running=1, slots=1))
     assert waiting.progress_line() == "capture waiting for a slot: 2 ahead (1 of 1 running); C cancels"
+
+
+def default_capture_reports(failing: tuple[str, str] | None = None):
+    """The progress of a capture for the three default targets after each report, in the order its
+    workers send them: layers and graph, then each target's levels one after the other (the targets'
+    workers side by side), `failing` failing instead of being captured."""
+    progress: dict = {}
+    steps = [(("layers", ""), STARTED), (("graph", ""), STARTED), (("layers", ""), CAPTURED)]
+    for level in TARGET_LEVELS:
+        for target in DEFAULT_TARGETS:
+            steps.append(((level, target), STARTED))
+        for target in DEFAULT_TARGETS:
+            done = failed("worker exited") if (level, target) == failing else CAPTURED
+            steps.append(((level, target), done))
+    steps.append((("graph", ""), CAPTURED))
+    for key, state in steps:
+        progress[key] = state
+        yield dict(progress)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("failing", [None, ("kernels", "tpu:v5e")], ids=["all-captured", "one-failed"])
+def test_the_progress_line_of_a_default_capture_fits_80_columns_at_every_report(lang, failing):
+    """Issue 39: one mark per level and target wrapped to a second line at 80 columns (the line has a
+    column of padding on each side) and the last targets' marks never showed."""
+    lines = [Session(progress=progress, lang=lang).progress_line() for progress in default_capture_reports(failing)]
+    assert max(len(line) for line in lines) <= 78, max(lines, key=len)
+    if failing is not None:
+        assert "kernels@tpu:v5e" in lines[-1]
 
 
 # --- `t` and `c` --------------------------------------------------------------------------------

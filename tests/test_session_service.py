@@ -109,7 +109,35 @@ def test_a_new_capture_cancels_the_one_running_and_its_reports_are_dropped():
     assert service.apply(events.LevelStarted("hlo", "cpu", first.generation)).sync is False
     assert not service.progress
     service.apply(events.LevelStarted("hlo", "cpu", second.generation))
-    assert service.now.progress_line() == "capture: hlo@cpu .."
+    assert service.now.progress_line() == "capture: 0 ok  hlo 0/1.."
+
+
+@needs_bundle
+def test_a_capture_that_ends_says_so_in_the_status_line_and_names_what_failed():
+    """Issue 39: the progress line vanished at the end without a word on what was captured or failed."""
+    service = SessionService(model_spec="mnist_cnn")
+    job = service.capture_missing()
+    assert job is not None
+    for level, target in (("layers", ""), ("hlo", "cpu"), ("hlo", "gpu:h100")):
+        service.apply(events.LevelStarted(level, target, job.generation))
+    service.apply(events.LevelCaptured("layers", "", generation=job.generation))
+    service.apply(events.LevelCaptured("hlo", "cpu", generation=job.generation))
+    service.apply(events.CaptureFailed("hlo", "gpu:h100", "worker exited", job.generation))
+    opened(service)
+    assert service.status == "Capture done: 2 captured, 1 failed (hlo@gpu:h100); the level's screen says why."
+    assert not service.progress
+
+    again = SessionService(model_spec="mnist_cnn")
+    job = again.capture_missing()
+    again.apply(events.LevelStarted("hlo", "cpu", job.generation))
+    again.apply(events.LevelCaptured("hlo", "cpu", generation=job.generation))
+    opened(again)
+    assert again.status == "Capture done for cpu: every level captured (1)."
+
+
+@needs_bundle
+def test_opening_a_bundle_no_capture_made_says_nothing_of_a_capture():
+    assert opened(SessionService(BUNDLE)).status == ""
 
 
 # --- the intents -----------------------------------------------------------------------------

@@ -132,6 +132,14 @@ LABELS: dict[str, tuple[str, str]] = {
                             "für dieses Ziel keine Lebensdauern aufgezeichnet"),
     "text.peak_at": ("^ peak at position {position}: {bytes} live", "^ Spitze an Position {position}: {bytes} leben"),
     "text.capture_progress": ("capture", "Erfassung"),
+    "text.capture_failed_levels": ("failed: {levels}", "fehlgeschlagen: {levels}"),
+    "text.capture_done_count": ("{count} ok", "{count} fertig"),
+    "notify.capture_done": ("Capture done for {targets}: every level captured ({captured}).",
+                            "Erfassung fertig für {targets}: jede Ebene erfasst ({captured})."),
+    "notify.capture_done_failed": ("Capture done: {captured} captured, {failed} failed ({levels}); "
+                                   "the level's screen says why.",
+                                   "Erfassung fertig: {captured} erfasst, {failed} fehlgeschlagen ({levels}); "
+                                   "der Bildschirm der Ebene sagt, warum."),
     "text.tour_matches_nothing": ("(select={selector} matches nothing in this capture)",
                                   "(select={selector} passt auf nichts in dieser Erfassung)"),
     "text.tour_keys": ("n/→ next   p/← back   q/Esc leave the tour",

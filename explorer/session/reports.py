@@ -13,7 +13,7 @@ from pathlib import Path
 from explorer.session import events
 from explorer.session.capturing import CaptureJob
 from explorer.session.opening import shown_target
-from explorer.views.session import CAPTURED, STARTED, failed
+from explorer.views.session import CAPTURED, STARTED, capture_outcome, failed
 from explorer.views.trace import build_trace
 
 
@@ -113,10 +113,13 @@ class AppliesReports:
         self.opening = None
         self._reading = (event.bundle, frozenset(event.bundle.targets))  # the warm-up reports TargetsRead
         self.load_error = ""
+        outcome = capture_outcome(self.progress, self.lang)  # the last word on the capture that ended here
         self.progress.clear()  # a finished capture's marks give way to the bundle's own statuses
         self._trace = event.trace
         self.bundle = event.bundle
         self.target = shown_target(event.bundle, self._target)
         self._shown = event.shown
+        if outcome:
+            self.notify(outcome)
         return Change(warm=event, tour=True)
 

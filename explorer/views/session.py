@@ -39,9 +39,6 @@ class CaptureState(StrEnum):
     FAILED = "failed"
 
 
-# How the progress line marks each state.
-_MARKS = {CaptureState.RUNNING: "..", CaptureState.CAPTURED: "ok", CaptureState.FAILED: "FAILED"}
-
 
 @dataclass(frozen=True)
 class LevelProgress:
@@ -207,9 +204,7 @@ class Session:
                 ahead=place.ahead, running=place.running, slots=place.slots)
         if not self.progress:
             return ""
-        parts = [f"{level}{'@' + target if target else ''} {_MARKS[progress.state]}"
-                 for (level, target), progress in self.progress.items()]
-        return label("text.capture_progress", self.lang) + ": " + "  ".join(parts)
+        return label("text.capture_progress", self.lang) + ": " + progress_summary(self.progress, self.lang)
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -267,6 +262,47 @@ class Session:
         """`c`'s capture options' targets: those held, then the missing ones (the orchestrator grows
         the bundle: only the missing targets' workers run)."""
         return self.held_targets() + self.missing_targets()
+
+
+def progress_summary(progress: Mapping[tuple[str, str], LevelProgress], lang: str) -> str:
+    """A running capture in one line that fits 80 columns: how many levels are captured, which failed
+    (by name: what the learner must know), then each level still running with how many of the
+    capture's targets have it (`kernels 2/3..`). (A mark per level and target wrapped to a second line
+    at 80 and 120 columns, and the last targets never showed: issue 39.)"""
+    targets = list(dict.fromkeys(target for _, target in progress if target))
+    states = progress.values()
+    parts = [label("text.capture_done_count", lang).format(count=sum(s.state is CaptureState.CAPTURED for s in states))]
+    failures = failed_levels(progress)
+    if failures:
+        parts.append(label("text.capture_failed_levels", lang).format(levels=", ".join(failures)))
+    running = list(dict.fromkeys(level for (level, _), state in progress.items()
+                                 if state.state is CaptureState.RUNNING))
+    for level in running:
+        if level in TARGET_LEVELS:
+            done = sum(state.state is CaptureState.CAPTURED for (name, _), state in progress.items() if name == level)
+            parts.append(f"{level} {done}/{len(targets)}..")
+        else:
+            parts.append(f"{level} ..")
+    return "  ".join(parts)
+
+
+def failed_levels(progress: Mapping[tuple[str, str], LevelProgress]) -> list[str]:
+    """`level@target` (or `level`) of each level the capture reported failed, in the order reported."""
+    return [f"{level}@{target}" if target else level
+            for (level, target), state in progress.items() if state.state is CaptureState.FAILED]
+
+
+def capture_outcome(progress: Mapping[tuple[str, str], LevelProgress], lang: str) -> str:
+    """The last word on a capture that ended: everything captured, or which levels failed ("" for none ran)."""
+    if not progress:
+        return ""
+    failures = failed_levels(progress)
+    targets = ", ".join(dict.fromkeys(target for _, target in progress if target))
+    captured = sum(state.state is CaptureState.CAPTURED for state in progress.values())
+    if failures:
+        return label("notify.capture_done_failed", lang).format(
+            captured=captured, failed=len(failures), levels=", ".join(failures))
+    return label("notify.capture_done", lang).format(captured=captured, targets=targets or "-")
 
 
 def mode_text(bundle: Bundle | None) -> str:
