@@ -15,8 +15,9 @@ the pane's text until what it waits for shows (`bench/terminal.py`). Needs tmux.
 
 Which code runs: this checkout's, as `PYTHONPATH=TREE python -m screens.cli` (`--tree DIR` for
 another checkout, e.g. `git worktree add DIR REV`), or `--installed` for the `tensorweg` console
-script beside this Python. ResNet50 must be cached for cpu first:
-`tensorweg inspect resnet50 --target cpu --level layers > /dev/null`.
+script beside this Python. Both models must be cached for cpu first (an open that captures is closed
+before its capture is stored, so every run would capture again and time TensorFlow, not the app):
+`tensorweg inspect mnist_cnn --target cpu --level layers > /dev/null`, the same for `resnet50`.
 
     .venv/bin/python bench/bench_terminal.py [--runs 5] [--presses 40] [--only open,key,visit,quit]
 """
