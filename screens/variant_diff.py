@@ -21,7 +21,7 @@ from textual.widgets import Static
 from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.safe_text import visible
-from explorer.views.suggested import variant_hint
+from explorer.views.suggested import only_variant_note, variant_hint
 from explorer.views.trace import neighbour_layer
 from explorer.views.whatif.choice import VariantChoice, cached_variants, open_variant
 from explorer.views.whatif.diff import VariantDiff, variant_diff
@@ -56,6 +56,7 @@ class WhatIfScreen(Screen):
         self.panes: WhatIfPanes | None = None
         self._opened: dict = {}  # path -> the variant's bundle, read once
         self._diffs: dict[tuple[Path, str, str], VariantDiff] = {}  # per variant, target and language
+        self._note = ""  # a word under the title (`v` with nothing to switch to)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="whatif-title")
@@ -107,7 +108,8 @@ class WhatIfScreen(Screen):
         return self._opened[path]
 
     def _show(self, title: str, blocks: dict[str, str]) -> None:
-        self.query_one("#whatif-title", Static).update(Content(visible(title)))
+        title = f"{title}\n{self._note}" if self._note else title
+        self.query_one("#whatif-title", Static).update(Content(visible(title, multiline=True)))
         for block in BLOCKS:
             self.query_one(f"#whatif-{block}", Static).update(Content(visible(blocks.get(block, ""), multiline=True)))
 
@@ -115,7 +117,11 @@ class WhatIfScreen(Screen):
         self.dismiss()
 
     def action_next_variant(self) -> None:
-        if self.choices:
+        if self.choices and len(self.choices) == 1:  # nothing to switch to: say so, and how to get more
+            app = self.app
+            self._note = only_variant_note(app.bundle, app.target, app.lang)
+            self.sync()
+        elif self.choices:
             self.choice = (self.choice + 1) % len(self.choices)
             self.fusion = 0
             self.sync()

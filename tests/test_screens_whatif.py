@@ -91,6 +91,25 @@ async def test_enter_shows_a_changed_fusion_in_both_variants_side_by_side(cached
 
 
 @sync
+async def test_v_with_one_other_variant_says_there_is_nothing_to_switch_to(tmp_path, monkeypatch):
+    """Issue 39: `v` with one other variant cached did nothing, silently."""
+    bundles = tmp_path / "cache" / "bundles"
+    bundles.mkdir(parents=True)
+    (bundles / "batch64").symlink_to(VARIANTS / "batch64", target_is_directory=True)
+    monkeypatch.setenv("TENSORWEG_CACHE_DIR", str(tmp_path / "cache"))
+    app = create_app(VARIANTS / "batch1", level="layers", target="cpu", select="conv2d")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_by_key(app, pilot, "V", WhatIfScreen)
+        assert "only other variant" not in text_of(screen, "#whatif-title")
+        await pilot.press("v")
+        await pilot.pause()
+        title = text_of(screen, "#whatif-title")
+        assert "this capture vs batch 64" in title
+        assert "This is the only other variant in the cache" in title
+        assert "tensorweg diff mnist_cnn --vary batch=1,64 --target cpu" in title
+
+
+@sync
 async def test_without_another_variant_the_screen_says_how_to_capture_one():
     app = create_app(VARIANTS / "batch1", level="layers", target="cpu", select="conv2d")
     async with app.run_test(size=(120, 40)) as pilot:

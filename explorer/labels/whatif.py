@@ -33,6 +33,9 @@ LABELS: dict[str, tuple[str, str]] = {
     "whatif.nothing": (
         "No other variant of this model is in the cache for {target}. To capture one, e.g. {todo}",
         "Im Cache liegt keine andere Variante dieses Modells für {target}. Um eine zu erfassen, z. B. {todo}"),
+    "whatif.only_one": (
+        "This is the only other variant in the cache. To capture more, e.g. {todo}",
+        "Das ist die einzige andere Variante im Cache. Um weitere zu erfassen, z. B. {todo}"),
     "binding.app.whatif": ("What if", "Was wäre, wenn"),
     "tooltip.app.whatif": ("Another variant of this model (batch, dtype, a disabled pass) side by side: "
                            "what the compiler did differently, and why",

@@ -94,8 +94,17 @@ def mesh_capture(model: str, wanted: CaptureOptions) -> str:
 
 def variant_hint(bundle, target: str, lang: str = "en") -> str:
     """The what-if screen with no other variant cached: the command that captures one."""
+    return label("whatif.nothing", lang).format(target=target, todo=_variant_command(bundle, target, lang))
+
+
+def only_variant_note(bundle, target: str, lang: str = "en") -> str:
+    """`v` with one other variant cached: there is nothing to switch to, and how to capture more."""
+    return label("whatif.only_one", lang).format(todo=_variant_command(bundle, target, lang))
+
+
+def _variant_command(bundle, target: str, lang: str) -> str:
     command = command_line(["diff", model_argument(bundle), "--vary", "batch=1,64", "--target", target])
-    return label("whatif.nothing", lang).format(target=target, todo=runnable(command, lang))
+    return runnable(command, lang)
 
 
 def tour_command(name: str, model: str) -> str:
