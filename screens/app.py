@@ -313,9 +313,12 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
         """`c`: capture the default targets this bundle lacks (the panes name this key)."""
         self.run_capture(self.session.capture_missing())
 
-    def capture_passes(self) -> None:
-        """`c` on a filmstrip without frames: the model again with every pass kept, for the targets on screen."""
-        self.run_capture(self.session.capture_passes())
+    def capture_passes(self) -> bool:
+        """`c` on a filmstrip without frames: the model again with every pass kept, for the targets on
+        screen. Whether it started (refused, the status line says why)."""
+        job = self.session.capture_passes()
+        self.run_capture(job)
+        return job is not None
 
     def action_cancel_capture(self) -> None:
         """`C`: give up the capture (or its place in the serve queue); what is on screen stays."""

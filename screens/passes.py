@@ -84,6 +84,7 @@ class PassesScreen(Screen):
         self.strip: Filmstrip | None = None
         self.missing: pass_view.MissingFilm | None = None  # the film has no frames: how to get them
         self.frame = 0
+        self._capturing_over: object | None = None  # the bundle without frames `c`'s capture replaces
 
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-title")
@@ -137,10 +138,6 @@ class PassesScreen(Screen):
 
     def _lang(self) -> str:
         return getattr(self.app, "lang", "en")
-
-    def sync(self) -> None:
-        """The app's language changed (`L`): the same film and frame, reworded."""
-        self.load_film(self.target, self.frame)
 
     def show(self, number: int) -> None:
         """Select frame `number`: list cursor, narration and diff."""
@@ -202,11 +199,36 @@ class PassesScreen(Screen):
         return True
 
     def action_capture(self) -> None:
-        """`c` where the film has no frames: the app captures the model again with --passes."""
+        """`c` where the film has no frames: the app captures the model again with --passes, and the
+        film opens here when the capture is done, on the same item (`sync`)."""
         if self.missing is None or not self.missing.can_capture:
             return
-        self.dismiss()
-        self.app.capture_passes()
+        before = getattr(self.app, "bundle", None)
+        if not self.app.capture_passes():
+            self.dismiss()  # refused: the level's status line says why
+            return
+        self._capturing_over = before
+        self.missing = None
+        self.refresh_bindings()
+        self.sync()
+
+    def sync(self) -> None:
+        """The app's session changed: `L` rewords the same film and frame; while `c`'s capture runs, its
+        progress shows under the title, and once its bundle replaced the one without frames, the film."""
+        if self._capturing_over is None:
+            self.load_film(self.target, self.frame)
+            return
+        app, lang = self.app, self._lang()
+        session = app.session
+        bundle = getattr(app, "bundle", None)
+        done = bundle is not None and bundle is not self._capturing_over and bundle.has_manifest()
+        if not done or session.progress:
+            progress = session.now.progress_line()
+            note = label("passes.capturing", lang) + (f"\n{progress}" if progress else "")
+            self.query_one("#passes-title", Static).update(Text(visible(note, multiline=True)))
+            return
+        self._capturing_over = None
+        self.load_film(self.target)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable, Static
 
+from explorer.session.events import BundleLoaded, LevelStarted
+
 from screens.app import create_app
 from screens.passes import PassesScreen
 
@@ -119,11 +121,27 @@ async def test_c_on_a_film_without_frames_captures_the_model_again_with_passes(t
         await pilot.pause()
         assert app.screen.missing.command == "tensorweg open mnist_cnn --passes"
         assert "Press c to capture them now" in "\n".join(_lines(app))
+        thing = app.screen.thing
+        assert thing  # the selected instruction `w` follows
         await pilot.press("c")
         await pilot.pause()
-        assert not isinstance(app.screen, PassesScreen)  # back on the level, which shows the progress
+        screen = app.screen
+        assert isinstance(screen, PassesScreen)  # it stays: issue 39, it went back to the level and lost it
+        assert "the film opens here when it is done" in _text(screen, "#passes-title")
         (options,) = started
         assert options.passes and options.targets == ("tpu:v5e", "cpu", "gpu:h100")
+        # The capture's reports, as its worker delivers them: a level, then the finished bundle (with frames).
+        app.deliver(LevelStarted("optimized-hlo", "tpu:v5e"))
+        await pilot.pause()
+        assert "optimized-hlo 0/1.." in _text(screen, "#passes-title")
+        app.deliver(BundleLoaded(BUNDLE))
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if screen.strip is not None:
+                break
+        assert app.screen is screen and screen.strip is not None and screen.missing is None
+        assert "not captured" not in _text(screen, "#passes-title")
+        assert (screen.target, screen.thing) == ("tpu:v5e", thing)  # the same film, on the same item
 
 
 @SIZES

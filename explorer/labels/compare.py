@@ -146,6 +146,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "passes.capture_with": ("Capture the frames and open them with:", "Erfassen und öffnen Sie die Bilder mit:"),
     "passes.install_then_capture": ("{install}; then capture the frames and open them with:",
                                     "{install}; danach erfassen und öffnen Sie die Bilder mit:"),
+    "passes.capturing": ("Capturing the model again with every pass kept (--passes): the film opens here when "
+                         "it is done.",
+                         "Das Modell wird erneut erfasst, mit jedem Pass (--passes): der Film öffnet sich hier, "
+                         "wenn es fertig ist."),
     "passes.capture_key": ("Press c to capture them now (the model is compiled again, with --passes).",
                            "Drücken Sie c, um sie jetzt zu erfassen (das Modell wird erneut kompiliert, "
                            "mit --passes)."),
