@@ -5,6 +5,7 @@ recorded by record_variants.py). What `tensorweg diff` prints comes from these f
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -224,3 +225,17 @@ def test_the_cache_offers_the_other_variants_of_the_same_model(tmp_path):
     assert cached_variants(bundle("batch1"), "tpu:v5e", root=tmp_path) == ()
     assert [c.label for c in cached_variants(bundle("no_fusion"), "cpu", root=tmp_path)] == [
         "batch 64, no xla flags", "no xla flags"]
+
+
+def test_a_capture_that_only_kept_the_passes_is_no_variant(tmp_path):
+    """Issue 39: V offered a --passes capture of the same model as a variant "passes", with identical figures
+    (the snapshots are kept beside the same program)."""
+    bundles = tmp_path / "bundles"
+    bundles.mkdir()
+    with_passes = bundles / "with_passes"
+    shutil.copytree(VARIANTS / "batch1", with_passes)
+    manifest = json.loads((with_passes / "manifest.json").read_text(encoding="utf-8"))
+    manifest["options"]["passes"] = True
+    (with_passes / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (bundles / "batch64").symlink_to(VARIANTS / "batch64", target_is_directory=True)
+    assert [choice.label for choice in cached_variants(bundle("batch1"), "cpu", root=tmp_path)] == ["batch 64"]

@@ -161,8 +161,11 @@ CAPTURE_OPTIONS: tuple[CaptureOption, ...] = (
                   words=input_shape_words, workers=(Worker.TENSORFLOW,), request=input_shapes_request),
     CaptureOption("unsafe", "--unsafe", "allow Lambda layers (runs code stored in the model file)", Kind.SWITCH,
                   default=False, compared=False, workers=_BOTH),
+    # Not `compared`: the passes' snapshots are kept beside the same program, so a bundle captured with
+    # --passes is no what-if variant (V offered it as "passes", with identical figures: issue 39).
     CaptureOption("passes", "--passes", "also keep the HLO after every compiler pass "
-                  "(the filmstrip; capture about 1.1-1.3x slower)", Kind.SWITCH, default=False, workers=_BOTH),
+                  "(the filmstrip; capture about 1.1-1.3x slower)", Kind.SWITCH, default=False, compared=False,
+                  workers=_BOTH),
     CaptureOption("mode", "--mode", "compile one inference call (default) or one training step",
                   default="inference", choices=MODES,
                   vary=Vary("mode", vary_as_given, "inference or a training step: mode=inference,train"),
