@@ -59,6 +59,7 @@ class LevelView(Vertical):
         self.shown_item: LevelItem | None = None
         self._building: tuple[int, str] | None = None  # (generation, language) the rows worker builds
         self._built: tuple[int, str] | None = None  # ... and the last it finished (or failed) building
+        self._sync_missed = False  # a sync came before the view was composed: `on_mount` makes it
 
     @property
     def tensorweg(self) -> ExplorerApp:
@@ -86,7 +87,7 @@ class LevelView(Vertical):
         # Mounted hidden (built ahead while the learner reads, or on a visit before the switch): the rows
         # and the extra are filled now, so the visit only switches, and draws the carried selection's
         # panes in its frame instead of the rows alone first (`ExplorerScreen.rows_replaced`).
-        if self.explorer.level != self.LEVEL and self.session.bundle is not None:
+        if self._sync_missed or (self.explorer.level != self.LEVEL and self.session.bundle is not None):
             self.sync()
 
     @property
@@ -97,6 +98,10 @@ class LevelView(Vertical):
 
     def sync(self) -> None:
         """Bring the view up to date with the session: rows, selection, notice."""
+        if not self.query("#items"):  # added but not composed yet (a session event came first): its mount syncs
+            self._sync_missed = True
+            return
+        self._sync_missed = False
         session = self.session
         notice = session.level_notice(self.LEVEL)
         # Read before the rows are refilled: the refill announces its first row as highlighted.

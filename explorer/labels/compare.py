@@ -148,7 +148,7 @@ LABELS: dict[str, tuple[str, str]] = {
                                     "{install}; danach erfassen und öffnen Sie die Bilder mit:"),
     "passes.capturing": ("Capturing the model again with every pass kept (--passes): the film opens here when "
                          "it is done.",
-                         "Das Modell wird erneut erfasst, mit jedem Pass (--passes): der Film öffnet sich hier, "
+                         "Das Modell wird erneut erfasst, mit jedem Pass (--passes): Der Film öffnet sich hier, "
                          "wenn es fertig ist."),
     "passes.capture_key": ("Press c to capture them now (the model is compiled again, with --passes).",
                            "Drücken Sie c, um sie jetzt zu erfassen (das Modell wird erneut kompiliert, "

@@ -135,7 +135,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "text.capture_failed_levels": ("failed: {levels}", "fehlgeschlagen: {levels}"),
     "text.capture_done_count": ("{count} ok", "{count} fertig"),
     "notify.capture_done": ("Capture done for {targets}: every level captured ({captured}).",
-                            "Erfassung fertig für {targets}: jede Ebene erfasst ({captured})."),
+                            "Erfassung fertig für {targets}: Jede Ebene ist erfasst ({captured})."),
     "notify.capture_done_failed": ("Capture done: {captured} captured, {failed} failed ({levels}); "
                                    "the level's screen says why.",
                                    "Erfassung fertig: {captured} erfasst, {failed} fehlgeschlagen ({levels}); "

@@ -96,7 +96,6 @@ class ItemTable(Vertical):
         self._shown: list[LevelItem] = []
         self._matches: tuple[str, list[LevelItem]] = ("", [])  # the last filter and what it kept
         self._created: frozenset[str] = frozenset()
-        self.scrolls_pending = 0  # kept for the tests' waits: a jump now scrolls at once
         self._rows_ready = False  # the rows widget is there to show rows in (`on_mount`)
         self._focus_when_ready = False  # focus asked for before the rows were mounted (`focus_rows`)
         self._opens_on: LevelItem | RowGroup | None = None  # the cursor's entry asked for before that
