@@ -24,6 +24,12 @@ async def drawn(app, pilot) -> None:
     await pilot.pause()  # the scroll to the selection follows the drawing's layout
 
 
+async def drawn_wide(app, pilot) -> None:
+    """The graph at radius 4: every layer of the model, taller than the pane."""
+    await pilot.press("plus", "plus", "plus")
+    await drawn(app, pilot)
+
+
 @sync
 async def test_the_graph_opens_on_the_selected_box_at_80x24():
     app = create_app(BUNDLE, level="layers", target="cpu", select="dense")
@@ -43,8 +49,7 @@ async def test_the_graph_follows_the_selection_up_the_list():
     app = create_app(BUNDLE, level="layers", target="cpu", select="dense")
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        await pilot.press("plus", "plus", "plus")
-        await drawn(app, pilot)
+        await drawn_wide(app, pilot)
         await pilot.press("up", "up", "up")  # dense -> flatten -> max_pooling2d -> conv2d
         await pilot.pause()
         await pilot.pause()
@@ -56,8 +61,7 @@ async def test_z_fills_the_screen_with_the_graph_and_again_restores():
     app = create_app(BUNDLE, level="layers", target="cpu", select="dense")
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        await pilot.press("plus", "plus", "plus")
-        await drawn(app, pilot)
+        await drawn_wide(app, pilot)
         await pilot.press("z")
         await pilot.pause()
         lines = screen_lines(app)
