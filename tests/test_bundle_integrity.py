@@ -86,6 +86,12 @@ def test_a_captured_level_whose_text_is_gone_names_the_file(bundle_copy):
     assert_one_line_error(inspect(bundle_copy, "hlo"), "targets/cpu/hlo.txt")
 
 
+def test_a_captured_graph_whose_file_is_gone_names_the_file(bundle_copy):
+    """The manifest says the graph level was captured; without graph.json inspect says so (it was a traceback)."""
+    (bundle_copy / "graph.json").unlink()
+    assert_one_line_error(inspect(bundle_copy, "graph"), "graph.json: missing")
+
+
 def test_a_corrupted_hlo_text_names_the_file(bundle_copy):
     hlo = bundle_copy / "targets" / "cpu" / "hlo.txt"
     hlo.write_text(hlo.read_text()[: len(hlo.read_text()) // 2])

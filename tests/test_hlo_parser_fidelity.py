@@ -182,6 +182,8 @@ MALFORMED = {
         HEAD + "  s = f32[4] add(a, t)\n  ROOT t = f32[4] add(a, a)\n}\n", 5, 21, "operand 't' is not an instruction"),
     "nested-with-attributes": Malformed(
         HEAD + "  ROOT s = add(a, compare(a, a), direction=LT)\n}\n", 5, 43, "expected ',' or ')' after an operand"),
+    "nested-not-an-opcode": Malformed(
+        HEAD + "  ROOT s = f32[4] add(a, _x(a))\n}\n", 5, 26, "expected an opcode, found '_x(a))'"),
     "nested-named": Malformed(
         HEAD + "  ROOT s = f32[4] add(a, %n negate(a))\n}\n", 5, 29, "expected ',' or ')'"),
     "inline-body-not-instructions": Malformed(

@@ -1,4 +1,4 @@
-"""The static checks CI runs with the tests: import-linter contracts, ruff, vulture.
+"""The static checks CI runs with the tests: import-linter contracts, ruff, vulture, basedpyright.
 
 Their configuration is in pyproject.toml; each runs over the repository as a
 developer would run it by hand, and its report is the failure message.
@@ -6,9 +6,11 @@ developer would run it by hand, and its report is the failure message.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +31,31 @@ CHECKS = {
 def test_static_check_passes(name):
     result = subprocess.run(CHECKS[name], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"{name} failed:\n{result.stdout}\n{result.stderr}"
+
+
+def test_basedpyright_finds_no_type_errors_in_the_core():
+    """basedpyright in basic mode ([tool.basedpyright] in pyproject.toml: explorer/) reports no error."""
+    result = _basedpyright()
+    assert result.stdout.strip(), f"basedpyright wrote no report (exit {result.returncode}):\n{result.stderr}"
+    report = json.loads(result.stdout)
+    errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    assert report["summary"]["errorCount"] == 0 and errors == [], (
+        f"basedpyright: {report['summary']['errorCount']} errors, the first:\n"
+        + "\n".join(_diagnostic(d) for d in errors[:20]))
+    assert report["summary"]["filesAnalyzed"] > 100, report["summary"]  # it read the core, not an empty list
+
+
+def _basedpyright() -> subprocess.CompletedProcess[str]:
+    """The venv's basedpyright console script (it brings its own Node) over the project, as JSON."""
+    script = Path(sys.executable).with_name("basedpyright")
+    return subprocess.run([str(script), "--outputjson"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _diagnostic(found: dict) -> str:
+    where = Path(found["file"]).relative_to(ROOT) if Path(found["file"]).is_relative_to(ROOT) else found["file"]
+    line = found["range"]["start"]["line"] + 1
+    return f"{where}:{line}: {found['message'].splitlines()[0]} ({found.get('rule', '')})"
 
 
 def test_import_linter_catches_a_function_level_import_of_the_ui(tmp_path):

@@ -53,13 +53,15 @@ def compiler_config(frozen: Any, scope_map: dict[str, str]) -> Any:
     """The `tf2xla.Config`: one feed per input, one fetch per output, each with its fixed shape."""
     from tensorflow.compiler.tf2xla import tf2xla_pb2  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    config = tf2xla_pb2.Config()
+    config = tf2xla_pb2.Config()  # pyright: ignore[reportAttributeAccessIssue] (protobuf makes it at import)
+    feed = tf2xla_pb2.Feed  # pyright: ignore[reportAttributeAccessIssue] (protobuf makes it at import)
+    fetch = tf2xla_pb2.Fetch  # pyright: ignore[reportAttributeAccessIssue] (protobuf makes it at import)
     for tensor in frozen.inputs:
-        config.feed.append(tf2xla_pb2.Feed(id=_tensor_id(tensor), name=f"feed_{_identifier(tensor.op.name)}",
-                                           type=tensor.dtype.as_datatype_enum, shape=_fixed_shape(tensor, scope_map)))
+        config.feed.append(feed(id=_tensor_id(tensor), name=f"feed_{_identifier(tensor.op.name)}",
+                                type=tensor.dtype.as_datatype_enum, shape=_fixed_shape(tensor, scope_map)))
     for index, tensor in enumerate(frozen.outputs):
-        config.fetch.append(tf2xla_pb2.Fetch(id=_tensor_id(tensor), name=f"fetch_{index}",
-                                             type=tensor.dtype.as_datatype_enum, shape=_fixed_shape(tensor, scope_map)))
+        config.fetch.append(fetch(id=_tensor_id(tensor), name=f"fetch_{index}",
+                                  type=tensor.dtype.as_datatype_enum, shape=_fixed_shape(tensor, scope_map)))
     return config
 
 
@@ -98,7 +100,8 @@ def with_layer(error: BaseException, scope_map: dict[str, str]) -> str:
 def _tensor_id(tensor: Any) -> Any:
     from tensorflow.compiler.tf2xla import tf2xla_pb2  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    return tf2xla_pb2.TensorId(node_name=tensor.op.name, output_index=tensor.value_index)
+    tensor_id = tf2xla_pb2.TensorId  # pyright: ignore[reportAttributeAccessIssue] (protobuf makes it at import)
+    return tensor_id(node_name=tensor.op.name, output_index=tensor.value_index)
 
 
 def _fixed_shape(tensor: Any, scope_map: dict[str, str]) -> Any:

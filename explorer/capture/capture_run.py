@@ -178,6 +178,7 @@ class CaptureRun:
             cwd=self.work, env=worker_environment(self.work), start_new_session=True,
         )
         # stdin stays open: when this process ends, even killed, the worker sees it close and ends too.
+        assert process.stdin is not None  # stdin=PIPE above
         try:
             process.stdin.write((json.dumps({**request, EXIT_WITH_PARENT: True}) + "\n").encode("utf-8"))
             process.stdin.flush()
@@ -202,6 +203,7 @@ class CaptureRun:
 
     def _read_events(self, worker: Worker) -> None:
         """Reader thread: every line of the worker's stdout, then the worker itself when it has ended."""
+        assert worker.process.stdout is not None  # _start opens it with stdout=PIPE
         for raw in worker.process.stdout:
             event = parse_event(raw)
             if event is not None:
@@ -257,10 +259,11 @@ class CaptureRun:
                 with suppress(ProcessLookupError):
                     os.killpg(worker.process.pid, signal.SIGKILL)  # the worker and anything it started
             with suppress(OSError):  # the request never reached a worker that ended at once
+                assert worker.process.stdin is not None  # _start opens it with stdin=PIPE
                 worker.process.stdin.close()
         for worker in self.workers:
             worker.process.wait()
-            if worker.reader is not threading.current_thread():
+            if worker.reader is not None and worker.reader is not threading.current_thread():
                 worker.reader.join()  # its pipe is closed now: every line it read is queued
 
     # --- events and statuses ---------------------------------------------------
@@ -289,8 +292,8 @@ class CaptureRun:
             # The staging directory stays a readable bundle while it grows, so
             # the UI can show each level as soon as it is captured.
             write_manifest(self.staging, self.source, self.options, staged_identity(self.staging), self.statuses)
-        except OSError as error:
-            self.no_space = self.no_space or no_space_left(error)
+        except OSError as write_error:
+            self.no_space = self.no_space or no_space_left(write_error)
             return
         if status == "ok":
             self.emit(LevelCaptured(level, target, seconds, str(self.staging)))

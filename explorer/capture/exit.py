@@ -15,6 +15,8 @@ def exit_now(code: int) -> None:
     (seen on ResNet50), so the process ends at once.
     """
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is None:  # sys.__stdout__ and sys.__stderr__ are None without a console
+            continue
         with suppress(AttributeError, OSError, ValueError):  # a missing, closed or broken stream
             stream.flush()
     os._exit(code)

@@ -177,11 +177,10 @@ def take_settled(final: Path, staging: Path, source: ModelSource, options: Captu
     for target, levels in groups:
         if not all(settled(current, level, target) for level in levels):
             continue
-        ours = staging / "targets" / target_dirname(target) if target else None
-        theirs = current.target_dir(target) if target else None
         if target:
+            ours = staging / "targets" / target_dirname(target)
             shutil.rmtree(ours, ignore_errors=True)
-            _link_tree(theirs, ours)
+            _link_tree(current.target_dir(target), ours)
         else:
             for name in TENSORFLOW_FILES:
                 if (current.path / name).is_file():

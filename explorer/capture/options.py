@@ -134,18 +134,20 @@ def capture_flags(options: CaptureOptions, every: bool = True, files: Mapping[st
     """
     flags: list[str] = []
     for row in GIVEN:
+        flag = row.flag
+        assert flag is not None  # GIVEN holds the rows with a flag
         value, plain = getattr(options, row.field), getattr(_plain(), row.field)
         if row.set_by and getattr(options, row.set_by):
             continue  # the other option's flag sets it
         if row.kind is Kind.SWITCH:
-            flags += [row.flag] if value else []
+            flags += [flag] if value else []
         elif row.kind is Kind.EITHER:
-            flags += [] if value == plain else [row.flag if value else f"--no-{row.flag[2:]}"]
+            flags += [] if value == plain else [flag if value else f"--no-{flag[2:]}"]
         elif row.kind is Kind.FILE:
             name = (files or {}).get(row.field) or getattr(options, row.name_field)
-            flags += [row.flag, str(name)] if value else []
+            flags += [flag, str(name)] if value else []
         elif row.kind is Kind.LIST or (value not in ("", None) and (every or value != plain)):
-            flags += [word for text in row.words(value) for word in (row.flag, text)]
+            flags += [word for text in row.words(value) for word in (flag, text)]
     return flags
 
 

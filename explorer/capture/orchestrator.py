@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeGuard
 
 from explorer.capture.artifacts import normalise_log
 from explorer.capture.cache import cached_bundle_path
@@ -165,7 +166,7 @@ def capture(
         return _capture_into(final, source, options, base, out_dir, emit, cancel, use_cache)
 
 
-def _complete(base: Bundle | None, options: CaptureOptions) -> bool:
+def _complete(base: Bundle | None, options: CaptureOptions) -> TypeGuard[Bundle]:
     return base is not None and all(settled(base, level, target) for target, level in wanted_levels(options))
 
 

@@ -56,9 +56,10 @@ def _wheel_binary(tool: str, distribution: str) -> Path | None:
 def find_tools() -> Tools | None:
     """The three tools from the installed wheels; None when any is missing."""
     found = {tool: _wheel_binary(tool, wheel) for tool, wheel in TOOL_WHEELS}
-    if any(path is None for path in found.values()):
+    paths = {tool: path for tool, path in found.items() if path is not None}
+    if len(paths) < len(found):
         return None
-    return Tools(**found)
+    return Tools(**paths)
 
 
 _REGISTERS = re.compile(r"Used (\d+) registers")
@@ -103,7 +104,7 @@ def split_sass(cuobjdump_output: str) -> dict[str, str]:
             lines = functions.setdefault(function.group(1), [])
             continue
         match = _INSTRUCTION.match(line) if lines is not None else None
-        if match and match.group(2):
+        if lines is not None and match and match.group(2):  # a match implies a function's lines
             lines.append(f"{match.group(1)}  {match.group(2).rstrip(' ;')} ;")
     for lines in functions.values():
         while lines and lines[-1].endswith("  NOP ;"):

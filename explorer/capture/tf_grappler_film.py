@@ -59,6 +59,7 @@ def each_optimizer(meta_graph: Any) -> tuple[GrapplerFilm, Any]:
     from tensorflow.core.framework import graph_pb2  # noqa: PLC0415 (the compiler loads in the capture worker only)
     from tensorflow.python.grappler import _pywrap_tf_optimizer, cluster, tf_optimizer  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
+    graph_def = graph_pb2.GraphDef  # pyright: ignore[reportAttributeAccessIssue] (protobuf makes it at import)
     rest = type(meta_graph)()
     rest.CopyFrom(meta_graph)
     rest.ClearField("graph_def")
@@ -77,15 +78,16 @@ def each_optimizer(meta_graph: Any) -> tuple[GrapplerFilm, Any]:
                 item = rest_bytes + _GRAPH_DEF_FIELD + _varint(len(current)) + current
                 after = _pywrap_tf_optimizer.TF_OptimizeGraphSerialized(
                     machine.tf_cluster, _alone(name, switch).SerializeToString(), item, False,
-                    b"graph_to_optimize", False)
+                    b"graph_to_optimize",  # pyright: ignore[reportArgumentType] (stub says str; it takes bytes)
+                    False)
                 if after != current:
-                    graph = graph_pb2.GraphDef.FromString(after)
+                    graph = graph_def.FromString(after)
                     order = stable_order(graph, order)
                     text, current = graph_text(graph, order), after
                 runs.append((f"iteration {iteration + 1}", name, text))
     finally:
         machine.Shutdown()
-    return (before, runs), graph_pb2.GraphDef.FromString(current)
+    return (before, runs), graph_def.FromString(current)
 
 
 _GRAPH_DEF_FIELD = bytes([2 << 3 | 2])  # MetaGraphDef.graph_def: field 2, length-delimited

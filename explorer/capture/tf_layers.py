@@ -123,11 +123,25 @@ def _shape(tensor: Any) -> Shape:
     return tuple(None if d is None else int(d) for d in tensor.shape)
 
 
+def _known(shape: Shape) -> tuple[int, ...] | None:
+    """The shape when every dim is known, else None (a None batch dim has no size to count)."""
+    dims = tuple(d for d in shape if d is not None)
+    return dims if len(dims) == len(shape) else None
+
+
+def _three(shape: Shape) -> tuple[int, int, int] | None:
+    """A known rank-3 shape's dims (an attention input's batch, sequence and features), else None."""
+    dims = _known(shape)
+    if dims is None or len(dims) != 3:
+        return None
+    return dims[0], dims[1], dims[2]
+
+
 def _tensor_bytes(tensor: Any) -> int:
     import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    dims = _shape(tensor)
-    if any(d is None for d in dims):
+    dims = _known(_shape(tensor))
+    if dims is None:
         return 0
     return prod(dims) * tf.as_dtype(tensor.dtype).size
 
@@ -209,7 +223,8 @@ def _dtype_name(dtype: Any) -> str:
 def _shape_bytes(shape: Shape, dtype: str) -> int:
     import numpy as np  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
-    return prod(shape) * np.dtype(dtype).itemsize if all(d is not None for d in shape) else 0
+    dims = _known(shape)
+    return prod(dims) * np.dtype(dtype).itemsize if dims is not None else 0
 
 
 def _inbound_layer_names(layer: Any) -> tuple[str, ...]:
@@ -229,9 +244,9 @@ def _inbound_layer_names(layer: Any) -> tuple[str, ...]:
 def estimate_flops(layer: Any, call: LayerCall) -> int | None:
     """FLOPs of one call by the formulas in the module docstring, or None."""
     class_name = layer.__class__.__name__
-    if not call.output_shapes or any(d is None for d in call.output_shapes[0]):
+    out_shape = _known(call.output_shapes[0]) if call.output_shapes else None
+    if out_shape is None:
         return None
-    out_shape = call.output_shapes[0]
     out_elements = prod(out_shape)
     if class_name == "Dense":
         in_features = int(layer.kernel.shape[0])
@@ -249,31 +264,33 @@ def estimate_flops(layer: Any, call: LayerCall) -> int | None:
         depthwise_out = spatial * in_channels * multiplier
         return 2 * depthwise_out * prod(window) + 2 * out_elements * in_channels * multiplier
     if class_name == "MultiHeadAttention":
-        return _attention_flops(layer, call)
+        return _attention_flops(layer, call.input_shapes, out_shape[-1])
     if class_name == "BatchNormalization":
         return 2 * out_elements
     if class_name.startswith(("MaxPooling", "AveragePooling")):
         return out_elements * prod(int(d) for d in layer.pool_size)
     if class_name.startswith(("GlobalMaxPooling", "GlobalAveragePooling")):
-        if not call.input_shapes or any(d is None for d in call.input_shapes[0]):
+        in_shape = _known(call.input_shapes[0]) if call.input_shapes else None
+        if in_shape is None:
             return None
-        return prod(call.input_shapes[0])
+        return prod(in_shape)
     return None
 
 
-def _attention_flops(layer: Any, call: LayerCall) -> int | None:
-    shapes = call.input_shapes
-    if len(shapes) < 2 or any(len(s) != 3 or None in s for s in shapes[:3]):
+def _attention_flops(layer: Any, shapes: tuple[Shape, ...], d_out: int) -> int | None:
+    """Query, value and (when given) key inputs, each known and rank 3; d_out: the output's features."""
+    if len(shapes) < 2:
         return None
-    query, value = shapes[0], shapes[1]
-    key = shapes[2] if len(shapes) > 2 else value
+    query, value = _three(shapes[0]), _three(shapes[1])
+    key = _three(shapes[2]) if len(shapes) > 2 else value
+    if query is None or value is None or key is None:
+        return None
     batch, t_q, d_q = query
     _, t_v, d_v = value
     _, t_k, d_k = key
     heads = int(getattr(layer, "num_heads", None) or layer._num_heads)
     key_dim = int(getattr(layer, "key_dim", None) or layer._key_dim)
     value_dim = int(getattr(layer, "value_dim", None) or getattr(layer, "_value_dim", None) or key_dim)
-    d_out = call.output_shapes[0][-1]
     projections = 2 * batch * (t_q * d_q * heads * key_dim + t_k * d_k * heads * key_dim
                                + t_v * d_v * heads * value_dim)
     attention = 2 * batch * heads * t_q * t_k * (key_dim + value_dim)

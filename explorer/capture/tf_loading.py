@@ -85,7 +85,7 @@ def _load_model_file(path: Path, unsafe: bool) -> tuple[Any, ModelIdentity]:
     import keras  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     try:
-        model = keras.saving.load_model(path, safe_mode=not unsafe, compile=False)
+        model: Any = keras.saving.load_model(path, safe_mode=not unsafe, compile=False)  # Keras annotates no model type
     except Exception as error:  # Keras raises ValueError, TypeError, OSError, KeyError...
         unknown = re.search(r"Unknown (?:layer|object): '([^']+)'", str(error))
         if unknown:  # the legacy .h5 loader names the class itself
@@ -236,6 +236,8 @@ def _import_user_module(spec: str, module_name: str, cwd: str):
             if not file.is_file():
                 raise TensorwegError(f"{spec}: no such file {module_name}")
             module_spec = importlib.util.spec_from_file_location(file.stem, file)
+            if module_spec is None or module_spec.loader is None:  # not a file Python knows how to load
+                raise TensorwegError(f"{spec}: cannot load {module_name}")
             module = importlib.util.module_from_spec(module_spec)
             module_spec.loader.exec_module(module)
             return module

@@ -68,7 +68,8 @@ def import_onnx(path: Path, signature: list, scopes: dict[str, str]) -> Imported
     importer = ONNXGraphImporter({name: list(shape) for name, shape, _ in signature},
                                  {name: dtype for name, _, dtype in signature},
                                  keep_params_in_input=False, sanitize=True)
-    module = importer.from_onnx(model.graph, opset)
+    # TVM annotates the importer's `graph` as a ModelProto; it reads the GraphProto (as TVM's from_onnx passes).
+    module = importer.from_onnx(model.graph, opset)  # pyright: ignore[reportArgumentType]
     node_of_output = {out: node.name for node in model.graph.node for out in node.output}
     node_of_var: dict[str, str] = {}
     for binding in _bindings(module["main"]):
@@ -112,7 +113,7 @@ def grouped(imported: Imported,
     from tvm import relax  # noqa: PLC0415 (the compiler loads in the capture worker only)
 
     fused = run_passes(imported.module, PIPELINE[:4], llvm)
-    ops_of_var = {b.var.name: (b.value.op.name, _arg_names(b.value.args))
+    ops_of_var = {b.var.name: (b.value.op.name, _arg_names(b.value.args))  # pyright: ignore[reportAttributeAccessIssue] (an Op's FFI field; hasattr below)
                   for b in _bindings(imported.module["main"]) if isinstance(b.value, relax.Call)
                   and hasattr(b.value.op, "name")}
     groups: dict[str, tuple[list[str], list[str], list[str]]] = {}
@@ -140,7 +141,8 @@ def _callee(value: Any) -> str:
     if not isinstance(value, relax.Call):
         return ""
     if getattr(value.op, "name", "") == "relax.call_tir":
-        return value.args[0].name_hint
+        # call_tir's first argument is the GlobalVar of the TIR function; TVM types `args` as plain Exprs.
+        return value.args[0].name_hint  # pyright: ignore[reportAttributeAccessIssue]
     return value.op.name_hint if isinstance(value.op, relax.GlobalVar) else ""
 
 

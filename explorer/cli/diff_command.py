@@ -72,7 +72,8 @@ def _variant_bundles(args: argparse.Namespace, lang: str) -> tuple[tuple[str, Bu
                 raise TensorwegError(f"{model}: not a bundle; diff MODEL --vary KEY=A,B captures a model's variants")
         names = [Path(model).name or model for model in args.models]  # the folders' names, unless the same
         labels = names if names[0] != names[1] else list(args.models)
-        return tuple((label, Bundle.open(path)) for label, path in zip(labels, paths, strict=True))
+        bundles = [Bundle.open(path) for path in paths if path is not None]  # each is a bundle: checked above
+        return (labels[0], bundles[0]), (labels[1], bundles[1])
     if len(args.models) != 1:
         raise TensorwegError("diff takes one MODEL with --vary KEY=A,B, or two bundles")
     if not args.vary:

@@ -37,6 +37,7 @@ def _common_capture_options(parser: argparse.ArgumentParser, default_targets: st
     """Every capture option's flag (explorer.capture.option_table), in the table's order; `--targets`
     only where the command captures several targets (inspect and passes name one `--target`)."""
     for row in GIVEN:
+        assert row.flag is not None  # GIVEN holds the rows with a flag
         if row.field != "targets":
             parser.add_argument(row.flag, **_argparse_keywords(row))
         elif default_targets is not None:

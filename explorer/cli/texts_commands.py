@@ -40,6 +40,7 @@ def run_explain(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print title, body and source; `--list` or a family (`memory:`) lists topics with their titles.
     An unknown topic raises TensorwegError naming close ones (exit 2 via the CLI)."""
     out = out or sys.stdout
+    assert out is not None  # a command's stdout (None only in a process started without one)
     lang = _language(args)
     if args.topic is None and not args.list:
         raise TensorwegError("explain: name a TOPIC (e.g. hlo:dot), a family (e.g. memory:), or --list")
@@ -51,6 +52,7 @@ def run_explain(args: argparse.Namespace, out: TextIO | None = None) -> int:
         width = max(len(key) for key, _ in listed)
         out.writelines(f"{key.ljust(width)}  {title}\n" for key, title in listed)
         return 0
+    assert args.topic is not None  # no topic was refused above, unless --list, which has returned
     text = explain_topic(args.topic, lang)
     out.write(f"{text.title}\n\n{text.body}\n\n{label('word.source', lang)}: {text.source}\n")
     return 0
@@ -59,6 +61,7 @@ def run_explain(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def run_glossary(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print matching entries; exit code 1 when a search finds nothing."""
     out = out or sys.stdout
+    assert out is not None  # a command's stdout (None only in a process started without one)
     lang = _language(args)
     entries = search_glossary(args.search, lang) if args.search else glossary(lang)
     for entry in entries:

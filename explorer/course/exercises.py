@@ -69,7 +69,8 @@ def expected(bundle: Bundle, step: TourStep, selected: str | None = None) -> tup
         bound = layer_figures(bundle, question.fact, step.target).bound
         return (bound,) if bound else None
     if question.kind == "target":
-        values = {t: target_fact(bundle, t, question.fact) for t in choices(bundle, step)}
+        # choices() offers only the targets that have the fact: the filter drops nothing, it types the values.
+        values = {t: fact for t in choices(bundle, step) if (fact := target_fact(bundle, t, question.fact)) is not None}
         if not values:
             return None
         best = (max if question.extreme == "most" else min)(values.values())
@@ -100,7 +101,9 @@ def check(bundle: Bundle, step: TourStep, answer: str, lang: str = "en", selecte
         offered = choices(bundle, step)
         if answer not in offered:
             return Verdict(False, said["unknown_target"].format(", ".join(offered)), answer)
+        assert isinstance(right, tuple)  # expected() answers these kinds with targets
         return _verdict(answer in right, question, said, answer)
+    assert not isinstance(right, tuple)  # every other kind has a number for its answer
     number = parse_number(answer)
     if number is None:
         return Verdict(False, said["no_number"], answer)

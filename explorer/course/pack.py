@@ -36,6 +36,7 @@ from explorer.errors import BundleError, TensorwegError, no_space_left
 if TYPE_CHECKING:
     import zipfile
 
+    from explorer.course.tours.parser import Tour
     from explorer.model.bundle import Bundle
 
 PACK_SUFFIX = ".twpack"
@@ -92,7 +93,7 @@ class Pack:
     def tour_text(self, name: str) -> str:
         return (self.root / "tours" / f"{name}.tour").read_text(encoding="utf-8")
 
-    def tour(self, name: str | None = None):
+    def tour(self, name: str | None = None) -> Tour | None:
         """The named tour (the first when no name is given) as an explorer.course.tours.Tour; None if none."""
         name = name if name is not None else (self.tours[0] if self.tours else None)
         if name is None or name not in self.tours:
@@ -111,7 +112,7 @@ class Pack:
         from explorer.course.tours import twin_in  # noqa: PLC0415 (start-up: the tours load only with a pack's lesson)
 
         for name in dict.fromkeys((twin_in(self.tours[0], lang), *self.tours)):
-            if name in self.tours and (tour := self.tour(name)).lang == lang:
+            if name in self.tours and (tour := self.tour(name)) is not None and tour.lang == lang:
                 return tour
         return self.tour()
 

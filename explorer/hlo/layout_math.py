@@ -81,9 +81,9 @@ def byte_strides(shape: Shape) -> tuple[int, ...]:
 
 
 def _apply_tile(index: list[int], dims: list[int], owners: list[frozenset[int]],
-                tile: tuple[int, ...]) -> None:
+                tile_sizes: tuple[int, ...]) -> None:
     """Tile the minor suffix of (index, dims) in place, tracking which logical dims own each."""
-    tile = list(tile)
+    tile = list(tile_sizes)  # a copy: the merges below delete its entries
     if len(tile) > len(dims):  # missing major dimensions count as size 1
         extra = len(tile) - len(dims)
         index[:0], dims[:0], owners[:0] = [0] * extra, [1] * extra, [frozenset()] * extra

@@ -212,21 +212,27 @@ class _Parser:
         self._line_pos = pos
         return self._line
 
-    def line_of(self, pos: int) -> int:
+    def line_starts(self) -> list[int]:
+        """Where each line begins, found once (only an error or a line number needs them)."""
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        return bisect_right(self._line_starts, pos)
+        return self._line_starts
+
+    def line_of(self, pos: int) -> int:
+        return bisect_right(self.line_starts(), pos)
 
     def line_column(self, pos: int) -> tuple[int, int]:
         line = self.line_of(pos)
-        return line, pos - self._line_starts[line - 1] + 1
+        return line, pos - self.line_starts()[line - 1] + 1
 
     def error(self, message: str, pos: int | None = None) -> ParseError:
         line, column = self.line_column(self.pos if pos is None else pos)
         return ParseError(message, line, column, self.source)
 
     def skip(self) -> None:
-        self.pos = SKIP.match(self.text, self.pos).end()
+        gap = SKIP.match(self.text, self.pos)
+        assert gap is not None  # SKIP matches the empty string too
+        self.pos = gap.end()
 
     def peek(self) -> str:
         return self.text[self.pos:self.pos + 1]
@@ -295,7 +301,7 @@ class _Parser:
         line = self.line_at(self.pos)
         keyword = KEYWORD.match(self.text, self.pos)
         is_entry = keyword is not None and keyword.group(1) == "ENTRY"
-        if is_entry:
+        if keyword is not None and is_entry:
             self.pos = keyword.end()
         name = self.token(NAME, "a computation name").group(1)
         self.skip()
@@ -387,7 +393,7 @@ class _Parser:
         else:
             keyword = KEYWORD.match(self.text, self.pos)
             is_root = keyword is not None and keyword.group(1) == "ROOT"
-            if is_root:
+            if keyword is not None and is_root:
                 self.pos = keyword.end()
             name = self.token(NAME, "an instruction name").group(1)
             self.expect("=")
@@ -546,7 +552,10 @@ class _Parser:
         self.pos = pos
         line = self.line_at(pos)
         self.nest()
-        base = OPCODE.match(self.text, pos).group(0) + ".anon"
+        opcode = OPCODE.match(self.text, pos)
+        if opcode is None:  # a name that no opcode spells (`_x(a)`) written as an operand
+            raise self.error(f"expected an opcode, found '{self.found()}'")
+        base = opcode.group(0) + ".anon"
         name, n = base, 0
         while name in self._scope:
             n += 1
@@ -572,7 +581,9 @@ class _Parser:
         text = self.text
         while True:
             if self.fast:
-                end = FAST_ATTRIBUTES.match(text, self.pos).end()
+                attributes = FAST_ATTRIBUTES.match(text, self.pos)
+                assert attributes is not None  # FAST_ATTRIBUTES matches the empty string too
+                end = attributes.end()
                 if end != self.pos:
                     found += FAST_ATTRIBUTE.findall(text, self.pos, end)
                     self.pos = end
@@ -644,6 +655,7 @@ class _Parser:
             raise self.error("metadata must be written in braces", at)
         body = value[1:-1]
         checked = METADATA_BODY.match(body)
+        assert checked is not None  # METADATA_BODY matches the empty string too
         if checked.end() != len(body):
             near = body[checked.end():checked.end() + 20]
             raise self.error(f"malformed metadata near '{near}'", at + 1 + checked.end())
@@ -729,9 +741,10 @@ class _Parser:
             return shape
         if key.startswith("("):  # arrays with `, ` between them (never inside one)
             parts = [self.array(part) for part in key[1:-1].split(", ")] if key != "()" else []
-            if None in parts:
+            arrays = tuple(part for part in parts if part is not None)
+            if len(arrays) < len(parts):
                 return None
-            shape = Shape("tuple", tuple_shapes=tuple(parts))
+            shape = Shape("tuple", tuple_shapes=arrays)
         elif simple := SIMPLE_ARRAY.fullmatch(key):
             element_type, dims, minor = simple.groups()
             shape = Shape(element_type, _ints(dims), (), None if minor is None else Layout(_ints(minor)))

@@ -238,7 +238,9 @@ def computations(text: str, line: Callable[[str, str, str, str, str, str, str], 
         if raw.startswith("}"):
             current = None
             continue
-        match = head(raw) if current is not None else None
+        if current is None:  # between computations
+            continue
+        match = head(raw)
         if match is None:
             continue
         opcode = match["opcode"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from explorer.errors import BundleError, DataError, ParseError
 from explorer.levels import GRAPH, KERNELS, LAYERS, MEMORY, TARGET_LEVELS, hlo_level, level_named
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # start-up: the HLO data model loads with the first module pa
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+T = TypeVar("T")
 _MISSING = object()  # a cache slot not read yet (None is a value: "not captured")
 
 
@@ -92,7 +94,7 @@ class Bundle:
         elif this.lists_kernels:
             self.kernels(target)
         elif this.maps_buffers:
-            self.memory(target), self.cost(target)
+            _ = self.memory(target), self.cost(target)
 
     # --- identity and status ------------------------------------------------
 
@@ -237,29 +239,30 @@ class Bundle:
 
     # --- helpers ----------------------------------------------------------------
 
-    def _cached(self, kind: str, target: str, load):
+    def _cached(self, kind: str, target: str, load: Callable[[], T]) -> T:
+        # The casts: a key's slot holds what that key's `load` returned (one load per kind of value).
         key = (kind, target)
         found = self._parsed.get(key, _MISSING)
         if found is not _MISSING:
-            return found
+            return cast(T, found)
         with self._locks_lock:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:  # a load never asks for its own key, so one lock per key cannot deadlock
             if key not in self._parsed:
                 self._parsed[key] = load()
-            return self._parsed[key]
+            return cast(T, self._parsed[key])
 
     @staticmethod
     def _target_file(target: str, name: str) -> str:
         return f"targets/{target_dirname(target)}/{name}"
 
-    def _load(self, cls, relative: str):
+    def _load(self, cls: type[T], relative: str) -> T | None:
         """`relative` parsed as `cls`, or None when the file is not there (not captured)."""
         path = self.path / relative
         if not path.is_file():
             return None
         if cls is GraphLevel:  # its lines are kept once in a table (explorer.model.graph_file)
-            return load_graph_level(path, relative)
+            return cast(T, load_graph_level(path, relative))  # T is GraphLevel here
         return load_json(cls, path, relative)
 
     def _read_text(self, path: Path) -> str:

@@ -55,7 +55,7 @@ def _split(data: Any, refs: dict[tuple[str, int], list[int]], table: list[Any]) 
     table += frames
     for key in _OP_LISTS:
         ops = data.get(key, ())
-        for at, op in enumerate(ops if isinstance(ops, list) else ()):
+        for at, op in enumerate(ops if isinstance(ops, list) else []):
             numbers = op.get("source") if isinstance(op, dict) else None
             if not numbers:
                 continue

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 from explorer.levels import Level, level_named, target_key
 from explorer.model.records import LayerRecord
 
-__all__ = ["IndexEntry", "IndexLink", "SharedLink", "CrossIndex", "layer_parents"]
+__all__ = ["IndexEntry", "IndexLink", "SharedLink", "CrossIndex", "IndexQueries", "layer_parents"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,25 @@ class IndexLink:
     upper: str
     lower_level: str
     lower: str
+
+
+class IndexQueries(Protocol):
+    """What the views ask of an index: a `CrossIndex`, or a bundle's `LazyIndex` (one per target)."""
+
+    @property
+    def entries(self) -> tuple[IndexEntry, ...]: ...
+    @property
+    def parents(self) -> tuple[tuple[str, str], ...]: ...
+    def entry(self, level: str, name: str, target: str = "cpu") -> IndexEntry | None: ...
+    def layer_of(self, level: str, name: str, target: str = "cpu") -> str: ...
+    def items_for_layer(self, layer: str, level: str, target: str = "cpu") -> tuple[str, ...]: ...
+    def inner_layers(self, layer: str) -> tuple[str, ...]: ...
+    def down(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]: ...
+    def up(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]: ...
+    def lower_level(self, level: str, target: str = "cpu") -> str: ...
+    def upper_level(self, level: str, target: str = "cpu") -> str: ...
+    def created_by_compiler(self, level: str, target: str = "cpu") -> tuple[str, ...]: ...
+    def top_level(self, level: str, target: str = "cpu") -> tuple[IndexEntry, ...]: ...
 
 
 @dataclass(frozen=True)

@@ -278,7 +278,9 @@ def follow(strip: Filmstrip, name: str, lang: str = "en") -> list[FollowStep]:
     start = next((n for n in range(len(strip)) if strip.frame(n).find(name)), None)
     if start is None:
         raise TensorwegError(label("passes.no_instruction", lang).format(name=repr(name)))
-    _computation, first = strip.frame(start).find(name)
+    found = strip.frame(start).find(name)
+    assert found is not None  # `start` is the first frame that has it
+    _computation, first = found
     opcode, op_name = first.opcode, first.op_name
     steps = rematerialised(strip, start, first)
     if start > 0:

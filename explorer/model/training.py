@@ -242,8 +242,8 @@ class _Tally:
         return self._totals.get(role, [0, 0, []])[1]
 
     def classes(self, order: tuple[str, ...]) -> tuple[BufferClass, ...]:
-        return tuple(BufferClass(role, *self._totals[role][:2], tuple(self._totals[role][2]))
-                     for role in order if role in self._totals)
+        totals = [(role, *self._totals[role]) for role in order if role in self._totals]
+        return tuple(BufferClass(role, size, count, tuple(examples)) for role, size, count, examples in totals)
 
 
 def _arguments(layout: StepLayout, instructions, tally: _Tally) -> tuple[set[str], dict[str, OpPhase]]:

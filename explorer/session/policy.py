@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from explorer.labels import label
 
 if TYPE_CHECKING:
-    from explorer.capture.queue import CaptureQueue, QueuePlace
+    from explorer.capture.queue import CaptureQueue, WaitCallback
 
 # Set by `tensorweg serve` for its tabs' processes (textual-serve starts each with a copy of the
 # server's environment): "0" when learners may not start a capture.
@@ -53,8 +53,9 @@ class CapturePolicy:
             return label("notify.capture_needs_model", lang)
         return ""
 
-    def gate(self, waiting: Callable[[QueuePlace], None]) -> Gate | None:
-        """The queue's gate for one capture, telling `waiting` each new place in line; None: no queue."""
+    def gate(self, waiting: WaitCallback) -> Gate | None:
+        """The queue's gate for one capture, telling `waiting` each new place in line, then None once
+        the wait is over; None: no queue."""
         queue = self.queue
         if queue is None:
             return None

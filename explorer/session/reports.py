@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explorer.session import events
 from explorer.session.capturing import CaptureJob
 from explorer.session.opening import shown_target
 from explorer.views.session import CAPTURED, STARTED, capture_outcome, failed
 from explorer.views.trace import build_trace
+
+if TYPE_CHECKING:
+    from explorer.model.bundle import Bundle
+    from explorer.views.session import LevelProgress
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,18 @@ NOTHING = Change(sync=False)
 
 class AppliesReports:
     """`apply` and its cases; the state is `SessionService`'s."""
+
+    if TYPE_CHECKING:  # what the cases read of SessionService, declared so that each use is checked
+        _bundle: Bundle | None
+        _target: str
+        progress: dict[tuple[str, str], LevelProgress]
+        mesh_refused: dict[str, dict[str, str]]
+        capture_generation: int
+
+        @property
+        def reading(self) -> frozenset[str]: ...
+        def capture_at_start(self) -> CaptureJob | None: ...
+        def notify(self, message: str, bold: bool = False) -> None: ...
 
     def apply(self, event: events.SessionEvent) -> Change:
         """Take what a worker reported; say what the screen must do next."""

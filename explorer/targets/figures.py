@@ -21,6 +21,7 @@ itself, and its source the page that gives the factor the other pages do not (th
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -89,7 +90,7 @@ def count(value: int, published: str, source: Source) -> Figure:
     return Figure(value, published, source)
 
 
-def _read(published: str, source: Source, units: dict[str, float]) -> Figure:
+def _read(published: str, source: Source, units: Mapping[str, float]) -> Figure:
     match = _NUMBER_AND_UNIT.match(published)
     if match is None or match.group(2) not in units:
         raise ValueError(f"cannot read {published!r} as one of {', '.join(units)}")

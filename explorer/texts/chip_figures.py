@@ -50,9 +50,12 @@ def _unit_figures(kind: str, chip: Chip, lang: str) -> dict[str, object]:
         figures["l2_size"] = format_capacity(chip.l2_cache.value)
     if chip.shared_memory_per_core is not None:
         figures["shared_memory_per_sm"] = format_capacity(chip.shared_memory_per_core.value)
-    if kind == "cpu":  # a CPU board: its cores, their clock and the SIMD width (NEON: 128 bits, 4 f32 lanes)
+    # A CPU board: its cores, their clock and the SIMD width (NEON: 128 bits, 4 f32 lanes), each as published.
+    if chip.cores is not None and kind == "cpu":
         figures["core_count"] = int(chip.cores.value)
+    if chip.clock is not None and kind == "cpu":
         figures["clock"] = format_clock(chip.clock.value, lang)
+    if chip.vector_width is not None and kind == "cpu":
         figures["simd_bits"] = int(chip.vector_width.value)
         figures["simd_f32_lanes"] = int(chip.vector_width.value) // 32
     return figures

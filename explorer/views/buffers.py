@@ -39,6 +39,7 @@ def buffer_table(bundle: Bundle, target: str, lang: str = "en") -> Buffers | Non
 def _buffer_lines(bundle: Bundle, target: str, lang: str) -> Buffers:
     # Keyed by bundle and target: hashing the (frozen) MemoryLevel itself would walk all of it.
     memory = bundle.memory(target)
+    assert memory is not None  # buffer_table asks only for a captured memory level
     lines: dict[str, list[str]] = {}
     first: dict[str, Allocation] = {}
     for allocation in memory.allocations:

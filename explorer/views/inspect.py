@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from explorer.errors import TensorwegError
-from explorer.levels import NEXT_UP, level_named, target_key
+from explorer.errors import DataError, TensorwegError
+from explorer.levels import GRAPH, NEXT_UP, level_named, target_key
 from explorer.model.bundle import Bundle
 from explorer.model.serial import to_jsonable
 from explorer.views import explain, panes, trace
@@ -41,6 +41,8 @@ def level_data(bundle: Bundle, level: str, target: str) -> dict[str, Any]:
         return {**head, "layers": _layers_data(bundle, target)}
     if this.lists_ops:
         graph = bundle.graph
+        if graph is None:  # captured (checked above), then the file went missing
+            raise DataError(f"{GRAPH.file}: missing")
         return {**head, "ops": [to_jsonable(op) for op in graph.ops],
                 "optimized_ops": [to_jsonable(op) for op in graph.optimized_ops],
                 "grappler": to_jsonable(graph.grappler)}

@@ -132,11 +132,16 @@ class Session:
     # --- levels -------------------------------------------------------------------------
 
     def has_manifest(self) -> bool:
-        return self.bundle is not None and self.bundle.has_manifest()
+        return self.finished_bundle() is not None
+
+    def finished_bundle(self) -> Bundle | None:
+        """The bundle on screen once it has a manifest (a capture's staging reader has none yet)."""
+        return self.bundle if self.bundle is not None and self.bundle.has_manifest() else None
 
     def captured_targets(self) -> tuple[str, ...]:
         """Targets of the bundle; while capturing, the ones requested."""
-        return self.bundle.targets if self.has_manifest() else self.requested_targets
+        finished = self.finished_bundle()
+        return finished.targets if finished is not None else self.requested_targets
 
     def level_status(self, level: str) -> tuple[str, str]:
         """(status, error) for `level` on the target, from the capture or the manifest."""
@@ -183,8 +188,8 @@ class Session:
 
     def title_line(self, level: str) -> str:
         """The title bar's text (plain text: screens show it as Content, never as markup)."""
-        if self.has_manifest():
-            model = self.bundle.model_name
+        if (finished := self.finished_bundle()) is not None:
+            model = finished.model_name
         elif self.opening is not None and self.bundle is None:
             model = self.opened_name()
         else:

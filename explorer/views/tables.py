@@ -21,7 +21,7 @@ from explorer.levels import is_hlo, level_named
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
     from explorer.model.bundle import Bundle
-    from explorer.model.index import CrossIndex, IndexEntry
+    from explorer.model.index import IndexEntry, IndexQueries
     from explorer.model.records import GraphOp, KernelRecord, LayerRecord
 
 
@@ -75,7 +75,7 @@ def per_bundle(build):
 
 
 @per_bundle
-def cross_index(bundle: Bundle | None) -> CrossIndex:
+def cross_index(bundle: Bundle | None) -> IndexQueries:
     """The bundle's cross-level index; an empty one while nothing is captured."""
     from explorer.model.index import CrossIndex  # noqa: PLC0415 (the data model loads with the data)
 

@@ -4,14 +4,14 @@ same layer's nearest item on another target (the `t` key)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from explorer.errors import TensorwegError
 from explorer.levels import LIST_LEVELS, NEXT_DOWN, NEXT_UP, level_named, target_key
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
-    from explorer.model.index import CrossIndex
+    from explorer.model.index import IndexQueries
 
 from explorer.views.op_roles import LOOP_WORK, op_rank
 from explorer.views.programs import program_for
@@ -19,7 +19,7 @@ from explorer.views.rows import rows
 from explorer.views.tables import cross_index, per_bundle
 
 
-def _per_target(bundle: Bundle | None, level: str) -> bool:
+def _per_target(bundle: Bundle | None, level: str) -> TypeGuard[Bundle]:
     """Whether the target's program answers for `level`'s items (else the cross-level index does)."""
     return bundle is not None and level_named(level).from_program
 
@@ -128,8 +128,8 @@ def _work_rank(bundle: Bundle | None, level: str, name: str, target: str) -> int
 
 
 @per_bundle
-def _kinds(bundle: Bundle, level: str) -> dict[str, str]:
-    """A target-free level's items and their kinds (a TensorFlow op's type)."""
+def _kinds(bundle: Bundle | None, level: str) -> dict[str, str]:
+    """A target-free level's items and their kinds (a TensorFlow op's type); {} without a bundle."""
     return {item.name: item.kind for item in rows(bundle, level, "")}
 
 
@@ -194,7 +194,7 @@ class Trace:
     bundle: Bundle | None = None
 
     @property
-    def index(self) -> CrossIndex:
+    def index(self) -> IndexQueries:
         return cross_index(self.bundle)
 
     def layer_of(self, level: str, name: str, target: str) -> str:

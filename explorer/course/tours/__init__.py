@@ -111,7 +111,8 @@ def capture_header(tour: Tour) -> dict[str, str | int | bool | list[str]]:
         if at + 1 == len(words) or words[at + 1].startswith("--"):
             raise TensorwegError(f"{_tour_name(tour)}: # capture: capture option '{word}' needs a value")
         if row.kind is Kind.LIST:
-            found[row.dest] = [*found.get(row.dest, []), words[at + 1]]
+            earlier = found.get(row.dest, [])  # a repeatable option's words so far
+            found[row.dest] = [*(earlier if isinstance(earlier, list) else []), words[at + 1]]
         else:
             try:
                 found[row.dest] = read_word(row, words[at + 1])

@@ -263,9 +263,9 @@ def as_text(bundle: Bundle, layer: str | None) -> str:
     lines = [f"{bundle.model_name} on {len(summaries)} targets",
              _table(header, [(name, *cells) for name, cells in summary_rows(summaries)]), ""]
     comparison = layer_comparison(bundle, layer) if layer else None
+    layer_heading = f"{comparison.layer} ({comparison.class_name})" if comparison is not None else ""
     for column in comparison.targets if comparison is not None else ():
-        lines.append(f"{comparison.layer} ({comparison.class_name}) on {column.target}"
-                     f" ({column.display_name})")
+        lines.append(f"{layer_heading} on {column.target} ({column.display_name})")
         cells = dict(zip(LAYER_ROWS, layer_cells(column), strict=True))
         if not column.captured or not column.instructions:
             lines += [f"  {cells['decided']}", ""]

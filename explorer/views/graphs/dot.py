@@ -61,7 +61,7 @@ class _Ids:
         return f"{kind}_{self.clusters}"
 
 
-def _add_node(graph: pydot.Dot | pydot.Subgraph, node: GraphNode, selected: frozenset[str], prefix: str,
+def _add_node(graph: pydot.Graph, node: GraphNode, selected: frozenset[str], prefix: str,
               lang: str) -> None:
     chosen = node.name in selected
     role = ROLES["selected" if chosen else node.role]
@@ -69,11 +69,12 @@ def _add_node(graph: pydot.Dot | pydot.Subgraph, node: GraphNode, selected: froz
                               penwidth="3" if chosen else "1"))
 
 
-def _add_edge(graph: pydot.Dot | pydot.Subgraph, edge: GraphEdge, prefix: str) -> None:
+def _add_edge(graph: pydot.Graph, edge: GraphEdge, prefix: str) -> None:
     attributes = {"style": "dashed"} if edge.control else {}
     if edge.shape:
         attributes["label"] = _quoted(edge.shape)
-    graph.add_edge(pydot.Edge(_quoted(prefix + edge.source), _quoted(prefix + edge.sink), **attributes))
+    # The keys are Graphviz attributes (style, label); pydot fears one might be its `obj_dict` argument.
+    graph.add_edge(pydot.Edge(_quoted(prefix + edge.source), _quoted(prefix + edge.sink), **attributes))  # pyright: ignore[reportArgumentType]
 
 
 def _cluster(cluster: GraphCluster, fusion: GraphNode | None, selected: frozenset[str], prefix: str,
@@ -93,7 +94,7 @@ def _cluster(cluster: GraphCluster, fusion: GraphNode | None, selected: frozense
     return box
 
 
-def _fill(container: pydot.Dot | pydot.Subgraph, graph: LevelGraph, prefix: str, ids: _Ids, lang: str) -> None:
+def _fill(container: pydot.Graph, graph: LevelGraph, prefix: str, ids: _Ids, lang: str) -> None:
     """`graph`'s nodes, fusion clusters and edges into `container`, ids prefixed with `prefix`."""
     selected = frozenset(graph.selected)
     clustered = {cluster.fusion for cluster in graph.clusters}
@@ -104,7 +105,8 @@ def _fill(container: pydot.Dot | pydot.Subgraph, graph: LevelGraph, prefix: str,
         else:
             _add_node(container, node, selected, prefix, lang)
     for cluster in graph.clusters:
-        container.add_subgraph(_cluster(cluster, fusions.get(cluster.fusion), selected, prefix, ids, lang))
+        # pydot annotates a Subgraph; its add_subgraph takes a Cluster too (and checks for either).
+        container.add_subgraph(_cluster(cluster, fusions.get(cluster.fusion), selected, prefix, ids, lang))  # pyright: ignore[reportArgumentType]
     for edge in graph.edges:
         _add_edge(container, edge, prefix)
 
@@ -156,7 +158,7 @@ def comparison_dot_text(title: str, graphs: list[LevelGraph], lang: str = "en") 
     for graph in graphs:
         box = pydot.Cluster(ids.cluster("target"), label=f"<<B>{_html(graph.target)}</B>>", style="dashed")
         _fill(box, graph, f"{graph.target}/", ids, lang)
-        dot.add_subgraph(box)
+        dot.add_subgraph(box)  # pyright: ignore[reportArgumentType] (a Cluster, as above)
     return dot.to_string()
 
 

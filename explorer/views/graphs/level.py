@@ -81,7 +81,8 @@ def _dims_text(dims) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in dims) + ")"
 
 
-def _with_endpoints(nodes: list[GraphNode], edges: list[GraphEdge]) -> tuple[tuple[GraphNode, ...], ...]:
+def _with_endpoints(nodes: list[GraphNode],
+                    edges: list[GraphEdge]) -> tuple[tuple[GraphNode, ...], tuple[GraphEdge, ...]]:
     """The nodes, and a bare node for every edge end no item has (a nested model's outer input):
     every edge of a picture joins two boxes."""
     known = {node.name for node in nodes}
@@ -112,9 +113,11 @@ def _output_bytes(op: GraphOp) -> int | None:
     total = 0
     for output in op.outputs:
         size = _DTYPE_BYTES.get(output.dtype)
-        if size is None or output.shape is None or any(d is None for d in output.shape):
+        if size is None or output.shape is None:
             return None
         for d in output.shape:
+            if d is None:  # an unknown dim: the op's size is unknown
+                return None
             size *= d
         total += size
     return total if op.outputs else None

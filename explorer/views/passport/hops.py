@@ -188,7 +188,8 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
         why = label("passport.no.kernel_inline", lang)
         return Hop("machine-code", "", "asm", missing=label("passport.no.kernel", lang).format(why=why), jump=jump)
     if code is None:
-        library = record is not None and (record.kind == "library" or record.library_calls)
+        assert record is not None  # the case without either returned above
+        library = record.kind == "library" or record.library_calls
         key = "passport.no.machine_library" if library else "passport.no.machine"
         return Hop("machine-code", "", "asm", missing=label(key, lang).format(kernel=record.name), jump=jump)
     if code.kind == "tpu":
@@ -203,6 +204,7 @@ def machine_hop(bundle: Bundle, target: str, tensor: str, record: KernelRecord |
         lines.append(f"{label('passport.addressing', lang)}: {', '.join(code.addressing[:6])}")
     if code.registers_per_thread:
         lines.append(label("passport.per_thread", lang).format(count=code.registers_per_thread))
+    assert record is not None  # machine_code reads code from a kernel record, except a TPU's layout (above)
     return Hop("machine-code", record.name, "sass" if code.kind == "sass" else "asm", tuple(lines),
                label("passport.h.lines", lang),
                details=(("kind", code.kind), ("code_lines", [{"access": a, "text": t} for a, t in code.lines]),

@@ -311,11 +311,15 @@ def _pick_crossing(bundle: Bundle, target: str, layer: str, crossing: list[tuple
 
 def _readers(module: HloModule) -> dict[str, tuple[str, ...]]:
     """Entry instruction -> the entry instructions reading its result, in program order."""
-    return derived(module, "entry_readers", module.entry.readers)
+    entry = module.entry
+    assert entry is not None  # each caller reads a module with an entry computation
+    return derived(module, "entry_readers", entry.readers)
 
 
 def _roots(module: HloModule) -> frozenset[str]:
-    return frozenset(i.name for i in module.entry.instructions if i.is_root)
+    entry = module.entry
+    assert entry is not None  # each caller reads a module with an entry computation
+    return frozenset(i.name for i in entry.instructions if i.is_root)
 
 
 @per_bundle

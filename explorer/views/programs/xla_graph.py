@@ -58,7 +58,7 @@ def hlo_graph(bundle: Bundle, level: str, target: str, heavy: frozenset[str]) ->
     """The module's entry computation with its fusions' clusters (empty when there is no module)."""
     module = bundle.hlo_module(target, optimized=level_named(level).optimized)
     entry = module.entry if module is not None else None
-    if entry is None:
+    if module is None or entry is None:
         return LevelGraph(level, target, (), ())
     clusters = []
     for found in entry.instructions:

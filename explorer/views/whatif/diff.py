@@ -213,11 +213,12 @@ def _figures(bundle: Bundle, found: TargetLayer, target: str) -> LayerFigures:
 
 def _layer_bound(found: TargetLayer) -> str:
     """The bound holding the larger share of the layer's estimated time."""
-    seconds: Counter[str] = Counter()
+    seconds: dict[str, float] = {}  # bound -> its share (a Counter counts in whole numbers)
     for instruction in found.instructions:
         if instruction.estimate is not None:
-            seconds[instruction.estimate.bound] += instruction.estimate.seconds
-    return seconds.most_common(1)[0][0] if seconds else ""
+            bound = instruction.estimate.bound
+            seconds[bound] = seconds.get(bound, 0) + instruction.estimate.seconds
+    return max(seconds, key=seconds.__getitem__) if seconds else ""  # the first of equal shares, as before
 
 
 def _gpu_figures(bundle: Bundle, target: str, found: TargetLayer) -> tuple[list[int], list[float]]:

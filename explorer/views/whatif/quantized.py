@@ -119,9 +119,12 @@ def integer_dots(bundle: Bundle, target: str) -> tuple[IntegerDot, ...]:
         dedicated = INT8_DOT_INSTRUCTIONS.get(isa, ())
         found.append(IntegerDot(
             layer=layer, traced=_dot_text(computation, dot),
-            optimized=_dot_text(after_computation, after_dot) if after_dot is not None else "",
+            # The computation and its dot are both there (what it became) or both None (nothing did).
+            optimized=_dot_text(after_computation, after_dot)
+            if after_computation is not None and after_dot is not None else "",
             fusion=top if after_dot is not None and top != after_dot.name else "",
-            widened=after_dot is not None and not _operand_types(after_computation, after_dot) & {"s8", "u8"},
+            widened=after_computation is not None and after_dot is not None
+            and not _operand_types(after_computation, after_dot) & {"s8", "u8"},
             **_constant_operand(after_computation, after_dot),
             kernel=record.name if record is not None else "", instructions=multiplies,
             int8_dot_found=tuple(m for m in dedicated if counts[m]),
