@@ -49,6 +49,7 @@ class AppliesReports:
         progress: dict[tuple[str, str], LevelProgress]
         mesh_refused: dict[str, dict[str, str]]
         capture_generation: int
+        lang: str
 
         @property
         def reading(self) -> frozenset[str]: ...
