@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
@@ -158,8 +159,12 @@ class ExplorerScreen(Screen):
 
     def view_of(self, level: str) -> LevelView | None:
         """The view of `level`, if built (none before the screen is composed)."""
-        found = self.query(f"#levels > #view-{level}")
-        return found.first() if found else None  # type: ignore[return-value]
+        # By id among the switcher's children: a query walked every widget of every view built
+        # (7 walks in a first visit's frame, 40 ms of it on a 30,000-instruction level).
+        try:
+            return self.switcher.get_child_by_id(f"view-{level}")  # type: ignore[return-value]
+        except NoMatches:  # not composed yet, or not built
+            return None
 
     @property
     def built_levels(self) -> frozenset[str]:
@@ -187,6 +192,8 @@ class ExplorerScreen(Screen):
         Whether there is more to build."""
         if time.monotonic() - self._last_key_at < BUILD_AHEAD_IDLE_S:
             return True
+        if not self.query("#levels"):
+            return True  # not composed yet, or taken down as the app ends: nothing to build into
         missing = [level for level in LEVELS if self.view_of(level) is None]
         if missing:
             self.switcher.add_content(view_class(missing[0])())

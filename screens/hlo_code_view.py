@@ -14,7 +14,7 @@ from explorer.views.tables import instruction
 
 from screens.bindings import keyed
 from screens.level_view import LevelView
-from screens.widgets.code_view import CodeView
+from screens.widgets.code_view import CodeView, prepare_ahead
 
 
 class HloCodeView(LevelView):
@@ -35,6 +35,8 @@ class HloCodeView(LevelView):
         session = self.session
         code = session.bundle.hlo_text(session.target, self.OPTIMIZED) if session.bundle is not None else ""
         self._new_code = (code, label("text.no_hlo_text", session.lang))
+        if code:
+            prepare_ahead(code)  # made safe and split on a thread while the view waits to be shown
         self.query_one("#code", CodeView).set_code("", "hlo")
 
     def show_extra(self, item: LevelItem | None) -> None:

@@ -91,6 +91,18 @@ def test_every_control_character_and_bidi_override_gets_a_visible_stand_in():
     assert visible(clean) is clean  # the usual text is returned as it is, not copied
 
 
+
+@pytest.mark.parametrize("code", [*range(0x20), 0x7F])
+def test_each_ascii_control_alone_in_a_long_clean_text_is_found_in_both_modes(code):
+    """ASCII text takes a quicker path (bytes) than the rest: it must find what the pattern finds."""
+    text = "x" * 5000 + chr(code) + "y" * 5000
+    for multiline in (False, True):
+        kept = multiline and chr(code) in "\n\t"
+        shown = visible(text, multiline)
+        assert (shown is text) if kept else (chr(code) not in shown and len(shown) == len(text)), (code, multiline)
+    clean = "%fusion.1 = f32[8,32]{1,0} fusion(%p0), kind=kLoop\n\tnext"
+    assert visible(clean, multiline=True) is clean
+
 # --- the command line ---------------------------------------------------------------------------
 
 

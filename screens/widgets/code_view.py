@@ -20,6 +20,7 @@ was built from (issue 36: one BEL in an `op_name` ended the app).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from rich.style import Style
@@ -31,6 +32,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from explorer.safe_text import visible
+
+from screens.background import start_daemon
 
 # Pygments lexer names per kind of code: llvm for IR, nasm for x86 assembly, Pygments' own PTX
 # lexer; HLO and SASS have lexers of ours (screens/widgets/hlo_lexer.py, sass_lexer.py).
@@ -104,6 +107,29 @@ def highlight_line(line: str, language: str) -> Text:
     return text
 
 
+@dataclass(frozen=True)
+class PreparedCode:
+    """Code as the view draws it: its lines with stand-ins for control characters, and the longest."""
+
+    lines: tuple[str, ...]
+    longest: int  # cells of the longest line, to bound sideways scrolling
+
+
+@lru_cache(maxsize=4)
+def prepared_code(code: str) -> PreparedCode:
+    """`code` made safe and split, once per text: a 30,000-instruction module takes tens of
+    milliseconds, so a level view prepares its module on a thread ahead of its first visit
+    (`prepare_ahead`) and the visit finds it here."""
+    code = visible(code.rstrip(), multiline=True)  # one stand-in per control character: lengths hold
+    lines = tuple(code.split("\n")) if code else ()
+    return PreparedCode(lines, max(map(len, lines), default=0))
+
+
+def prepare_ahead(code: str) -> None:
+    """Prepare `code` on a daemon thread (the UI thread finds it cached, or prepares it itself)."""
+    start_daemon(lambda: prepared_code(code), "prepare-code")
+
+
 def warm_up_renderers() -> None:
     """Import what a selection renders with (Markdown, Pygments): called on a worker thread, so the
     first selection shown does not pay for it on the UI thread."""
@@ -141,7 +167,7 @@ class CodeView(Widget, can_focus=True):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._source: list[str] = []  # plain lines
+        self._source: tuple[str, ...] = ()  # plain lines
         self._language = "text"
         self._lines: dict[int, Text] = {}  # 0-based line -> highlighted, filled as lines are shown
         self._marked: set[int] = set()
@@ -153,15 +179,16 @@ class CodeView(Widget, can_focus=True):
         self._highlight_pending = False  # lines were drawn plain: highlighted after this frame
 
     def set_code(self, code: str, language: str, placeholder: str = "") -> None:
-        code = visible(code.rstrip(), multiline=True)  # one stand-in per control character: lengths hold
-        self._source = code.split("\n") if code else []
+        prepared = prepared_code(code)
+        self._source = prepared.lines
         self._language = language
         # Kernel code is small and its lexers (nasm, llvm) may span lines: lex it whole, once.
-        self._lines = dict(enumerate(highlight_lines(code, language))) if code and language != "hlo" else {}
+        whole = "\n".join(prepared.lines)
+        self._lines = dict(enumerate(highlight_lines(whole, language))) if whole and language != "hlo" else {}
         self._placeholder = visible(placeholder)
         self._marked = set()
         self._strips.clear()
-        self._longest = max((len(line) for line in self._source), default=0)
+        self._longest = prepared.longest
         self.top = 0
         self.left = 0
         self.refresh()

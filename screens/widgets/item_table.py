@@ -92,6 +92,7 @@ class ItemTable(Vertical):
         self._groups: dict[str, RowGroup] = {}
         self._folded: set[str] = set()
         self._heads: dict[str, str] = {}  # item name -> the group it heads
+        self._runs: list[tuple[str, int, int]] = []  # (group, start, end) of each run of items (`_group_runs`)
         self._listing: list[LevelItem | RowGroup] = []  # what the rows show, headers included
         self._shown: list[LevelItem] = []
         self._matches: tuple[str, list[LevelItem]] = ("", [])  # the last filter and what it kept
@@ -173,6 +174,7 @@ class ItemTable(Vertical):
         self._created = frozenset(created_by_compiler)
         self._groups = dict(groups or {})
         self._heads = {group.head: key for key, group in self._groups.items() if group.head}
+        self._runs = self._group_runs()  # folding and unfolding relist by runs: a visit lists 30,000 rows often
         if keep_folds:
             self._folded &= set(self._groups)
         else:
@@ -203,16 +205,27 @@ class ItemTable(Vertical):
         if self.filter_text:
             return list(self._filtered())
         listing: list[LevelItem | RowGroup] = []
-        groups, group, shown = self._groups, "", True  # the top ("") is open
-        for item in self._items:
-            key = item.group if item.group in groups else ""  # groups not given: a flat list
-            if key != group:  # asked once per run of a group's items, not for each of 30,000 rows
-                group, shown = key, self._open(key)
-                if group and not groups[group].head and self._open(groups[group].within):
-                    listing.append(groups[group])
-            if shown:
-                listing.append(item)
+        groups, items = self._groups, self._items
+        for key, start, end in self._runs:  # asked once per run of a group's items, not for each of 30,000 rows
+            if key and not groups[key].head and self._open(groups[key].within):
+                listing.append(groups[key])
+            if self._open(key):
+                listing.extend(items[start:end])
         return listing
+
+    def _group_runs(self) -> list[tuple[str, int, int]]:
+        """(group, start, end) for each run of consecutive items in one group ("": none, the top)."""
+        runs: list[tuple[str, int, int]] = []
+        groups, group, start = self._groups, "", 0
+        for index, item in enumerate(self._items):
+            key = item.group if item.group in groups else ""  # groups not given: a flat list
+            if key != group:
+                if index > start:
+                    runs.append((group, start, index))
+                group, start = key, index
+        if len(self._items) > start:
+            runs.append((group, start, len(self._items)))
+        return runs
 
     def _open(self, key: str) -> bool:
         """Neither the group `key` nor any group it is inside is folded ("" is the top: open)."""
