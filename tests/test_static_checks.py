@@ -51,7 +51,8 @@ def _basedpyright() -> subprocess.CompletedProcess[str]:
     Its settings named outright: pyright takes a `pyrightconfig.json` in any folder above the
     project over the project's own pyproject.toml (one left in /tmp checked an empty list)."""
     script = Path(sys.executable).with_name("basedpyright")
-    return subprocess.run([str(script), "--outputjson", "--project", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True, text=True,
+    command = [str(script), "--outputjson", "--project", str(ROOT / "pyproject.toml")]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
 
 
