@@ -21,6 +21,7 @@ from explorer.model.records import CaptureOptions, LayerRecord
 from explorer.model.serial import load_json
 from explorer.session import events
 from explorer.session.capturing import CaptureJob
+from explorer.session.service import SessionService
 
 CPU = CaptureOptions(targets=("cpu",))
 PREVIEW_MODULE = "explorer.capture.layers_preview_worker"
@@ -44,8 +45,10 @@ def test_the_previewed_rows_come_first_and_the_tensorflow_workers_replace_them(f
     layers = [event for event in reported if isinstance(event, events.LevelCaptured) and event.level == "layers"]
     assert [layer_names(event) for event in layers] == [["previewed"], []]
     first = reported.index(layers[0])
+    announced = [event for event in reported if isinstance(event, events.LevelStarted) and event.level == "layers"]
+    assert len(announced) == 1 and reported.index(announced[0]) < first
     started = [event.level for event in reported[first:] if isinstance(event, events.LevelStarted)]
-    assert started and "layers" not in started  # the rows on screen are not announced as pending again
+    assert started and "layers" not in started  # announced once, by the preview: its rows are on screen
     assert not any(isinstance(event, events.LevelStarted) and event.level == "graph"
                    for event in reported[:first])  # shown before the TensorFlow worker went on
     (loaded,) = [event for event in reported if isinstance(event, events.BundleLoaded)]
@@ -118,3 +121,23 @@ def test_the_real_preview_never_replaces_a_layers_file_already_there(tmp_path):
     assert [json.loads(line)["event"] for line in lines] == ["level_started"]
     assert (tmp_path / "layers.json").read_text() == "[]"
     assert not [path.name for path in tmp_path.iterdir() if path.name != "layers.json"]  # nothing half-written
+
+
+def test_the_selection_stays_when_the_tensorflow_workers_layers_replace_the_previewed_ones(fake):
+    """The session the app holds: the learner moved to a layer on the previewed rows; the TensorFlow
+    worker's layers arrive as a second LevelCaptured, read by the same job, and the selection stays."""
+    fake("preview_first")
+    session = SessionService(model_spec="mlp")
+    job = session.capture_at_start()
+    assert job is not None
+    selected = []
+
+    def apply(event) -> None:
+        session.apply(event)
+        if isinstance(event, events.LevelCaptured) and event.level == "layers" and not selected:
+            session.select("layers", "previewed")  # the learner's key on the first rows
+            selected.append(session.bundle)
+
+    job.run(apply)
+    assert session.bundle is not selected[0]  # the TensorFlow worker's layers were read since
+    assert session.now.selections["layers"] == "previewed"

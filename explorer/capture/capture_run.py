@@ -113,6 +113,7 @@ class CaptureRun:
         self.crashes: list[str] = []
         self.no_space = False  # a worker (or the manifest) found the disk full: nothing is kept
         self.previewed: set[tuple[str, str]] = set()  # levels the preview reported before their worker
+        self.announced: set[tuple[str, str]] = set()  # levels whose start was passed on: once, by either worker
 
     def execute(self) -> ModelIdentity | None:
         self.work.mkdir()
@@ -296,9 +297,19 @@ class CaptureRun:
     def _previewed(self, event: WorkerEvent) -> None:
         """The preview's layers: shown if their own worker has not reported them yet (its word is final)."""
         key = (event.target, event.level)
-        if event.kind == LEVEL_DONE and key not in self.statuses:
+        if key in self.statuses:
+            return
+        if event.kind == LEVEL_STARTED:
+            self._announce(key)
+        elif event.kind == LEVEL_DONE:
             self.previewed.add(key)
             self._record("ok", event.level, event.target, seconds=event.seconds)
+
+    def _announce(self, key: tuple[str, str]) -> None:
+        """A level's start, passed on once: the preview and the TensorFlow worker both start the layers."""
+        if key not in self.announced:
+            self.announced.add(key)
+            self.emit(LevelStarted(key[1], key[0], str(self.staging)))
 
     def _stop_preview(self) -> None:
         """The preview has nothing left to add once the level's own worker reported it."""
@@ -314,8 +325,7 @@ class CaptureRun:
             return
         key = (event.target, event.level)
         if event.kind == LEVEL_STARTED:
-            if key not in self.previewed:  # a previewed level's rows are on screen: not started again
-                self.emit(LevelStarted(event.level, event.target, str(self.staging)))
+            self._announce(key)
             return
         if key in self.previewed:
             self._stop_preview()
