@@ -45,8 +45,10 @@ from explorer.capture.protocol import (
 )
 from explorer.capture.staging_manifest import SIGNATURE_FILE, staged_identity, write_manifest
 from explorer.capture.worker_requests import (
+    LAYERS_PREVIEW_WORKER,
     TENSORFLOW_WORKER,
     accelerator_request,
+    previews_layers,
     tensorflow_request,
     worker_environment,
 )
@@ -73,6 +75,15 @@ class Worker:
     process: subprocess.Popen
     reader: threading.Thread | None = None
     ended: bool = False
+    # The layers preview: only its first level_done counts; how it ends (a crash too) changes nothing.
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class PreviewEvent:
+    """An event of the optional layers preview worker (`explorer.capture.layers_preview_worker`)."""
+
+    event: WorkerEvent
 
 
 class CaptureRun:
@@ -101,6 +112,8 @@ class CaptureRun:
         self.fatal = ""
         self.crashes: list[str] = []
         self.no_space = False  # a worker (or the manifest) found the disk full: nothing is kept
+        self.previewed: set[tuple[str, str]] = set()  # levels the preview reported before their worker
+        self.announced: set[tuple[str, str]] = set()  # levels whose start was passed on: once, by either worker
 
     def execute(self) -> ModelIdentity | None:
         self.work.mkdir()
@@ -112,8 +125,7 @@ class CaptureRun:
         self.log_start = self.log.tell()  # a grown bundle's log holds earlier captures' lines before
         try:
             if self.growth.tensorflow:
-                self._start("TensorFlow worker", TENSORFLOW_WORKER,
-                            tensorflow_request(self.source, self.options, self.staging, self.growth.cpu))
+                self._start_tensorflow()
             if self.growth.base is not None:  # what the cache had shows while the workers run
                 self.emit(KeptLevelsStaged(str(self.staging)))
             pending = list(self.growth.accelerators)
@@ -129,10 +141,7 @@ class CaptureRun:
                     item = self.events.get(timeout=0.1)
                 except queue.Empty:
                     item = None
-                if isinstance(item, Worker):
-                    self._ended(item)
-                elif item is not None:
-                    self._handle(item)
+                self._take(item)
                 if not (self.staging / OWNER_FILE).is_file():
                     raise CaptureFailed("the staging folder was removed during the capture; nothing was cached")
             self._check_cancel()
@@ -172,7 +181,7 @@ class CaptureRun:
 
     # --- workers --------------------------------------------------------------
 
-    def _start(self, name: str, module: str, request: dict) -> None:
+    def _start(self, name: str, module: str, request: dict, optional: bool = False) -> None:
         process = subprocess.Popen(
             self.command(module), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
             cwd=self.work, env=worker_environment(self.work), start_new_session=True,
@@ -184,11 +193,19 @@ class CaptureRun:
             process.stdin.flush()
         except BrokenPipeError:
             pass  # it ended at once; its reader reports how
-        worker = Worker(name, process)
+        worker = Worker(name, process, optional=optional)
         worker.reader = threading.Thread(target=self._read_events, args=(worker,), name=f"capture-{name}",
                                          daemon=True)
         self.workers.append(worker)
         worker.reader.start()
+
+    def _start_tensorflow(self) -> None:
+        """The TensorFlow worker, and beside it the layers preview where it applies: TensorFlow takes about
+        twice as long as Keras-on-JAX to import, and a sample's rows come from the preview first."""
+        request = tensorflow_request(self.source, self.options, self.staging, self.growth.cpu)
+        self._start("TensorFlow worker", TENSORFLOW_WORKER, request)
+        if ("", "layers") not in self.statuses and previews_layers(self.source, self.options):
+            self._start("layers preview worker", LAYERS_PREVIEW_WORKER, request, optional=True)
 
     def _start_accelerator(self, target: str) -> None:
         """A worker started once model.json and signature.json are there: Keras-on-JAX for GPU/TPU, the TVM
@@ -207,7 +224,7 @@ class CaptureRun:
         for raw in worker.process.stdout:
             event = parse_event(raw)
             if event is not None:
-                self.events.put(event)
+                self.events.put(PreviewEvent(event) if worker.optional else event)
             elif raw.strip():  # stray output belongs in the log, not the user's terminal
                 with suppress(OSError):  # a full disk: the reader must still report the worker's end
                     self.log.write(raw)
@@ -217,7 +234,7 @@ class CaptureRun:
     def _ended(self, worker: Worker) -> None:
         worker.ended = True
         code = worker.process.returncode
-        if code == 0 or self.fatal:
+        if code == 0 or self.fatal or worker.optional:
             return
         if says_no_space(self._log_tail()) or nearly_full(self.staging):
             self.no_space = True  # not a crash: the worker could not write (XLA aborts on its dump)
@@ -268,14 +285,53 @@ class CaptureRun:
 
     # --- events and statuses ---------------------------------------------------
 
+    def _take(self, item: Worker | PreviewEvent | WorkerEvent | None) -> None:
+        """One item of the readers' queue: a worker that ended, or an event (None: nothing came)."""
+        if isinstance(item, Worker):
+            self._ended(item)
+        elif isinstance(item, PreviewEvent):
+            self._previewed(item.event)
+        elif item is not None:
+            self._handle(item)
+
+    def _previewed(self, event: WorkerEvent) -> None:
+        """The preview's layers: shown if their own worker has not reported them yet (its word is final)."""
+        key = (event.target, event.level)
+        if key in self.statuses:
+            return
+        if event.kind == LEVEL_STARTED:
+            self._announce(key)
+        elif event.kind == LEVEL_DONE:
+            self.previewed.add(key)
+            self._record("ok", event.level, event.target, seconds=event.seconds)
+
+    def _announce(self, key: tuple[str, str]) -> None:
+        """A level's start, passed on once: the preview and the TensorFlow worker both start the layers."""
+        if key not in self.announced:
+            self.announced.add(key)
+            self.emit(LevelStarted(key[1], key[0], str(self.staging)))
+
+    def _stop_preview(self) -> None:
+        """The preview has nothing left to add once the level's own worker reported it."""
+        for worker in self.workers:
+            if worker.optional and worker.process.poll() is None:
+                with suppress(ProcessLookupError):
+                    os.killpg(worker.process.pid, signal.SIGKILL)
+
     def _handle(self, event: WorkerEvent) -> None:
         if event.kind == FATAL:
             self.fatal = self._clean(event.error) or "capture failed"
             self._stop_all()  # bad input: what the other workers would add is thrown away
             return
+        key = (event.target, event.level)
         if event.kind == LEVEL_STARTED:
-            self.emit(LevelStarted(event.level, event.target, str(self.staging)))
+            self._announce(key)
             return
+        if key in self.previewed:
+            self._stop_preview()
+            if event.kind != LEVEL_DONE:  # the bundle holds the level's own worker's word, not the preview's
+                with suppress(OSError):
+                    (self.staging / level_named(event.level).file).unlink(missing_ok=True)
         status = "ok" if event.kind == LEVEL_DONE else "failed"
         if status == "failed" and says_no_space(event.error):
             self.no_space = True  # the level would be settled as failed and cached: the disk is to blame

@@ -1,9 +1,11 @@
 """Level 1: the Keras layers, with shapes at the captured batch, sizes and FLOP estimates.
 
-Runs in the TF capture worker. Shapes and name scopes are not read from the
-layers' configs but recorded while the model is really traced with the chosen
-input signature (see `recording_layer_calls`), so they are the shapes and
-scopes TensorFlow and XLA actually see.
+Runs in the TF capture worker, and in the layers preview worker, which traces the same model on
+Keras-on-JAX (`explorer.capture.jax_layers`) while TensorFlow still loads. Shapes and name scopes are
+not read from the layers' configs but recorded while the model is really traced with the chosen
+input signature (see `recording_layer_calls`), so they are the shapes and scopes TensorFlow and XLA
+actually see (a JAX trace records no name scopes: they are TensorFlow's, and scopes.json comes with
+the graph level).
 
 FLOP estimates (one forward pass at the captured batch; a multiply-add counts
 as 2 FLOPs; bias adds and activations are not counted):
@@ -23,7 +25,7 @@ Every other layer: None (no well-defined estimate).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from math import prod
@@ -36,6 +38,24 @@ from explorer.model.records import LayerRecord
 Shape = tuple[int | None, ...]
 # Keyword arguments that are not data flowing through the layer.
 _NON_DATA_KWARGS = {"mask", "training"}
+
+
+@dataclass(frozen=True)
+class CallRecorder:
+    """What recording a layer's call asks of the backend that traces it: the graph name scope the call
+    runs under ("" where the backend has none), the tensors in a nested structure, and the bytes of one
+    element of a dtype."""
+
+    name_scope: Callable[[], str]
+    flatten: Callable[[Any], list[Any]]
+    itemsize: Callable[[Any], int]
+
+
+def tensorflow_recorder() -> CallRecorder:
+    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
+
+    return CallRecorder(lambda: tf.compat.v1.get_default_graph().get_name_scope(), tf.nest.flatten,
+                        lambda dtype: tf.as_dtype(dtype).size)
 
 
 @dataclass(frozen=True)
@@ -64,32 +84,32 @@ def _is_model(layer: Any) -> bool:
 
 
 @contextmanager
-def recording_layer_calls(model: Any) -> Iterator[dict[str, list[LayerCall]]]:
+def recording_layer_calls(model: Any, recorder: CallRecorder | None = None) -> Iterator[dict[str, list[LayerCall]]]:
     """Record every layer call (name scope, shapes) while the model is traced inside the block.
 
     Wraps each layer's `call` on the instance (Keras' `__call__` looks it up
     there) and restores the class method afterwards, so the model is unchanged.
     The graph name scope inside `call` is the one every op the layer creates
     gets: the exact link from op names (and HLO op_name metadata) to layers.
+    `recorder`: the tracing backend's (TensorFlow's unless given).
     """
-    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
-
+    recorder = recorder or tensorflow_recorder()
     calls: dict[str, list[LayerCall]] = {}
 
     def wrap(layer: Any):
         original = getattr(layer, called_method(layer))
 
         def recording_call(*args, **kwargs):
-            scope = tf.compat.v1.get_default_graph().get_name_scope()
+            scope = recorder.name_scope()
             outputs = original(*args, **kwargs)
             data = list(args) + [v for k, v in kwargs.items() if k not in _NON_DATA_KWARGS]
-            out_tensors = _tensors(outputs)
+            out_tensors = _tensors(outputs, recorder)
             calls.setdefault(layer.name, []).append(
                 LayerCall(
                     scope=scope,
-                    input_shapes=tuple(_shape(t) for t in _tensors(data)),
+                    input_shapes=tuple(_shape(t) for t in _tensors(data, recorder)),
                     output_shapes=tuple(_shape(t) for t in out_tensors),
-                    output_bytes=sum(_tensor_bytes(t) for t in out_tensors),
+                    output_bytes=sum(_tensor_bytes(t, recorder) for t in out_tensors),
                 )
             )
             return outputs
@@ -113,10 +133,8 @@ def called_method(layer: Any) -> str:
     return "quantized_call" if getattr(layer, "quantization_mode", None) else "call"
 
 
-def _tensors(structure: Any) -> list[Any]:
-    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
-
-    return [t for t in tf.nest.flatten(structure) if hasattr(t, "shape") and hasattr(t, "dtype")]
+def _tensors(structure: Any, recorder: CallRecorder) -> list[Any]:
+    return [t for t in recorder.flatten(structure) if hasattr(t, "shape") and hasattr(t, "dtype")]
 
 
 def _shape(tensor: Any) -> Shape:
@@ -137,13 +155,11 @@ def _three(shape: Shape) -> tuple[int, int, int] | None:
     return dims[0], dims[1], dims[2]
 
 
-def _tensor_bytes(tensor: Any) -> int:
-    import tensorflow as tf  # noqa: PLC0415 (the compiler loads in the capture worker only)
-
+def _tensor_bytes(tensor: Any, recorder: CallRecorder) -> int:
     dims = _known(_shape(tensor))
     if dims is None:
         return 0
-    return prod(dims) * tf.as_dtype(tensor.dtype).size
+    return prod(dims) * recorder.itemsize(tensor.dtype)
 
 
 def trace_layer_calls(model: Any, signature: list[tuple[str, tuple[int, ...], str]]) -> dict[str, list[LayerCall]]:

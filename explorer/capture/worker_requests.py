@@ -23,6 +23,8 @@ from explorer.model.serial import from_jsonable, load_json
 from explorer.targets import get_target
 
 TENSORFLOW_WORKER = "explorer.capture.tf_worker"
+# Started beside the TensorFlow worker with its request, where `previews_layers` says so.
+LAYERS_PREVIEW_WORKER = "explorer.capture.layers_preview_worker"
 # The worker module of each row's `worker` (explorer.targets.spec.WORKERS) that compiles from model.json.
 TARGET_WORKERS = {"jax": "explorer.capture.jax_worker", "tvm": "explorer.capture.tvm_worker",
                   "aot": "explorer.capture.aot_worker"}
@@ -39,6 +41,13 @@ def tensorflow_request(source: ModelSource, options: CaptureOptions, staging: Pa
         "architecture": True,
         **_options_request(options, Worker.TENSORFLOW),  # model.json carries --dtype on
     }
+
+
+def previews_layers(source: ModelSource, options: CaptureOptions) -> bool:
+    """Whether the layers preview worker runs beside the TensorFlow worker: for a built-in sample (built
+    the same on either backend, no file or user code to load twice) whose layers are captured as built
+    (`--dtype` and `--quantize` are applied by the TensorFlow worker alone)."""
+    return source.kind == "sample" and not options.dtype and not options.quantize
 
 
 def accelerator_request(source: ModelSource, options: CaptureOptions, staging: Path,

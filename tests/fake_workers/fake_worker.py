@@ -17,6 +17,11 @@ nothing to train, while the TensorFlow worker is still busy with its graph level
 no_space_abort (the TensorFlow worker aborts like XLA when its dump finds the disk full),
 no_space_level (the cpu levels fail with Python's full-disk error),
 no_space_logged (XLA logs a dump it could not write and every level still finishes).
+The layers preview worker's stand-in does nothing unless asked: preview_first (its layers.json, one
+record named `previewed`, comes while the TensorFlow worker waits for it, which then writes its own),
+preview_killed (it is killed before reporting anything), preview_then_layers_fail (its layers come
+first, then the TensorFlow worker's layers level fails), preview_listed (it only leaves its pid);
+with a preview_ behaviour its pid lands in $TENSORWEG_FAKE_PIDS too.
 """
 
 import json
@@ -51,8 +56,15 @@ HOSTILE_ERROR = ("layer 'd\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x07\x9b3
                  "is incompatible")
 
 
+PREVIEWED = [{"name": "previewed", "path": "previewed", "class_name": "Dense", "input_shapes": [[1, 4]],
+              "output_shapes": [[1, 2]], "dtype_policy": "float32", "trainable_params": 10,
+              "non_trainable_params": 0, "weight_bytes": 40, "activation_bytes": 8}]
+
+
 def main() -> int:
     behaviour = os.environ.get("TENSORWEG_FAKE_WORKER", "ok")
+    if sys.argv[1].endswith("layers_preview_worker"):
+        return preview(behaviour)
     pids = os.environ.get("TENSORWEG_FAKE_PIDS")
     if pids:
         Path(pids, f"{os.getpid()}.pid").write_text(sys.argv[1])
@@ -77,6 +89,23 @@ def main() -> int:
     return 0
 
 
+def preview(behaviour: str) -> int:
+    """The layers preview worker's stand-in (the real one writes layers.json only as a new file)."""
+    if not behaviour.startswith("preview_"):
+        return 0
+    Path(os.environ["TENSORWEG_FAKE_PIDS"], f"{os.getpid()}.pid").write_text(sys.argv[1])
+    if behaviour == "preview_listed":
+        return 0
+    protocol = ProtocolWriter(take_over_stdout())
+    request = read_request()
+    if behaviour == "preview_killed":
+        os.kill(os.getpid(), signal.SIGKILL)
+    protocol.level_started("layers")
+    write(Path(request["staging_dir"]) / "layers.json", json.dumps(PREVIEWED))
+    protocol.level_done("layers")
+    return 0
+
+
 def layers_level(request: dict, staging: Path, protocol: ProtocolWriter) -> None:
     """What the TensorFlow worker writes first, plus the facts the tests check about how it was started."""
     facts = {"isolated": sys.flags.isolated, "cwd": os.getcwd(), "tmpdir": os.environ.get("TMPDIR"),
@@ -86,7 +115,15 @@ def layers_level(request: dict, staging: Path, protocol: ProtocolWriter) -> None
     (staging / "identity.json").write_text(json.dumps({"spec": "mlp", "kind": "sample", "name": "fake"}))
     (staging / "signature.json").write_text(json.dumps([["x", [1, 4], "float32"]]))
     protocol.level_started("layers")
-    (staging / "layers.json").write_text("[]")
+    behaviour = os.environ.get("TENSORWEG_FAKE_WORKER", "ok")
+    if behaviour in ("preview_first", "preview_then_layers_fail"):  # TensorFlow is still loading
+        while not (staging / "layers.json").is_file():
+            time.sleep(0.01)
+        time.sleep(0.3)  # the preview's rows are read before these come
+    if behaviour == "preview_then_layers_fail":
+        protocol.level_failed("layers", "the stand-in's layers broke")
+        return
+    write(staging / "layers.json", "[]")
     protocol.level_done("layers")
 
 
