@@ -205,3 +205,4 @@ _.on_session_event_posted  # Textual message handler for SessionEventPosted (ses
 _.on_click  # Textual event handler (widgets/item_rows.py)
 _.get_selection  # Textual: the text a mouse selection covers, for copying (widgets/pane_text.py)
 _.selection_updated  # Textual: the selection changed, redraw it (widgets/pane_text.py)
+_.overflow_y  # Textual style: set on a widget's styles, read by its layout (widgets/item_rows.py)

@@ -172,8 +172,11 @@ class ExplorerScreen(Screen):
 
     @property
     def items_table(self):
-        """The list of the level on show (the memory map has none: None)."""
-        return getattr(self.view, "items_table", None)
+        """The list of the level on show (the memory map has none: None; nor has a view not composed yet)."""
+        view = self.view
+        if view is None or not view.children:  # added this frame, its compose still to come
+            return None
+        return getattr(view, "items_table", None)
 
     async def show_level(self, level: str) -> None:
         """Show `level`'s view (mounted now when it was not built ahead), in step with the session."""

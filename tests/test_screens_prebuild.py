@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 
+from large_bundle import write_large_bundle
+
 from explorer.levels import LEVELS
 from explorer.views import trace
 
@@ -182,3 +184,35 @@ async def test_building_ahead_on_a_screen_being_taken_down_waits_instead_of_fail
         await explorer.switcher.remove()
         explorer._last_key_at = 0.0  # idle long enough to build
         assert explorer.build_ahead() is True  # nothing built, nothing raised: later, if ever
+
+
+@sync
+async def test_a_long_list_built_ahead_draws_its_first_frame_as_it_settles(monkeypatch, tmp_path):
+    """Its scrollbar, its columns fitted to the width and its scroll are the settled ones the first time
+    the list is drawn: hidden, it had no size, and each came a frame after the visit's first (the rows
+    moved sideways and down after the learner saw them)."""
+    large = write_large_bundle(tmp_path / "large", 3000)
+    first: list[tuple] = []
+    render_line = ItemRows.render_line
+
+    def recording(self, y):
+        view = self.app.explorer.view_of("optimized-hlo")
+        if not first and view is not None and view in self.ancestors:
+            first.append(_list_layout(self))
+        return render_line(self, y)
+
+    app = create_app(large, level="layers", target="cpu")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _settle(pilot)
+        await _built_ahead(pilot, "optimized-hlo")
+        monkeypatch.setattr(ItemRows, "render_line", recording)
+        await pilot.press("4")
+        await _settle(pilot)
+        rows = app.items_table.query_one(ItemRows)
+        settled = _list_layout(rows)
+    assert settled[0] is True  # thousands of rows: the bar shows
+    assert first == [settled]
+
+
+def _list_layout(rows: ItemRows) -> tuple:
+    return rows.show_vertical_scrollbar, tuple(rows._widths), int(rows.scroll_y)

@@ -112,16 +112,28 @@ class ItemRows(ScrollView, can_focus=True):
         self._version += 1
         self._strips.clear()
         self._drawn = False
+        self._decide_scrollbar()
         self._fit_columns()
         self.set_reactive(ItemRows.cursor_row, self._clamp(cursor))
         self.scroll_to(y=min(self.scroll_y, self.max_scroll_y), animate=False, immediate=True, force=True)
         self._scroll_cursor_visible()
         self.refresh()
 
+    def _decide_scrollbar(self) -> None:
+        """The vertical bar shown or not by the rows and the height they get, decided here, not by
+        Textual's `auto`: that decides after a layout, so a list built ahead (hidden) got its bar one
+        frame after its first visit's (and the rows moved two columns over)."""
+        if not self._region()[1]:  # no list laid out yet (the first screen): Textual's own decision
+            self.styles.overflow_y = "auto"
+            return
+        shows = self._count > self.visible_rows
+        self.styles.overflow_y = "scroll" if shows else "hidden"
+        self.show_vertical_scrollbar = shows  # Textual sets it only when a layout gives a size
+
     def _fit_columns(self) -> None:
         """The columns for the width the list has now (rows redrawn when they change)."""
         padding = (PAD_LEFT + PAD_RIGHT) * len(self._natural)
-        available = self.scrollable_content_region.width - padding if self.is_mounted else 0
+        available = self._region()[0] - padding if self.is_mounted else 0
         widths = fit_widths(self._natural, [len(title) for title in self._titles], available) \
             if available > 0 else list(self._natural)
         if widths != self._widths:
@@ -142,10 +154,25 @@ class ItemRows(ScrollView, can_focus=True):
     def _clamp(self, row: int) -> int:
         return max(0, min(row, self._count - 1))
 
+    # (width without a scrollbar, height) of the last list laid out, any list's: every level's list sits
+    # in the same place, so a view built ahead (hidden: no size yet) fits its columns, decides its
+    # scrollbar and places its selection by it, and its first visit's first frame is the one its layout
+    # leaves (the rows were a row off, without their bar and unfitted, and moved a frame later).
+    _last_laid_out = (0, 0)
+
+    def _region(self) -> tuple[int, int]:
+        """(width, height) the rows have, scrollbar excluded; estimated while not laid out."""
+        region = self.scrollable_content_region
+        if region.height:
+            return region.width, region.height
+        width, height = ItemRows._last_laid_out
+        bar = self.styles.scrollbar_size_vertical if self.show_vertical_scrollbar else 0
+        return max(0, width - bar), height
+
     @property
     def visible_rows(self) -> int:
         """Rows that fit below the header."""
-        return max(1, self.scrollable_content_region.height - 1)
+        return max(1, self._region()[1] - 1)
 
     # --- cursor ---------------------------------------------------------------
 
@@ -192,6 +219,11 @@ class ItemRows(ScrollView, can_focus=True):
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
+        region = self.scrollable_content_region
+        if region.height:
+            bar = self.styles.scrollbar_size_vertical if self.show_vertical_scrollbar else 0
+            ItemRows._last_laid_out = (region.width + bar, region.height)
+        self._decide_scrollbar()
         self._fit_columns()
         if 0 <= self._pinned == self.cursor_row:
             self.scroll_to_row(self._pinned, third=True)
