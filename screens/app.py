@@ -191,6 +191,9 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
         if not self._first_rows_shown:
             self._first_rows_shown = True
             self.call_after_refresh(self._read_other_sheets)
+            job = self.session.capture_after_rows()
+            if job is not None:  # what the cache lacked, captured behind the rows now on screen
+                self.call_after_refresh(self.run_capture, job)
 
     def _read_other_sheets(self) -> None:
         """Add every pushed screen's sheet to the app's stylesheet, once the first rows are shown: parsed

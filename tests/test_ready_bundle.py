@@ -9,7 +9,7 @@ import shutil
 from explorer.capture import orchestrator
 from explorer.capture.cache import cached_bundle_path
 from explorer.capture.model_source import resolve
-from explorer.capture.ready_bundle import ready_cached_bundle
+from explorer.capture.ready_bundle import partly_cached_bundle, ready_cached_bundle
 from explorer.model.bundle import MANIFEST
 from explorer.model.records import CaptureOptions
 
@@ -105,3 +105,39 @@ async def test_the_app_reads_the_cache_with_the_model_the_command_line_resolved(
     async with app.run_test(size=(120, 40)) as pilot:
         await opened(pilot)
         assert [item.name for item in app.items_table.items][:2] == ["image", "conv2d"]
+
+
+def test_a_capture_that_shows_its_layers_is_partly_cached():
+    lacking = CaptureOptions(targets=("cpu", "tpu:v6e"))  # a target the cached bundle lacks
+    assert partly_cached_bundle("mnist_cnn", lacking) is None  # nothing cached
+    path = _cached()
+    assert ready_cached_bundle("mnist_cnn", lacking) is None
+    assert partly_cached_bundle("mnist_cnn", lacking) == path  # its layers show while the rest is captured
+    assert partly_cached_bundle("no_such_model", lacking) is None  # bad input: the orchestrator says why
+    _fail_level(path, "", "layers")
+    assert partly_cached_bundle("mnist_cnn", lacking) is None  # no rows to show: captured first
+
+
+@sync
+async def test_a_partly_cached_model_shows_its_rows_first_and_captures_the_rest_behind_them(monkeypatch):
+    """A model cached for cpu, opened with the default targets: the cached rows in the first frame, the
+    capture of the missing targets started once they show (before, it started first and its workers took
+    the cores the rows needed)."""
+    path = _cached()
+    seen_at_capture = []
+
+    def capture(spec, options, **kwargs):
+        table = app.items_table
+        seen_at_capture.append((spec, options.targets, table is not None and len(table.items) > 0))
+        return path
+
+    monkeypatch.setattr(orchestrator, "capture", capture)
+    app = create_app(model_spec="mnist_cnn", options=CaptureOptions(targets=("cpu", "tpu:v6e")), level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        assert [item.name for item in app.items_table.items][:2] == ["image", "conv2d"]
+        for _ in range(100):  # bounded: the capture starts a frame after the rows
+            if seen_at_capture:
+                break
+            await pilot.pause(0.05)
+    assert seen_at_capture == [("mnist_cnn", ("cpu", "tpu:v6e"), True)]

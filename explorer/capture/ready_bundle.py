@@ -44,3 +44,16 @@ def ready_cached_bundle(spec: str, options: CaptureOptions, source: ModelSource 
         return None
     clean = all(bundle.manifest.status(level, target).status == "ok" for target, level in wanted_levels(options))
     return bundle.path if clean else None
+
+
+def partly_cached_bundle(spec: str, options: CaptureOptions, source: ModelSource | None = None) -> Path | None:
+    """The cache's bundle of `spec` when it is not whole for `options` but shows its first screen: the
+    layers captured (a model cached for cpu, opened with the default targets). The app opens it at
+    once and captures the rest behind its rows; the capture grows this same bundle (the cache's key
+    leaves the targets out). None otherwise, bad input included (the orchestrator's path reports it)."""
+    try:
+        bundle = Bundle.open(cached_bundle_path(source or resolve(spec), options))
+    except TensorwegError:
+        return None
+    layers = bundle.manifest.status("layers", "")
+    return bundle.path if layers.status == "ok" and (bundle.path / "layers.json").is_file() else None
