@@ -242,9 +242,12 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
         self.run_worker(self.explorer.show_level(self.session.level), group="show-level", exclusive=False)
 
     def action_goto_level(self, level: str) -> None:
-        """A number key: the level, with the item the selection leads to there (as Enter would)."""
+        """A number key: the level, with the item the selection leads to there (as Enter would); where
+        that takes tables not built yet, the level at once and the item when a worker has found it."""
         self.session.jump(level)
         self.run_worker(self.explorer.show_level(self.session.level), group="show-level", exclusive=False)
+        if self.session.pending_jump is not None:
+            self.answer_jump(self.session.pending_jump)
 
     def return_from(self, level: str, default: str) -> None:
         """Esc on a level entered from another: back to that one (`default` when opened first)."""

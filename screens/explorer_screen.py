@@ -17,9 +17,12 @@ widgets mount after it (`panes_after_rows`).
 from __future__ import annotations
 
 import time
+from contextlib import suppress
+from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -27,15 +30,19 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
+from explorer.errors import TensorwegError
 from explorer.labels import label
 from explorer.levels import LEVELS, LIST_LEVELS
 from explorer.safe_text import visible
+from explorer.views.warm import if_read, prepare_selection
 
+from screens.background import in_daemon_thread
 from screens.widgets.keys_footer import KeysFooter
 from screens.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from explorer.session.service import SessionService
+    from explorer.views.tables import Selection
 
     from screens.explorer_app import ExplorerApp
     from screens.level_view import LevelView
@@ -269,8 +276,35 @@ class ExplorerScreen(Screen):
             return  # followed already, in the frame of a visit (`sync`)
         self._follow_asked = False
         if self._rows_painted:  # else new rows came meanwhile: `_show_after_rows` shows their selection
-            self._show_panes()
-            self.view.show_extra(self.view.shown_item)
+            self._show_selection()
+
+    def _show_selection(self) -> None:
+        """The side panes and the view's extra for its selection. Where they read what is not built yet
+        (a deep model's index, its memory map, a kernel's listing), a worker builds it first and the
+        panes say so meanwhile: on the UI thread that held every key for seconds (issue 36)."""
+        if if_read(self._show_selection_now):
+            return
+        from screens.widgets.pane_text import PaneText  # noqa: PLC0415 (as in `_side_panes`)
+
+        for pane in self.query(".pane PaneText").results(PaneText):
+            pane.show(label("state.reading", self.session.lang))
+        self._read_selection(self.view.selection())
+
+    def _show_selection_now(self) -> None:
+        self._show_panes()
+        self.view.show_extra(self.view.shown_item)
+
+    @work(exclusive=True, group="read-selection")
+    async def _read_selection(self, selection: Selection | None) -> None:
+        """Build what the panes show for `selection` on a daemon thread (a newer selection's read
+        cancels this wait); then show it, if the level on show still has it selected."""
+        if selection is not None:
+            read = partial(prepare_selection, selection.bundle, selection.level, selection.target, selection.name,
+                           selection.lang)
+            with suppress(TensorwegError):  # a damaged level: the panes say so as they always did
+                await in_daemon_thread(read, "read-selection")
+        if self.view.selection() == selection:
+            self._show_selection_now()
 
     def _show_panes(self) -> None:
         """The side panes for the selection of the level on show."""
@@ -286,7 +320,8 @@ class ExplorerScreen(Screen):
 
     def show_panes(self) -> None:
         """The side panes again for the selection shown (the warm-up has read more of the bundle)."""
-        self._show_panes()
+        if self._rows_painted:
+            self._show_selection()
 
     def help_text(self) -> str:
         """What the level on show is, for `?`."""

@@ -110,11 +110,16 @@ class LevelView(Vertical):
                                     label("state.created_by_xla", session.lang))
         # The rows word a parameter's role and the group headers in the app's language: L refills them.
         key = (session.generation, session.lang)
-        if (self._generation, self._lang) != key:
+        if session.jump_pending(self.LEVEL):  # a worker finds where the number key lands: the list waits for it
+            if self._generation != -1:
+                self._generation = -1  # refilled, with the answer's selection, once it comes
+                self.items_table.set_items(())
+            self._level_rows(session.level_ready(self.LEVEL), key)  # meanwhile its rows build too, if not built
+            notice = self._building_notice()
+        elif (self._generation, self._lang) != key:
             found = self._level_rows(session.level_ready(self.LEVEL), key)
             if found is None:  # a worker builds them: the list waits empty, the keys act meanwhile
-                notice = label("notice.building_rows", session.lang).format(
-                    level=session.now.level_title(self.LEVEL))
+                notice = self._building_notice()
             else:
                 self._show_rows(found, reworded=self._generation == session.generation)
         if wanted and self._building is None:
@@ -124,6 +129,9 @@ class LevelView(Vertical):
         shown = self.query_one(".notice", Static)
         shown.update(Content(notice))  # names from the model are text, never markup
         shown.display = bool(notice)
+
+    def _building_notice(self) -> str:
+        return label("notice.building_rows", self.session.lang).format(level=self.session.now.level_title(self.LEVEL))
 
     def _level_rows(self, ready: bool, key: tuple[int, str]) -> LevelRows | None:
         """The rows for `key` if built (or none to build), else None, and a worker builds them."""

@@ -20,13 +20,16 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import App
 
+from explorer.errors import TensorwegError
 from explorer.session.opening import read_bundle, start_warm_up
 
+from screens.background import in_daemon_thread
 from screens.messages import SessionEventPosted
 
 if TYPE_CHECKING:
     from explorer.session.capturing import CaptureJob, MeshJob
     from explorer.session.reports import Change
+    from explorer.views.trace import JumpQuestion
 
 
 @cache  # once per process: later levels find the renderers loaded
@@ -116,6 +119,17 @@ class SessionWork(App):
         await super().on_event(event)
 
     # --- captures ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="jump")
+    async def answer_jump(self, question: JumpQuestion) -> None:
+        """Find where a number key lands on a daemon thread (a newer key's jump cancels this wait;
+        the thread finishes unwaited); then the level shows its rows with that selection."""
+        try:
+            found = await in_daemon_thread(question.answer, "jump")
+        except TensorwegError:
+            found = ""  # a damaged level: its view says so, with its own selection
+        if self.session.jump_answered(question, found):
+            self.explorer.sync()
 
     def run_capture(self, job: CaptureJob | None) -> None:
         """Run the capture the session allowed (None: it refused, and its status line says why)."""

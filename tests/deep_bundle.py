@@ -1,7 +1,8 @@
 """A deep model's bundle for the tests and benches that need many layers (issue 23: a 5,000-layer
 model's first visit to the kernels level blocked the UI): the recorded mnist_cnn bundle, cpu only,
 its layers replaced by a chain of N Dense layers, its CPU modules by one dot fusion per layer (with
-the layer's name scope, so the index links each to its layer) and its kernels by one per fusion.
+the layer's name scope, so the index links each to its layer) and its kernels by one per fusion, or
+by the one `part_00` kernel holding them all, as XLA:CPU compiled a real 5,000-layer chain (issue 36).
 
 Written in well under a second, so a Pilot test can use a fresh one; no compiler runs.
 """
@@ -81,8 +82,38 @@ def _kernels(count: int) -> list[dict]:
              "notes": ""} for i in range(count)]
 
 
-def write_deep_bundle(directory: Path, layers: int = 5_000) -> Path:
-    """A bundle of `layers` Dense layers in a chain, captured for cpu (written to `directory`)."""
+# One fusion's code in the one part, shaped as XLA:CPU's (16 lines of assembly, 12 of LLVM IR each).
+_PART_ASM = ("{name}:\n       0:  push rbp\n       1:  mov rbp, rsp\n       4:  mov rcx, qword ptr [rdi + 0x18]\n"
+             "       8:  mov rax, qword ptr [rdi + 8]\n       c:  mov r8, qword ptr [rax]\n"
+             "      1e:  movabs rax, 0  # col_major_gemv_F32_8_8_64_64_{index}\n"
+             "      28:  call rax  # col_major_gemv_F32_8_8_64_64_{index}\n"
+             "      2a:  xor eax, eax\n      2c:  pop rbp\n      2d:  ret\n\n"
+             "col_major_gemv_F32_8_8_64_64_{index}:\n      30:  vmovups ymm0, ymmword ptr [rsi]\n"
+             "      34:  vfmadd231ps ymm0, ymm1, ymmword ptr [rdx]\n      3a:  vmovups ymmword ptr [rdi], ymm0\n"
+             "      3e:  ret\n")
+_PART_IR = ("define ptr @{name}(ptr %0) #0 {{\n  %2 = getelementptr inbounds %XLA_CPU_KernelCallFrame, ptr %0,"
+            " i32 0, i32 3\n  %3 = load ptr, ptr %2, align 8\n  %4 = load ptr, ptr %3, align 8\n"
+            "  call void @col_major_gemv_F32_8_8_64_64_{index}(ptr %4)\n  ret ptr null\n}}\n\n"
+            "define internal void @col_major_gemv_F32_8_8_64_64_{index}(ptr %0) {{\n"
+            "  %2 = load <8 x float>, ptr %0, align 4\n  %3 = fmul <8 x float> %2, %2\n"
+            "  store <8 x float> %3, ptr %0, align 4\n  ret void\n}}\n\n")
+
+
+def _one_part(count: int) -> list[dict]:
+    """What XLA:CPU made of a real 5,000-layer chain (issue 36): one `emitter` kernel, `part_00`,
+    implementing every fusion, its code the whole module's (2.7 MB of assembly, 14 MB of LLVM IR there)."""
+    fusions = [f"fusion.{i}" for i in reversed(range(count))]
+    asm = "\n".join(_PART_ASM.format(name=name, index=i) for i, name in enumerate(fusions))
+    ir = "; ModuleID = '__compute_module_part_00'\n\n" + "".join(
+        _PART_IR.format(name=name, index=i) for i, name in enumerate(fusions))
+    return [{"name": "part_00", "hlo": fusions, "kind": "emitter", "llvm_ir": ir, "llvm_ir_optimized": ir,
+             "asm": asm, "ptx": "", "vector_width_bits": 256, "vector_registers": ["ymm0", "ymm1"],
+             "library_calls": [], "launch": None, "notes": ""}]
+
+
+def write_deep_bundle(directory: Path, layers: int = 5_000, one_part: bool = False) -> Path:
+    """A bundle of `layers` Dense layers in a chain, captured for cpu (written to `directory`): a kernel
+    per fusion, or with `one_part` the one kernel XLA:CPU's parallel codegen made of them all (`_one_part`)."""
     bundle = Path(directory)
     shutil.copytree(RECORDED, bundle, ignore=shutil.ignore_patterns("gpu-*", "tpu-*", "passes", "grappler"))
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
@@ -97,5 +128,6 @@ def write_deep_bundle(directory: Path, layers: int = 5_000) -> Path:
     cpu = bundle / "targets" / "cpu"
     (cpu / "hlo.txt").write_text(_module(layers, optimized=False), encoding="utf-8")
     (cpu / "optimized_hlo.txt").write_text(_module(layers, optimized=True), encoding="utf-8")
-    (cpu / "kernels.json").write_text(json.dumps(_kernels(layers)), encoding="utf-8")
+    (cpu / "kernels.json").write_text(json.dumps(_one_part(layers) if one_part else _kernels(layers)),
+                                      encoding="utf-8")
     return bundle

@@ -12,7 +12,7 @@ from explorer.views.graphs.parts import neighbourhood
 from explorer.views.memory_map import allocation_rows, live_range_rows, peak_position
 from explorer.views.panes import shape_lines
 
-from screens.widgets.code_view import highlight_line, highlight_lines
+from screens.widgets.code_view import _highlighted, highlight_line
 from screens.widgets.graph_drawing import draw
 from screens.widgets.hlo_lexer import HloLexer
 
@@ -43,7 +43,14 @@ def test_hlo_lexer_marks_names_opcodes_and_shapes():
     assert any(t == "Token.Comment" and v.startswith("{op_type=") for t, v in tokens)
 
 
-def test_highlight_lines_keeps_one_text_per_source_line():
+def highlight_lines(code: str, language: str) -> list:
+    """`code` lexed whole, then cut into lines: what the code view's line-by-line lexing must equal."""
+    text = _highlighted(code, language)
+    text.rstrip()
+    return text.split("\n", allow_blank=True)
+
+
+def test_lexing_whole_keeps_one_text_per_source_line():
     code = CPU_OPTIMIZED.read_text()
     lines = highlight_lines(code, "hlo")
     assert [text.plain for text in lines] == code.rstrip().split("\n")
@@ -120,6 +127,30 @@ def test_highlighting_hlo_one_line_at_a_time_matches_lexing_the_whole_module():
         assert [(s.start, s.end, s.style) for s in single.spans] == \
                [(s.start, s.end, s.style) for s in whole[number].spans], number
 
+
+
+def _spans(text) -> tuple:
+    return text.plain, [(s.start, s.end, s.style) for s in text.spans]
+
+
+def test_highlighting_kernel_code_one_line_at_a_time_matches_lexing_it_whole():
+    """The code view lexes kernel code lazily too (a deep model's one XLA:CPU kernel holds megabytes of
+    assembly and LLVM IR): every recorded kernel's every code (asm, PTX, SASS, LLVM IR) colours the same."""
+    from explorer.model.bundle import Bundle
+    from explorer.views.kernel_code import recorded_codes
+
+    seen = set()
+    for path in sorted((FIXTURES / "bundles").glob("*/manifest.json")):
+        bundle = Bundle.open(path.parent)
+        for target in bundle.targets:
+            for kernel in bundle.kernels(target):
+                for code in recorded_codes(kernel):
+                    text = code.text.rstrip()
+                    whole = highlight_lines(text, code.language)
+                    assert [_spans(line) for line in whole] == \
+                           [_spans(highlight_line(line, code.language)) for line in text.split("\n")], kernel.name
+                    seen.add(code.language)
+    assert seen == {"asm", "ptx", "sass", "llvm"}
 
 
 def test_gpu_registers_are_highlighted_as_the_cpu_view_highlights_x86_registers():

@@ -204,22 +204,22 @@ def test_t_with_one_target_goes_nowhere_and_an_unknown_target_starts_at_the_firs
 def test_a_number_key_carries_the_selection_down_as_enter_does_and_up_to_what_it_implements(bundle):
     on_dense = Session(bundle=bundle, target="cpu", selections={"layers": "dense", "graph": "image",
                                                                  "optimized-hlo": "convolution.1"})
-    graph_op = on_dense.jump_selection("layers", "graph")
+    graph_op = on_dense.jump_question("layers", "graph").answer()
     assert layer_of(bundle, "graph", graph_op, "cpu") == "dense"  # `2`: dense's TF op, not `image`
     assert graph_op == descend(bundle, "layers", "dense", "cpu").select  # where Enter lands
-    fusion = on_dense.jump_selection("layers", "optimized-hlo")  # `4`: dense's optimized HLO
+    fusion = on_dense.jump_question("layers", "optimized-hlo").answer()  # `4`: dense's optimized HLO
     assert layer_of(bundle, "optimized-hlo", fusion, "cpu") == "dense" and fusion != "convolution.1"
     for target in bundle.targets:
-        there = replace(on_dense, target=target).jump_selection("layers", "kernels")
+        there = replace(on_dense, target=target).jump_question("layers", "kernels").answer()
         assert layer_of(bundle, "kernels", there, target) == "dense", target
     # up: from an HLO instruction `1` lands on its layer, `2` on an op it implements
     on_conv = Session(bundle=bundle, target="cpu", selections={"hlo": "convolution.1", "layers": "dense"})
-    assert on_conv.jump_selection("hlo", "layers") == "conv2d"
-    assert "convolution.1" in down(bundle, "graph", on_conv.jump_selection("hlo", "graph"), "cpu")
+    assert on_conv.jump_question("hlo", "layers").answer() == "conv2d"
+    assert "convolution.1" in down(bundle, "graph", on_conv.jump_question("hlo", "graph").answer(), "cpu")
     # and back: `4` then `3` returns to the instruction the learner had, not to the first one
     back = replace(on_conv, selections={"hlo": "convolution.1", "optimized-hlo": "convolution.1"})
-    assert back.jump_selection("optimized-hlo", "hlo") == "convolution.1"
-    assert Session(bundle=bundle).jump_selection("layers", "hlo") == ""  # nothing selected: the level's own
+    assert back.jump_question("optimized-hlo", "hlo").answer() == "convolution.1"
+    assert Session(bundle=bundle).jump_question("layers", "hlo").answer() == ""  # nothing selected: the level's own
 
 
 def test_a_status_line_is_shown_only_where_it_was_made():

@@ -164,6 +164,8 @@ LABELS: dict[str, tuple[str, str]] = {
                          "Allokationen (nach Größe; Werte an ihren Offsets)"),
     "pane.live_ranges": ("Live ranges over program order", "Lebensdauern in Programmreihenfolge"),
     "state.select_item": ("select an item", "ein Element auswählen"),
+    # A side pane while a worker reads what it shows (a deep model's first visit of a level).
+    "state.reading": ("reading the bundle ...", "liest das Bundle ..."),
     "notice.opening": ("Opening bundle {bundle}...", "Bundle {bundle} wird geöffnet..."),
     # A level's list built on a worker the first time it is shown (a deep model's takes seconds).
     "notice.building_rows": ("Listing {level}... (the other keys work meanwhile)",

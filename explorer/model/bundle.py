@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from explorer.errors import BundleError, DataError, ParseError
 from explorer.levels import GRAPH, KERNELS, LAYERS, MEMORY, TARGET_LEVELS, hlo_level, level_named
+from explorer.model.built import about_to_read
 from explorer.model.graph_file import load_graph_level
 from explorer.model.records import (
     CostAnalysis,
@@ -245,6 +246,7 @@ class Bundle:
         found = self._parsed.get(key, _MISSING)
         if found is not _MISSING:
             return cast(T, found)
+        about_to_read(f"{kind} {target}".strip())  # the UI thread asks for what is read only (explorer.model.built)
         with self._locks_lock:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:  # a load never asks for its own key, so one lock per key cannot deadlock

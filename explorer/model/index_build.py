@@ -45,6 +45,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from explorer.levels import level_named, target_key
+from explorer.model.built import about_to_read
 from explorer.model.index import CrossIndex, IndexEntry, IndexLink, SharedLink, layer_parents
 from explorer.model.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
 
@@ -97,6 +98,7 @@ class LazyIndex:
     @cached_property
     def base(self) -> CrossIndex:
         """Layers and graph ops: the levels no target owns."""
+        about_to_read("index")
         return build_index(self._layers, self._graph, self._scopes, {}, {})
 
     @cached_property
@@ -107,6 +109,7 @@ class LazyIndex:
         found = self._parts.get(target)
         if found is not None:  # built: no lock to wait on
             return found
+        about_to_read(f"index {target}")
         with self._lock(target):
             found = self._parts.get(target)
             if found is None:
@@ -130,6 +133,7 @@ class LazyIndex:
         found = self._parts.get(target) or self._light.get(target)
         if found is not None:  # built: never wait while another thread links the whole part
             return found
+        about_to_read(f"index of {target}'s optimized HLO")
         with self._lock(target):
             found = self._parts.get(target) or self._light.get(target)
             if found is None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from explorer.labels import label
 from explorer.levels import LAYERS
+from explorer.model.built import NotBuilt, only_read
 from explorer.model.records import CaptureOptions
 from explorer.safe_text import visible
 from explorer.session import events
@@ -30,7 +31,7 @@ from explorer.session.policy import CapturePolicy, recorded_spec_is_safe
 from explorer.session.reports import AppliesReports
 from explorer.views.session import FollowedLayer, LevelProgress, Session, StatusNote
 from explorer.views.suggested import capture_key_note, passes_key_note
-from explorer.views.trace import Trace, build_trace
+from explorer.views.trace import JumpQuestion, Trace, build_trace
 from explorer.views.trace import descend as item_below
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class SessionService(AppliesReports):
         self._mesh_cancel = threading.Event()
         self._answers: dict[tuple[str, str], dict[int, Verdict]] = {}
         self._grow_after_rows = False  # the cached bundle read at start lacks targets asked for
+        self.pending_jump: JumpQuestion | None = None  # a number key's selection a worker still works out
 
     # --- state ------------------------------------------------------------------------
 
@@ -101,6 +103,7 @@ class SessionService(AppliesReports):
     def bundle(self, bundle: Bundle | None) -> None:
         self._bundle = bundle
         self.generation += 1
+        self.pending_jump = None  # asked of the bundle before
 
     @property
     def target(self) -> str:
@@ -111,6 +114,7 @@ class SessionService(AppliesReports):
         if target != self._target:
             self._target = target
             self.generation += 1
+            self.pending_jump = None  # asked of the target before
 
     @property
     def trace(self) -> Trace:
@@ -191,7 +195,10 @@ class SessionService(AppliesReports):
         self.selections[level] = name
 
     def goto(self, level: str, select: str | None = None) -> bool:
-        """Show `level` (with `select` selected there); whether the level changed."""
+        """Show `level` (with `select` selected there); whether the level changed. A jump still being
+        answered is dropped: the learner went on (`jump`)."""
+        if select or level != self.level:
+            self.pending_jump = None
         if select:
             self.selections[level] = select
         if level == self.level:
@@ -202,8 +209,33 @@ class SessionService(AppliesReports):
         return True
 
     def jump(self, level: str) -> bool:
-        """A number key: `level`, with the item the selection leads to there (as Enter would)."""
-        return self.goto(level, self.now.jump_selection(self.level, level) or None)
+        """A number key: `level`, with the item the selection leads to there (as Enter would). Where the
+        tables that say which are not built yet, `level` at once and its selection when a worker has
+        answered (`pending_jump`, `jump_answered`): a 5,000-layer model's `5` parsed and linked its
+        modules on the UI thread for 10 s, and every key waited."""
+        question = self.now.jump_question(self.level, level)
+        try:
+            with only_read():
+                found = question.answer()
+        except NotBuilt:
+            changed = self.goto(level)
+            self.pending_jump = question
+            return changed
+        return self.goto(level, found or None)
+
+    def jump_answered(self, question: JumpQuestion, found: str) -> bool:
+        """A worker answered `question`: its selection, if it is still the jump on show (no key took the
+        learner elsewhere, the bundle and target are the same). Whether it was."""
+        if question is not self.pending_jump:
+            return False
+        self.pending_jump = None
+        if found:
+            self.selections[question.other] = found
+        return True
+
+    def jump_pending(self, level: str) -> bool:
+        """Whether `level`'s selection waits for a jump's answer (its list waits with it)."""
+        return self.pending_jump is not None and self.pending_jump.other == level
 
     def return_from(self, level: str, default: str) -> bool:
         """Esc on a screen entered from another: back to that one (`default` when opened first)."""

@@ -20,7 +20,7 @@ from explorer.labels import label
 from explorer.levels import LIST_LEVELS, TARGET_LEVELS, level_named, target_key
 from explorer.targets import DEFAULT_TARGETS
 from explorer.views.rows import rows
-from explorer.views.trace import counterpart, jump, layer_of
+from explorer.views.trace import JumpQuestion, counterpart, layer_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -242,11 +242,11 @@ class Session:
             followed[level] = FollowedLayer(found, before.layer, tuple(origins.items()))
         return TargetSwitch(new, MappingProxyType(selections), MappingProxyType(followed))
 
-    def jump_selection(self, from_level: str, level: str) -> str:
-        """A number key from `from_level` to `level`: the item there that the selection leads to (down
-        as Enter goes, up to what it implements: `explorer.views.trace.jump`); "" to keep `level`'s own."""
-        return jump(self.bundle, from_level, self.selections.get(from_level, ""), level, self.target,
-                    self.selections.get(level, ""))
+    def jump_question(self, from_level: str, level: str) -> JumpQuestion:
+        """A number key from `from_level` to `level`: which item there the selection leads to (down as
+        Enter goes, up to what it implements: `explorer.views.trace.jump`); its answer "" keeps `level`'s own."""
+        return JumpQuestion(self.bundle, from_level, self.selections.get(from_level, ""), level, self.target,
+                            self.selections.get(level, ""))
 
     def status_line(self, level: str) -> StatusNote | None:
         """The notification to show under `level`: only where it was made (same level, selection and

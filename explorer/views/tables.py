@@ -8,15 +8,13 @@ needed, so the UI's first frame does not wait for them.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING
 
 from explorer.errors import TensorwegError
 from explorer.levels import is_hlo, level_named
+from explorer.model.built import about_to_build
 
 if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
@@ -37,28 +35,6 @@ def _tables(bundle: Bundle | None) -> dict:
     return {}
 
 
-class NotBuilt(Exception):
-    """Raised inside `only_built()` where a table would have to be built."""
-
-
-_asking = threading.local()  # .only_built: this thread asks for built tables only
-
-
-@contextmanager
-def only_built() -> Iterator[None]:
-    """Within it, a table that is not built yet raises NotBuilt instead of being built.
-
-    The UI thread asks so before it shows a level: what is built it shows at once, what is not a
-    worker builds (a deep model's level took the UI thread 90 s, and every key waited for it).
-    """
-    before = getattr(_asking, "only_built", False)
-    _asking.only_built = True
-    try:
-        yield
-    finally:
-        _asking.only_built = before
-
-
 def per_bundle(build):
     """Cache `build(bundle, *key)` in the bundle's own table, so at most `_BUNDLES` bundles stay alive."""
     @wraps(build)
@@ -66,8 +42,7 @@ def per_bundle(build):
         table = _tables(bundle)
         slot = (build.__name__, *key)
         if slot not in table:
-            if getattr(_asking, "only_built", False):
-                raise NotBuilt(build.__name__)
+            about_to_build(build.__name__)
             table[slot] = build(bundle, *key)
         return table[slot]
 

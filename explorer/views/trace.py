@@ -217,6 +217,23 @@ def neighbour_layer(bundle: Bundle | None, name: str, step: int) -> str | None:
     return names[(at + step) % len(names)]
 
 
+@dataclass(frozen=True)
+class JumpQuestion:
+    """A number key's question to `jump`, kept as asked: asked on the UI thread before the tables that
+    answer it were built, it is answered on a worker (`answer`) and the answer applied only while the
+    learner is still where the key took them (`explorer.session.service.SessionService.jump`)."""
+
+    bundle: Bundle | None
+    level: str
+    name: str
+    other: str
+    target: str
+    kept: str = ""
+
+    def answer(self) -> str:
+        return jump(self.bundle, self.level, self.name, self.other, self.target, self.kept)
+
+
 def jump(bundle: Bundle | None, level: str, name: str, other: str, target: str, kept: str = "") -> str:
     """Where a number key from `name` at `level` lands on the list level `other`: the same item's
     trace, as Enter (down) and the operand's layer (up) would follow it, "" when there is none.

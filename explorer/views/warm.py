@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from explorer.errors import TensorwegError
-from explorer.levels import LIST_LEVELS
+from explorer.levels import KERNELS, LIST_LEVELS
+from explorer.model.built import NotBuilt, only_built, only_read
 from explorer.views.items import LevelItem, RowGroup
 from explorer.views.rows import created_by_compiler, row_groups, rows
-from explorer.views.tables import NotBuilt, only_built
 from explorer.views.trace import descend
 
 if TYPE_CHECKING:
@@ -31,30 +31,55 @@ def prepare_first_screen(bundle: Bundle, level: str, target: str, lang: str,
     """The tables the first screen reads: its rows and what the side panes show for its first row
     (buffer maps, the layer's per-target lines, explanations). `read(target)` is called once a
     target's lines are built (the shown target first)."""
-    # Imported here, in the open worker: the app imports this module for its first frame.
-    from explorer.views.explain import explanations  # noqa: PLC0415 (kept off the first frame)
-    from explorer.views.panes import device_lines, memory_facts  # noqa: PLC0415 (kept off the first frame)
-
     if level not in LIST_LEVELS:
         return
     first = rows(bundle, level, target, lang)[:1]  # cached: the worker built them before posting
     if first:
         name = first[0].name
-        memory_facts(bundle, level, target, name, lang)
-        try:
-            targets = bundle.targets
-        except TensorwegError:  # a staging reader has no manifest yet: the target on screen is enough
-            targets = (target,)
-        for other in sorted(targets, key=lambda each: each != target):
-            device_lines(bundle, level, name, target, other, lang)
-            read(other)
-        explanations(bundle, level, target, name, lang)
+        prepare_selection(bundle, level, target, name, lang, read)
         # Enter from this screen: the shown target's whole index (its HLO before optimisation, the
         # graph's links) and the rows one level down; on the UI thread that took 1.1 s of NASNetMobile's 2.7 s.
         bundle.index.part(target)
         descent = descend(bundle, level, name, target)
         if descent is not None:
             rows(bundle, descent.level, target, lang)
+
+
+def prepare_selection(bundle: Bundle | None, level: str, target: str, name: str, lang: str,
+                      read: Callable[[str], None] = lambda target: None) -> None:
+    """What the side panes and the kernels' code view show for `name` (its memory facts, its lines on
+    every captured target, its explanations, its kernel's code): built off the UI thread, which then
+    only looks them up. `read(target)` is called once a target's lines are built (`target` first)."""
+    # Imported here, on a worker: the app imports this module for its first frame.
+    from explorer.views.explain import explanations  # noqa: PLC0415 (kept off the first frame)
+    from explorer.views.kernel_code import kernel_codes  # noqa: PLC0415 (kept off the first frame)
+    from explorer.views.panes import device_lines, memory_facts  # noqa: PLC0415 (kept off the first frame)
+
+    if bundle is None:
+        return
+    memory_facts(bundle, level, target, name, lang)
+    try:
+        targets = bundle.targets
+    except TensorwegError:  # a staging reader has no manifest yet: the target on screen is enough
+        targets = (target,)
+    for other in sorted(targets, key=lambda each: each != target):
+        device_lines(bundle, level, name, target, other, lang)
+        read(other)
+    explanations(bundle, level, target, name, lang)
+    if level == KERNELS.name:
+        kernel_codes(bundle, target, name, lang)
+
+
+def if_read(show: Callable[[], None]) -> bool:
+    """Run `show()` reading nothing of the bundle not read yet (`explorer.model.built.only_read`):
+    whether it could. False: it needs a file or an index not read yet, and `show()` stopped there
+    (the caller has a worker `prepare_selection` or the like, then shows again)."""
+    try:
+        with only_read():
+            show()
+    except NotBuilt:
+        return False
+    return True
 
 
 def level_rows(bundle: Bundle | None, level: str, target: str, lang: str) -> LevelRows:

@@ -81,26 +81,17 @@ def _style(token_type) -> Style:
 
 
 def _highlighted(code: str, language: str) -> Text:
+    """`code` lexed. Colours come from Rich's ANSI theme (foreground only), so they follow the
+    terminal's own palette, work in 256 colours and vanish under NO_COLOR; token backgrounds are
+    dropped so the widget's theme background shows."""
     text = Text(no_wrap=True, end="")
     for token_type, value in _lexer(language).get_tokens(code):
         text.append(value, _style(token_type))
     return text
 
 
-def highlight_lines(code: str, language: str) -> list[Text]:
-    """Lex `code` once into one Text per line.
-
-    Colours come from Rich's ANSI theme (foreground only), so they follow the
-    terminal's own palette, work in 256 colours and vanish under NO_COLOR;
-    token backgrounds are dropped so the widget's theme background shows.
-    """
-    text = _highlighted(code, language)
-    text.rstrip()
-    return text.split("\n", allow_blank=True)
-
-
 def highlight_line(line: str, language: str) -> Text:
-    """One line on its own (HLO's lexer never carries state across lines)."""
+    """One line on its own (no lexer of a recorded code carries state across lines: tests/test_screens_widgets.py)."""
     text = _highlighted(line, language)
     if text.plain.endswith("\n") and not line.endswith("\n"):
         text.right_crop(1)  # the newline Pygments adds
@@ -182,9 +173,11 @@ class CodeView(Widget, can_focus=True):
         prepared = prepared_code(code)
         self._source = prepared.lines
         self._language = language
-        # Kernel code is small and its lexers (nasm, llvm) may span lines: lex it whole, once.
-        whole = "\n".join(prepared.lines)
-        self._lines = dict(enumerate(highlight_lines(whole, language))) if whole and language != "hlo" else {}
+        # Lexed a line at a time as lines come into view, whatever the language: kernel code is not
+        # always small (a deep model's one XLA:CPU `part_00` holds 2.7 MB of assembly and 14 MB of LLVM
+        # IR; lexed whole on a visit it held the UI thread 25 s, issue 36). Every recorded kernel's code
+        # lexes the same line by line as whole (tests/test_code_view.py).
+        self._lines = {}
         self._placeholder = visible(placeholder)
         self._marked = set()
         self._strips.clear()
