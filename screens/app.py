@@ -177,7 +177,8 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
     def explorer_mounted(self) -> None:
         """The explorer's screen is composed: a start tour may go where its first step leads."""
         session = self.session
-        if session.bundle is not None or (session.bundle_path is None and not session.model_spec):
+        if session.bundle is not None or self.capturing_from_start or (
+                session.bundle_path is None and not session.model_spec):
             self._start_tour_once()  # else it starts with the bundle read, or with the capture
 
     def on_ready(self) -> None:

@@ -21,6 +21,7 @@ from textual import events, on, work
 from textual.app import App
 
 from explorer.errors import TensorwegError
+from explorer.session.events import CaptureNeeded
 from explorer.session.opening import read_bundle, start_warm_up
 
 from screens.background import in_daemon_thread
@@ -43,6 +44,7 @@ def warm_up_renderers() -> None:
 class SessionWork(App):
     # No key for this long between two level views built ahead (`ExplorerScreen.build_ahead`).
     BUILD_AHEAD_TICK_S = 0.3
+    capturing_from_start = False  # a capture started before the first screen (`open_at_start`)
 
     def deliver(self, event) -> None:
         """Hand `event` to the session on the UI thread (safe from any thread: it only posts)."""
@@ -58,6 +60,9 @@ class SessionWork(App):
         path = session.read_before_first_frame()
         if path is not None:
             self._apply(read_bundle(path, session.level, session.target, session.lang), at_start=True)
+        elif session.nothing_cached:  # the workers' imports start now: the rows wait for TensorFlow's
+            self.capturing_from_start = True
+            self._apply(CaptureNeeded(), at_start=True)
         elif session.bundle_path is not None or session.model_spec:
             self._open_in_background(session.bundle_path)
         else:

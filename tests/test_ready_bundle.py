@@ -12,6 +12,7 @@ from explorer.capture.model_source import resolve
 from explorer.capture.ready_bundle import partly_cached_bundle, ready_cached_bundle
 from explorer.model.bundle import MANIFEST
 from explorer.model.records import CaptureOptions
+from explorer.session.service import SessionService
 
 from screens.app import create_app
 
@@ -141,3 +142,32 @@ async def test_a_partly_cached_model_shows_its_rows_first_and_captures_the_rest_
                 break
             await pilot.pause(0.05)
     assert seen_at_capture == [("mnist_cnn", ("cpu", "tpu:v6e"), True)]
+
+
+@sync
+async def test_a_model_nothing_of_which_is_cached_starts_its_capture_before_the_first_screen(monkeypatch):
+    """Not on an event from a background lookup that the first screen's building held up: the workers'
+    imports are what the rows of a model never captured wait for."""
+    asked = []
+
+    def capture(spec, options, **kwargs):
+        asked.append(spec)
+        return _cached()
+
+    read = SessionService.open_in_background
+
+    def no_background_lookup(self, emit, path):
+        assert path is not None, "the cache was looked up again on a worker"
+        read(self, emit, path)  # the captured bundle, read
+
+    monkeypatch.setattr(orchestrator, "capture", capture)
+    monkeypatch.setattr(SessionService, "open_in_background", no_background_lookup)
+    app = create_app(model_spec="mnist_cnn", options=ALL, level="layers")
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.capturing_from_start
+        for _ in range(100):
+            if asked and app.bundle is not None:
+                break
+            await pilot.pause(0.05)
+        assert [item.name for item in app.items_table.items][:2] == ["image", "conv2d"]
+    assert asked == ["mnist_cnn"]

@@ -90,6 +90,9 @@ class SessionService(AppliesReports):
         self._mesh_cancel = threading.Event()
         self._answers: dict[tuple[str, str], dict[int, Verdict]] = {}
         self._grow_after_rows = False  # the cached bundle read at start lacks targets asked for
+        # The cache has nothing of the model to show (`read_before_first_frame`): its capture starts
+        # before the first screen is built, not on an event the screen's building held up.
+        self.nothing_cached = False
         self.pending_jump: JumpQuestion | None = None  # a number key's selection a worker still works out
 
     # --- state ------------------------------------------------------------------------
@@ -336,6 +339,7 @@ class SessionService(AppliesReports):
             if path is None:  # part of it, maybe: shown now, the rest captured once its rows show
                 path = partly_cached_bundle(self.model_spec, self.options, self.model_source)
                 self._grow_after_rows = path is not None
+                self.nothing_cached = path is None
             if path is not None:
                 self.opening = path
             return path
