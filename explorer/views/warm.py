@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from explorer.errors import TensorwegError
-from explorer.levels import KERNELS, LIST_LEVELS
+from explorer.levels import LIST_LEVELS, level_named
 from explorer.model.built import NotBuilt, only_built, only_read
 from explorer.views.items import LevelItem, RowGroup
 from explorer.views.rows import created_by_compiler, row_groups, rows
@@ -66,7 +66,7 @@ def prepare_selection(bundle: Bundle | None, level: str, target: str, name: str,
         device_lines(bundle, level, name, target, other, lang)
         read(other)
     explanations(bundle, level, target, name, lang)
-    if level == KERNELS.name:
+    if level_named(level).lists_kernels:
         kernel_codes(bundle, target, name, lang)
 
 
