@@ -27,7 +27,7 @@ from screens.widgets.item_table import ItemTable
 _MAX_SETTLE_PAUSES = 100  # bounded: a screen that never settles fails, it does not hang
 
 
-async def _workers_done(app) -> None:
+async def workers_done(app) -> None:
     """Until the app's workers running now have ended. One replaced by a newer one of its group (a side
     pane's read for a selection moved on) ends cancelled: that is done too (Textual's
     `wait_for_complete` raised WorkerCancelled for it, and a handout step failed)."""
@@ -44,9 +44,9 @@ async def _render(bundle_path: Path, level: str, target: str, select: str | None
     svg = ""
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        await _workers_done(app)  # reading the bundle (it may end the app)
+        await workers_done(app)  # reading the bundle (it may end the app)
         await app.opened.wait()  # and what the side panes show of each target
-        await _workers_done(app)  # a level's rows, when they were not built with it
+        await workers_done(app)  # a level's rows, when they were not built with it
         await pilot.pause()
         if app.failure is None:
             if app.load_error:
@@ -79,7 +79,7 @@ async def _settle_tour(pilot) -> None:
     """Until the step is on screen: the bundle read, the panel pushed, the list's jump done."""
     app = pilot.app
     await app.opened.wait()
-    await _workers_done(app)
+    await workers_done(app)
     for _ in range(3):  # a step pops the panel, switches level, pushes a new panel
         await pilot.pause()
     # The list of the level on show draws its rows and selection a frame after they are set, and the

@@ -15,6 +15,7 @@ from explorer.session.capturing import CaptureJob, MeshJob
 from explorer.session.policy import CapturePolicy
 
 from screens.app import create_app
+from screens.screenshot import workers_done
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
@@ -51,7 +52,7 @@ async def test_c_and_the_filmstrips_c_capture_nothing(tmp_path, captures):
         assert app.status.startswith(FORBIDDEN)
         await pilot.press("f", "c")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     assert captures == []
 
 
@@ -67,7 +68,7 @@ async def test_m_on_the_compare_screen_captures_no_mesh(captures):
         assert isinstance(app.screen, CompareScreen) and not app.screen.mesh_columns[0].captured
         await pilot.press("M")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         assert not app.screen.capturing_meshes
         assert app.status.startswith(FORBIDDEN)
         assert FORBIDDEN in str(app.screen.query_one("#status").render())  # said on the compare screen
@@ -84,5 +85,5 @@ async def test_v_and_a_lessons_steps_capture_nothing(captures):
             await pilot.pause()
         await pilot.press("q", "V")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
     assert captures == []

@@ -78,6 +78,7 @@ def test_m_on_the_compare_screen_captures_the_missing_meshes(tmp_path, monkeypat
 
     from screens.app import create_app
     from screens.compare import CompareScreen
+    from screens.screenshot import workers_done
 
     from tests.pilot_support import sync
 
@@ -99,7 +100,7 @@ def test_m_on_the_compare_screen_captures_the_missing_meshes(tmp_path, monkeypat
             assert isinstance(screen, CompareScreen) and not screen.mesh_columns[0].captured
             await pilot.press("M")
             assert screen.capturing_meshes
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             assert not screen.capturing_meshes
             assert [c.captured for c in screen.mesh_columns] == [True, True, True]

@@ -22,6 +22,7 @@ from explorer.model.bundle import Bundle
 from screens import level_view
 from screens.app import create_app
 from screens.help import HelpScreen
+from screens.screenshot import workers_done
 from screens.widgets import code_view
 from screens.widgets.code_view import CodeView
 
@@ -80,7 +81,7 @@ async def test_the_layer_list_answers_while_the_kernels_level_builds(deep_bundle
         assert (first, moved) == ("image", layer_name(1))
         assert app.selections["layers"] == layer_name(1)
         release.set()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.press("5")
         await pilot.pause()
         kernels = app.items_table
@@ -182,7 +183,7 @@ async def test_a_key_acts_while_a_one_part_kernels_level_loads(one_part_bundle, 
         assert not reads.release.is_set() and not reads.timed_out
         reads.release.set()
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         await wait_for_jumps(pilot)
         assert app.items_table.current.name == "part_00"  # where dense_1's fusion went

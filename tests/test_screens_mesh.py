@@ -16,6 +16,7 @@ from explorer.views.compare.mesh import missing_meshes
 
 from screens.app import create_app
 from screens.mesh import MeshScreen
+from screens.screenshot import workers_done
 
 from pilot_support import BUNDLE, open_by_key, sync
 
@@ -172,7 +173,7 @@ async def test_compare_mesh_row_shows_the_reason_m_got_from_the_capture(tmp_path
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         await pilot.press("M")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         text = mesh_table_text(app)
         assert text.count("cannot be compiled: unknown model 'nothing': not a file") == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from screens.app import create_app
-from screens.screenshot import _workers_done
+from screens.screenshot import workers_done
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
 
@@ -23,6 +23,6 @@ async def test_a_worker_replaced_by_a_newer_one_counts_as_done():
         newer = app.run_worker(release.wait, group="read-selection", exclusive=True)  # cancels the first
         await pilot.pause()
         release.set()
-        await _workers_done(app)
+        await workers_done(app)
         assert newer.is_finished
 
