@@ -14,7 +14,7 @@ Per round, on each bundle, in a fresh process with an empty cache:
 Which code runs: as bench/bench_terminal.py (`--tree DIR`, or `--installed` for the `tensorweg`
 console script beside this Python). Needs tmux.
 
-    .venv/bin/python bench/bench_deep_keys.py [--runs 5] [--layers 5000] [--after 0] [--installed]
+    .venv/bin/python bench/bench_deep_keys.py [--runs 5] [--layers 5000] [--after 0] [--key ?|1] [--installed]
 """
 
 from __future__ import annotations
@@ -37,6 +37,15 @@ from terminal import Pane  # noqa: E402
 
 HELP = "Help (Esc"
 TITLE = "5 Kernels"
+# What each key pressed during the load shows once it took effect: `?` pushes the help screen (Textual
+# builds a screen: a quarter second on any bundle), `1` goes back to the layers (a view already built).
+SHOWS = {"?": HELP, "1": "1 Layers"}
+
+
+def took_effect(key: str):
+    if key == "?":
+        return lambda screen: HELP in screen
+    return lambda screen: SHOWS[key] in screen.splitlines()[0]  # the title line names the level on show
 LISTING = "Listing"
 
 
@@ -44,9 +53,9 @@ def rows_complete(first_kernel: str):
     return lambda screen: first_kernel in screen and LISTING not in screen and HELP not in screen
 
 
-def one_visit(command: str, first_row: str, first_kernel: str, after: float | None) -> dict:
-    """The app opened to its rows; `5`; then, unless `after` is None, `?` `after` s later: seconds
-    from `5` to the level on screen and to its rows complete (without `?`), or from `?` to the help."""
+def one_visit(command: str, first_row: str, first_kernel: str, after: float | None, key: str = "?") -> dict:
+    """The app opened to its rows; `5`; then, unless `after` is None, `key` `after` s later: seconds
+    from `5` to the level on screen and to its rows complete (without `key`), or from `key` to its effect."""
     pane = Pane(command, SMALL)
     try:
         started = pane.start()
@@ -58,8 +67,8 @@ def one_visit(command: str, first_row: str, first_kernel: str, after: float | No
             return {"answered": answered, "complete": pane.wait_for(rows_complete(first_kernel), pressed)[0]}
         time.sleep(max(0.0, after - (time.perf_counter() - pressed)))
         loading = not rows_complete(first_kernel)(pane.screen())
-        asked = pane.send("?")
-        return {"help": pane.wait_for(lambda screen: HELP in screen, asked)[0], "loading": loading}
+        asked = pane.send(key)
+        return {"help": pane.wait_for(took_effect(key), asked)[0], "loading": loading}
     finally:
         pane.close()
 
@@ -74,7 +83,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--layers", type=int, default=5_000)
-    parser.add_argument("--after", type=float, default=0.0, help="seconds from `5` to `?`")
+    parser.add_argument("--after", type=float, default=0.0, help="seconds from `5` to the key")
+    parser.add_argument("--key", choices=sorted(SHOWS), default="?", help="the key pressed while the level loads")
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose code runs")
     parser.add_argument("--installed", action="store_true", help="run the installed `tensorweg` script")
     args = parser.parse_args()
@@ -89,20 +99,20 @@ def main() -> None:
             bundle, first_row, first_kernel = cases[name]
             cache = tempfile.mkdtemp(dir=folder)  # every visit is a first one: nothing kept from the last
             command = f"TENSORWEG_CACHE_DIR={cache} " + tensorweg_command(args, "open", str(bundle))
-            return one_visit(command, first_row, first_kernel, after)
+            return one_visit(command, first_row, first_kernel, after, args.key)
 
         visit("deep", None), visit("small", None)  # bytecode written: not timed
         print(f"code: {'installed tensorweg' if args.installed else args.tree}; {args.layers:,} layers; "
-              f"`?` {args.after:g} s after `5`; {args.runs} runs, interleaved", flush=True)
+              f"`{args.key}` {args.after:g} s after `5`; {args.runs} runs, interleaved", flush=True)
         rounds = [(visit("deep", None), visit("small", None), visit("deep", args.after), visit("small", args.after))
                   for _ in range(args.runs)]
     deep, small, deep_key, small_key = ([r[i] for r in rounds] for i in range(4))
     show("`5` to the kernels level on screen", [r["answered"] for r in deep], [r["answered"] for r in small])
     show("`5` to the kernels' rows complete", [r["complete"] for r in deep], [r["complete"] for r in small])
-    show(f"`?` {args.after:g} s after `5`, to the help on screen", [r["help"] for r in deep_key],
+    show(f"`{args.key}` {args.after:g} s after `5`, to its effect on screen", [r["help"] for r in deep_key],
          [r["help"] for r in small_key])
     loading = sum(r["loading"] for r in deep_key)
-    print(f"  the deep level was still listing its rows at `?` in {loading} of {len(deep_key)} runs")
+    print(f"  the deep level was still listing its rows at `{args.key}` in {loading} of {len(deep_key)} runs")
 
 
 if __name__ == "__main__":
