@@ -39,7 +39,7 @@ HELP = "Help (Esc"
 TITLE = "5 Kernels"
 # What each key pressed during the load shows once it took effect: `?` pushes the help screen (Textual
 # builds a screen: a quarter second on any bundle), `1` goes back to the layers (a view already built).
-SHOWS = {"?": HELP, "1": "1 Layers"}
+SHOWS = {"?": HELP, "1": "| 1 "}  # `1`: the title line names level 1 ("mnist_cnn | 1 Keras layers | cpu")
 
 
 def took_effect(key: str):
