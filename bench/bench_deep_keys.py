@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shutil
 import sys
 import tempfile
 import time
@@ -30,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bench_terminal import SMALL, median, tensorweg_command  # noqa: E402 (bench/ is on sys.path as a script)
+from bench_terminal import SMALL, median, parsed_with_code, tensorweg_command  # noqa: E402 (bench/ is on sys.path as a script)
 from deep_bundle import write_deep_bundle  # noqa: E402
 from large_bundle import RECORDED  # noqa: E402
 from terminal import Pane  # noqa: E402
@@ -85,12 +84,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=5_000)
     parser.add_argument("--after", type=float, default=0.0, help="seconds from `5` to the key")
     parser.add_argument("--key", choices=sorted(SHOWS), default="?", help="the key pressed while the level loads")
-    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose code runs")
-    parser.add_argument("--installed", action="store_true", help="run the installed `tensorweg` script")
-    args = parser.parse_args()
-    if shutil.which("tmux") is None:
-        sys.exit("error: tmux is not installed (apt-get install tmux)")
-    args.tree = args.tree.resolve()
+    args = parsed_with_code(parser)
     with tempfile.TemporaryDirectory() as folder:
         deep = write_deep_bundle(Path(folder) / "deep", args.layers, one_part=True)
         cases = {"deep": (deep, "dense_0", "part_00"), "small": (RECORDED, "conv2d", "convolution")}

@@ -52,6 +52,17 @@ def hello_command() -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(HELLO))}"
 
 
+def parsed_with_code(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """`parser`'s arguments plus which code runs (`--tree`, `--installed`); exits without tmux."""
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose code runs")
+    parser.add_argument("--installed", action="store_true", help="run the installed `tensorweg` script")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("error: tmux is not installed (apt-get install tmux)")
+    args.tree = args.tree.resolve()
+    return args
+
+
 def tensorweg_command(args: argparse.Namespace, *arguments: str) -> str:
     quoted = " ".join(shlex.quote(argument) for argument in arguments)
     if args.installed:
@@ -151,12 +162,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--presses", type=int, default=40, help="Down presses per run of `key`")
     parser.add_argument("--only", default="open,key,visit,quit")
-    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose code runs")
-    parser.add_argument("--installed", action="store_true", help="run the installed `tensorweg` script")
-    args = parser.parse_args()
-    if shutil.which("tmux") is None:
-        sys.exit("error: tmux is not installed (apt-get install tmux)")
-    args.tree = args.tree.resolve()
+    args = parsed_with_code(parser)
     only = set(args.only.split(","))
     hello = hello_command()
     mnist = tensorweg_command(args, "open", "mnist_cnn", "--targets", "cpu")
