@@ -318,6 +318,19 @@ class ExplorerScreen(Screen):
                                                     session.lang, session.reading)
         self.query_one("#explanation", ExplanationPane).show_selection(selection, session.lang)
 
+    @property
+    def settled(self) -> bool:
+        """Nothing this screen shows is still on its way: the rows painted, the side panes mounted and
+        following the selection, its read done (what `tensorweg screenshot` waits for: under load a
+        picture taken before the device pane had its text differed from the same picture unloaded)."""
+        if not self._rows_painted or self._follow_asked or not self.query("#explanation"):
+            return False
+        if any(not worker.is_finished for worker in self.app.workers if worker.node is self):
+            return False
+        from screens.widgets.side_panes import DevicePane  # noqa: PLC0415 (as in `_side_panes`)
+
+        return all(pane.settled for pane in self.query(DevicePane).results(DevicePane))
+
     def show_panes(self) -> None:
         """The side panes again for the selection shown (the warm-up has read more of the bundle)."""
         if self._rows_painted:

@@ -38,6 +38,18 @@ async def workers_done(app) -> None:
             continue
 
 
+async def _until_settled(pilot) -> None:
+    """Until the explorer screen has everything on screen (`ExplorerScreen.settled`), a bounded
+    number of frames: a picture of a screen still filling in differs from run to run under load."""
+    app = pilot.app
+    for _ in range(_MAX_SETTLE_PAUSES):
+        await workers_done(app)
+        if app.failure is not None or app.load_error or app.explorer.settled:
+            break
+        await pilot.pause()
+    await pilot.pause()
+
+
 async def _render(bundle_path: Path, level: str, target: str, select: str | None,
                   size: tuple[int, int], lang: str) -> str:
     app = create_app(bundle_path, level=level, target=target, select=select, lang=lang)
@@ -47,7 +59,7 @@ async def _render(bundle_path: Path, level: str, target: str, select: str | None
         await workers_done(app)  # reading the bundle (it may end the app)
         await app.opened.wait()  # and what the side panes show of each target
         await workers_done(app)  # a level's rows, when they were not built with it
-        await pilot.pause()
+        await _until_settled(pilot)  # and the side panes that follow them
         if app.failure is None:
             if app.load_error:
                 raise TensorwegError(app.load_error)
@@ -89,7 +101,7 @@ async def _settle_tour(pilot) -> None:
         if table is None or not table.is_mounted or table.drawn:
             break
         await pilot.pause()
-    await pilot.pause()
+    await _until_settled(pilot)
 
 
 async def _render_tour(bundle_path: Path, tour: Tour, steps: range, size: tuple[int, int], lang: str) -> list[str]:

@@ -146,6 +146,27 @@ def test_cancel_gives_up_the_place_in_line(tmp_path):
     assert not list(queue.folder.glob("ticket-*"))
 
 
+def test_a_slot_an_older_capture_is_about_to_take_counts_as_running(tmp_path):
+    """Between one capture's end and the next one's start the slot is free, and the next in line
+    still waits: a capture behind it read "1 ahead, 0 running" (a CI run of the test above did).
+    Here the older capture is in line (its ticket taken) and has not reached for the free slot."""
+    queue = CaptureQueue.create(tmp_path / "queue", 1)
+    older, _ = queue._take_ticket()  # a capture in line, between two polls
+    places: list[QueuePlace | None] = []
+    cancel = threading.Event()
+
+    def heard(place: QueuePlace | None) -> None:
+        places.append(place)
+        cancel.set()  # one place is enough
+
+    try:
+        with pytest.raises(CaptureCancelled), queue.slot(cancel, heard):
+            pass
+    finally:
+        os.close(older)
+    assert places == [QueuePlace(ahead=1, running=1, slots=1)]
+
+
 def test_a_folder_that_is_no_queue_is_refused(tmp_path):
     with pytest.raises(TensorwegError, match="not a capture queue"):
         CaptureQueue(tmp_path)

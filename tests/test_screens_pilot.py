@@ -263,7 +263,7 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
     """A capture's first level can reach the device pane while it is still mounting: its texts
     exist, its tab strip composes later. `show` then raised `No Tab with id`; now the tab of the
     target on screen opens once the strip is there."""
-    from textual.widgets import TabbedContent
+    from textual.widgets import ContentSwitcher, TabbedContent
 
     from explorer.model.bundle import Bundle
     from explorer.views.tables import Selection
@@ -288,7 +288,14 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
             await pilot.pause()
         assert tabs_when_shown == [0]  # the strip really was not there yet
         family = target.split(":")[0]
-        assert app.screen.query_one("#device-tabs", TabbedContent).active == f"device-{family}"
+        tabs = app.screen.query_one("#device-tabs", TabbedContent)
+        assert tabs.active == f"device-{family}"
+        # and its pane is the one shown, with the selection's text: a tab opened before the tabs'
+        # switcher had mounted was underlined over an empty pane (a handout picture differed under load)
+        assert tabs.query_one(ContentSwitcher).current == f"device-{family}"
+        text = app.screen.query_one(f"#device-{family}-text", device_pane.PaneText)
+        assert text.size.area and target in text.plain
+        assert app.explorer.settled
 
 
 @sync

@@ -122,9 +122,12 @@ class CaptureQueue:
             running = self.slots - len(free)
             # Its turn: every older ticket still finds a free slot after this one takes the first.
             taken = free.pop(0) if older < len(free) else None
+            # A free slot an older ticket is about to take counts as running: between one capture's
+            # end and the next one's start a waiter read "1 ahead, 0 running" (and a test, at times).
+            starting = 0 if taken is not None else len(free)
             for fd in free:
                 os.close(fd)
-        return taken, QueuePlace(running + older, running, self.slots)
+        return taken, QueuePlace(running + older, running + starting, self.slots)
 
     def _free_slots(self) -> list[int]:
         """A descriptor holding each slot no other capture holds (close the ones not kept)."""

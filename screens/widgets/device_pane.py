@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Tab, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Tab, TabbedContent, TabPane
 
 from explorer.labels import label
 from explorer.targets import device_kind, device_tabs
@@ -61,6 +61,21 @@ class DevicePane(Vertical):
                     yield PaneText(id=f"device-{tab.kind}-text")
 
     _wanted_tab = ""  # the tab of the target last shown, opened once the tabs exist
+    _texts_waiting = False  # a selection waits for the tab panes to mount
+    _tab_waiting = False  # the wanted tab waits for the tab strip
+
+    @property
+    def settled(self) -> bool:
+        """The last selection shown is in its tabs, and its target's tab is open and laid out (what a
+        picture waits for: a tab just opened has no size until the next layout, and draws blank)."""
+        if self._texts_waiting or self._tab_waiting:
+            return False
+        if not self.size.area:
+            return True  # the pane is hidden (the memory map): nothing of it is drawn
+        opened = self.query_one("#device-tabs", TabbedContent).active
+        if opened != self.query_one(ContentSwitcher).current:
+            return False
+        return any(text.size.area for text in self.query(f"#{opened}-text").results(PaneText)) if opened else True
 
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool,
              lang: str = "en", reading: frozenset[str] = frozenset()) -> None:
@@ -72,18 +87,27 @@ class DevicePane(Vertical):
         if len(texts) < len(TABS):
             # The tab panes mount after the pane itself: the screen may sync in between (on its
             # mount, under load). Show this selection once they are there.
+            self._texts_waiting = True
             self.call_after_refresh(self.show, selection, captured, can_capture, lang, reading)
             return
+        self._texts_waiting = False
         for tab in TABS:
             self.query_one(f"#device-{tab.kind}-text", PaneText).show(
                 family_text(selection, tab.kind, captured, can_capture, lang, reading))
 
     def _open_wanted_tab(self) -> None:
         """TabbedContent mounts its tab strip after its panes: a level can arrive in between
-        (a capture's first level, a bundle read in a worker), so wait for the tabs there."""
-        if len(self.query(Tab)) < len(TABS):
+        (a capture's first level, a bundle read in a worker), so wait for the tabs there. And for
+        its switcher's mount, which shows its initial pane (none): a tab opened before it was
+        underlined over an empty pane until a click (a handout picture differed under load)."""
+        switchers = self.query(ContentSwitcher)
+        if len(self.query(Tab)) < len(TABS) or not (switchers and switchers.first().is_mounted):
+            self._tab_waiting = True
             self.call_after_refresh(self._open_wanted_tab)
             return
+        self._tab_waiting = False
         tabs = self.query_one("#device-tabs", TabbedContent)
         if tabs.active != self._wanted_tab:
             tabs.active = self._wanted_tab
+        elif switchers.first().current != self._wanted_tab:  # the strip agrees, the panes were reset
+            switchers.first().current = self._wanted_tab
