@@ -24,6 +24,10 @@ from screens.serve import policy as serve_policy
 if TYPE_CHECKING:
     from explorer.course.tours import Tour
 
+# How long a thread may hold the interpreter's lock while another waits for it, in the explorer
+# (Python's default is 5 ms): the UI thread waits at most this after each turn of its loop.
+UI_SWITCH_INTERVAL_S = 0.0001
+
 
 def _require_terminal() -> None:
     """The explorer draws on a terminal and reads keys from it; without one it would wait forever."""
@@ -40,9 +44,15 @@ def _run_explorer(args: argparse.Namespace, tour: Tour | None = None, tour_step:
     # passes over them, a tenth of the time to the first rows, wait until the app has drawn its first
     # frame (`TensorwegApp.on_mount`), which also sets the start-up's objects aside for good.
     gc.disable()
+    # The threads that read and index a level share the interpreter's lock with the UI thread, which
+    # gives it up at every turn of its event loop (each `select`) and then waited for the interpreter's
+    # switch interval (5 ms) to get it back: a key during a deep model's load took most of a second.
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
     try:
         return _open_explorer(args, tour, tour_step)
     finally:
+        sys.setswitchinterval(switch_interval)
         gc.enable()
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
+
 from screens.app import create_app
 from screens.explorer_screen import PANES_AT_THE_LATEST_S, ExplorerScreen
 from screens.widgets.item_rows import ItemRows
@@ -112,6 +114,30 @@ def test_an_open_that_fails_before_the_ui_leaves_the_collector_on(capsys):
     assert main(["open", "mnist_cnn"]) == 2  # no terminal under pytest: the last check before the UI
     assert "needs a terminal" in capsys.readouterr().err
     assert gc.isenabled()
+
+
+def test_the_explorer_runs_with_a_short_switch_interval_and_gives_it_back(monkeypatch):
+    """The UI thread gets the interpreter's lock back from a level's loading threads within a tenth of
+    a millisecond, not Python's 5 ms after each turn of its loop (a key during a deep model's load
+    took a second: bench/bench_deep_keys.py); the interval is the interpreter's again afterwards,
+    also when the open fails."""
+    import sys
+
+    from screens import cli
+
+    seen = []
+
+    def open_explorer(*args):
+        seen.append(sys.getswitchinterval())
+        raise RuntimeError("stop here")
+
+    before = sys.getswitchinterval()
+    monkeypatch.setattr(cli, "_open_explorer", open_explorer)
+    with pytest.raises(RuntimeError):
+        cli._run_explorer(None)
+    assert seen == [pytest.approx(cli.UI_SWITCH_INTERVAL_S)]
+    assert before > cli.UI_SWITCH_INTERVAL_S
+    assert sys.getswitchinterval() == before
 
 
 @sync

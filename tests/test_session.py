@@ -269,3 +269,26 @@ def test_the_device_tabs_are_the_device_kinds_each_with_its_default_target():
         ("cpu", "CPU", "cpu"), ("gpu", "GPU", "gpu:h100"), ("tpu", "TPU", "tpu:v5e")]
     assert [device_kind(name) for name in ("tvm:cpu", "gpu:a100", "tpu:v6e", "npu:x")] == ["cpu", "gpu", "tpu", "npu"]
     assert parse_targets("gpu, tpu,cpu") == ("gpu:h100", "tpu:v5e", "cpu")  # a bare kind is its default
+
+
+def test_a_number_key_leaves_a_walk_over_thousands_of_items_to_a_worker(tmp_path):
+    """`1` on a kernel holding all of a deep model's fusions traced them all up to their layers on the
+    UI thread (70 ms alone, 240 ms beside the level's loading threads): on a thread that only reads,
+    the walk is refused (the session then asks a worker, `SessionService.jump`), and the worker's
+    answer is the one the UI thread would have found."""
+    from deep_bundle import write_deep_bundle
+
+    from explorer.model.built import NotBuilt, only_read
+
+    deep = Bundle.open(write_deep_bundle(tmp_path / "deep", 1_200, one_part=True))
+    question = Session(bundle=deep, target="cpu", selections={"kernels": "part_00", "layers": "dense_0"}) \
+        .jump_question("kernels", "layers")
+    found = question.answer()  # a worker: reads and walks what it must
+    assert found and layer_of(deep, "kernels", "part_00", "cpu") == found
+    with pytest.raises(NotBuilt), only_read():
+        question.answer()
+    # A small model's jump is still answered on the UI thread, in the key's own frame.
+    small = Session(bundle=Bundle.open(BUNDLE), target="cpu", selections={"hlo": "convolution.1", "layers": "dense"})
+    small.jump_question("hlo", "layers").answer()  # the tables read
+    with only_read():
+        assert small.jump_question("hlo", "layers").answer() == "conv2d"

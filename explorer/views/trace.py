@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from explorer.errors import TensorwegError
 from explorer.levels import LIST_LEVELS, NEXT_DOWN, NEXT_UP, level_named, target_key
+from explorer.model.built import about_to_walk
 
 if TYPE_CHECKING:
     from explorer.model.bundle import Bundle
@@ -264,6 +265,7 @@ def _still_belongs(bundle: Bundle, level: str, name: str, other: str, target: st
         return bool(layer) and layer_of(bundle, other, kept, target) == layer
     found = (name,)
     for step in LIST_LEVELS[LIST_LEVELS.index(other) + 1:LIST_LEVELS.index(level) + 1][::-1]:
+        about_to_walk(len(found), f"what {name} implements")
         found = tuple(dict.fromkeys(above for item in found for above in up(bundle, step, item, target)))
     return kept in found
 
