@@ -45,7 +45,9 @@ class DrawnGraphView(LevelView):
             yield Static("", id="drawing")
 
     def _drawing_visible(self) -> bool:
-        return not self.query_one("#drawing-box").has_class("-hidden")
+        # A capture's first level can ask before the view has composed its drawing (CI met it): hidden.
+        boxes = self.query("#drawing-box")
+        return bool(boxes) and not boxes.first().has_class("-hidden")
 
     def action_toggle_graph(self) -> None:
         self.query_one("#drawing-box").toggle_class("-hidden")
