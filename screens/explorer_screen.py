@@ -325,6 +325,10 @@ class ExplorerScreen(Screen):
         picture taken before the device pane had its text differed from the same picture unloaded)."""
         if not self._rows_painted or self._follow_asked or not self.query("#explanation"):
             return False
+        # The list draws its rows and selection a frame after they are set (a visit sets them at once).
+        table = self.items_table
+        if table is not None and table.is_mounted and not table.drawn:
+            return False
         if any(not worker.is_finished for worker in self.app.workers if worker.node is self):
             return False
         from screens.widgets.side_panes import DevicePane  # noqa: PLC0415 (as in `_side_panes`)

@@ -94,13 +94,6 @@ async def _settle_tour(pilot) -> None:
     await workers_done(app)
     for _ in range(3):  # a step pops the panel, switches level, pushes a new panel
         await pilot.pause()
-    # The list of the level on show draws its rows and selection a frame after they are set, and the
-    # panes follow it (waiting on a scroll count that is always 0 now let two pictures of one step differ).
-    for _ in range(_MAX_SETTLE_PAUSES):
-        table = app.items_table
-        if table is None or not table.is_mounted or table.drawn:
-            break
-        await pilot.pause()
     await _until_settled(pilot)
 
 
