@@ -1,7 +1,8 @@
 """A deep model's bundle for the tests and benches that need many layers (issue 23: a 5,000-layer
 model's first visit to the kernels level blocked the UI): the recorded mnist_cnn bundle, cpu only,
-its layers replaced by a chain of N Dense layers, its CPU modules by one dot fusion per layer (with
-the layer's name scope, so the index links each to its layer) and its kernels by one per fusion, or
+its layers replaced by a chain of N Dense layers, its TF graph by one MatMul per layer, its CPU
+modules by one dot fusion per layer (with the layer's name scope, so the index links each to its
+layer and its MatMul) and its kernels by one per fusion, or
 by the one `part_00` kernel holding them all, as XLA:CPU compiled a real 5,000-layer chain (issue 36).
 
 Written in well under a second, so a Pilot test can use a fresh one; no compiler runs.
@@ -39,6 +40,19 @@ def _layers(count: int) -> list[dict]:
               "flops": 2 * WIDTH * WIDTH, "inbound": [layer_name(i - 1) if i else "image"]}
              for i in range(count)]
     return [image, *dense]
+
+
+def _graph(count: int) -> dict:
+    """The TF graph as TensorFlow traced the chain: the input and one MatMul per layer, in its scope."""
+    image = {"name": "image", "op": "Placeholder", "inputs": [], "outputs": [{"shape": [1, WIDTH], "dtype": "float32"}],
+             "layer": "", "attributes": [["dtype", "float32"]], "kernel_devices": ["CPU"]}
+    matmuls = [{"name": f"{_scope(i)}/MatMul", "op": "MatMul",
+                "inputs": [f"{_scope(i - 1)}/MatMul:0" if i else "image:0"],
+                "outputs": [{"shape": [1, WIDTH], "dtype": "float32"}], "layer": layer_name(i),
+                "attributes": [["T", "float32"]], "kernel_devices": ["CPU", "XLA_CPU_JIT"]} for i in range(count)]
+    ops = [image, *matmuls]
+    grappler = {"ops_before": len(ops), "ops_after": len(ops), "removed": [], "added": [], "fused": [], "notes": []}
+    return {"ops": ops, "optimized_ops": ops, "grappler": grappler, "source_frames": []}
 
 
 def _metadata(index: int) -> str:
@@ -123,7 +137,8 @@ def write_deep_bundle(directory: Path, layers: int = 5_000, one_part: bool = Fal
     (bundle / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (bundle / "layers.json").write_text(json.dumps(_layers(layers)), encoding="utf-8")
     scopes = json.loads((bundle / "scopes.json").read_text(encoding="utf-8"))
-    scopes["cpu"] = {_scope(i): layer_name(i) for i in range(layers)}
+    scopes["cpu"] = scopes["graph"] = {_scope(i): layer_name(i) for i in range(layers)}
+    (bundle / "graph.json").write_text(json.dumps(_graph(layers)), encoding="utf-8")
     (bundle / "scopes.json").write_text(json.dumps(scopes), encoding="utf-8")
     cpu = bundle / "targets" / "cpu"
     (cpu / "hlo.txt").write_text(_module(layers, optimized=False), encoding="utf-8")

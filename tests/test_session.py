@@ -271,22 +271,34 @@ def test_the_device_tabs_are_the_device_kinds_each_with_its_default_target():
     assert parse_targets("gpu, tpu,cpu") == ("gpu:h100", "tpu:v5e", "cpu")  # a bare kind is its default
 
 
-def test_a_number_key_leaves_a_walk_over_thousands_of_items_to_a_worker(tmp_path):
+def test_a_number_key_leaves_a_walk_over_thousands_of_items_to_a_worker(tmp_path, monkeypatch):
     """`1` on a kernel holding all of a deep model's fusions traced them all up to their layers on the
-    UI thread (70 ms alone, 240 ms beside the level's loading threads): on a thread that only reads,
-    the walk is refused (the session then asks a worker, `SessionService.jump`), and the worker's
-    answer is the one the UI thread would have found."""
+    UI thread (70 ms alone, 240 ms beside the level's loading threads) to learn whether the layer the
+    learner had selected still belongs. Now the layer's own tables answer (its fusions, and whether
+    one of them is in that kernel), on a thread that only reads, for the first layer as for the last.
+    A layer holding more fusions than the walk limit is still refused there (the session then asks a
+    worker, `SessionService.jump`), and the worker's answer is the one the UI thread would find."""
     from deep_bundle import write_deep_bundle
 
+    from explorer.model import built
     from explorer.model.built import NotBuilt, only_read
 
     deep = Bundle.open(write_deep_bundle(tmp_path / "deep", 1_200, one_part=True))
-    question = Session(bundle=deep, target="cpu", selections={"kernels": "part_00", "layers": "dense_0"}) \
-        .jump_question("kernels", "layers")
-    found = question.answer()  # a worker: reads and walks what it must
-    assert found and layer_of(deep, "kernels", "part_00", "cpu") == found
-    with pytest.raises(NotBuilt), only_read():
-        question.answer()
+
+    def question(kept: str):
+        selections = {"kernels": "part_00", "layers": kept}
+        return Session(bundle=deep, target="cpu", selections=selections).jump_question("kernels", "layers")
+
+    assert question("dense_0").answer() == "dense_0"  # a worker: reads the tables it needs
+    with only_read():
+        assert question("dense_0").answer() == "dense_0"
+        assert question("dense_1199").answer() == "dense_1199"
+        assert question("no_such_layer").answer() == layer_of(deep, "kernels", "part_00", "cpu") != ""
+    with monkeypatch.context() as patch:
+        patch.setattr(built, "WALK_LIMIT", 0)  # as if dense_0 held more fusions than the limit
+        with pytest.raises(NotBuilt), only_read():
+            question("dense_0").answer()
+        assert question("dense_0").answer() == "dense_0"
     # A small model's jump is still answered on the UI thread, in the key's own frame.
     small = Session(bundle=Bundle.open(BUNDLE), target="cpu", selections={"hlo": "convolution.1", "layers": "dense"})
     small.jump_question("hlo", "layers").answer()  # the tables read

@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from explorer.levels import level_named, target_key
+from explorer.levels import NEXT_DOWN, NEXT_UP, level_named, target_key
 from explorer.model.built import about_to_read
 from explorer.model.index import CrossIndex, IndexEntry, IndexLink, SharedLink, layer_parents
 from explorer.model.records import GraphLevel, GraphOp, KernelRecord, LayerRecord
@@ -175,10 +175,17 @@ class LazyIndex:
         return self.base.inner_layers(layer)
 
     def down(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
-        return self.part(target).down(level, name, target)
+        return self._linking(level, NEXT_DOWN.get(level), target).down(level, name, target)
 
     def up(self, level: str, name: str, target: str = "cpu") -> tuple[str, ...]:
-        return self.part(target).up(level, name, target)
+        return self._linking(level, NEXT_UP.get(level), target).up(level, name, target)
+
+    def _linking(self, level: str, other: str | None, target: str) -> CrossIndex:
+        """The index that holds the links between `level` and `other`: a link between an optimized
+        instruction and its kernel needs neither the HLO before optimisation nor the TF graph."""
+        if level in _OPTIMIZED_LEVELS and other in _OPTIMIZED_LEVELS:
+            return self._optimized(target)
+        return self.part(target)
 
     def lower_level(self, level: str, target: str = "cpu") -> str:
         return self.base.lower_level(level, target)

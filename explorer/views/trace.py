@@ -50,8 +50,7 @@ def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str
     """The items one level lower that implement `name` (layers go to graph ops, else to HLO)."""
     this = level_named(level)
     if this.lists_layers:
-        below = "graph" if bundle is not None and bundle.graph is not None else "hlo"
-        return items_for_layer(bundle, name, below, target)
+        return items_for_layer(bundle, name, _level_below(bundle, level), target)
     if _per_target(bundle, level):
         return program_for(bundle, target).down(level, name)
     found = cross_index(bundle).down(level, name, target)
@@ -60,6 +59,14 @@ def down(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str
         layer = layer_of(bundle, "graph", name, target)
         return items_for_layer(bundle, layer, "hlo", target) if layer else ()
     return found
+
+
+def _level_below(bundle: Bundle | None, level: str) -> str:
+    """The level `down` answers with: the next one, except that a layer leads to its HLO directly in
+    a bundle without a TensorFlow graph (Keras on JAX)."""
+    if level_named(level).lists_layers and (bundle is None or bundle.graph is None):
+        return "hlo"
+    return NEXT_DOWN[level]
 
 
 def up(bundle: Bundle | None, level: str, name: str, target: str) -> tuple[str, ...]:
@@ -263,11 +270,48 @@ def _still_belongs(bundle: Bundle, level: str, name: str, other: str, target: st
                    going_down: bool) -> bool:
     if going_down:
         return bool(layer) and layer_of(bundle, other, kept, target) == layer
-    found = (name,)
-    for step in LIST_LEVELS[LIST_LEVELS.index(other) + 1:LIST_LEVELS.index(level) + 1][::-1]:
-        about_to_walk(len(found), f"what {name} implements")
-        found = tuple(dict.fromkeys(above for item in found for above in up(bundle, step, item, target)))
-    return kept in found
+    if level_named(other).lists_layers:
+        return _belongs_to_layer(bundle, kept, level, name, target)
+    return _implemented_by(bundle, other, kept, level, name, target)
+
+
+def _belongs_to_layer(bundle: Bundle, layer: str, level: str, name: str, target: str) -> bool:
+    """Whether `name` at `level` belongs to `layer`: listed under it at its level, or implementing an
+    item listed under it one level up. The layer tables answer it in a lookup or two, where tracing
+    up from a kernel holding 5,000 layers' fusions walked them all (and every item they implement),
+    and tracing down from the layer read the HLO before optimisation and the TF graph on the way. The
+    second test is needed as XLA:CPU lists one kernel holding many layers' fusions under one of them."""
+    if name in items_for_layer(bundle, layer, level, target):
+        return True
+    above = level_named(level).up
+    if above is None or above.lists_layers:
+        return False
+    items = items_for_layer(bundle, layer, above.name, target)
+    about_to_walk(len(items), f"what {layer} holds")
+    return any(name in down(bundle, above.name, item, target) for item in items)
+
+
+def _implemented_by(bundle: Bundle, level: str, name: str, lower: str, item: str, target: str) -> bool:
+    """Whether `item` at the `lower` level implements `name` at `level`: searched down from `name`,
+    depth first, each item asked once. Down from one item the trace fans out little (a layer's few
+    ops, their instructions, the fusions holding those), where up from a kernel it can fan out to the
+    whole model (one kernel holding 5,000 fusions: the upward walk this replaces traced them all on
+    the UI thread). A search asking more than the walk limit is still left to a worker."""
+    seen: set[tuple[str, str]] = set()
+    asked = 0
+    pending = [(level, name)]
+    while pending:
+        at, each = pending.pop()
+        if (at, each) in seen or LIST_LEVELS.index(at) >= LIST_LEVELS.index(lower):
+            continue
+        seen.add((at, each))
+        asked += 1
+        about_to_walk(asked, f"what implements {name}")
+        below, found = _level_below(bundle, at), down(bundle, at, each, target)
+        if below == lower and item in found:
+            return True
+        pending.extend((below, one) for one in reversed(found))
+    return False
 
 
 def _walk_down(bundle: Bundle, level: str, name: str, other: str, target: str) -> str:
