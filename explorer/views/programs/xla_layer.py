@@ -115,10 +115,8 @@ def hlo_target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
     index = bundle.index
     spec = get_target(target)
     located = _locate(module)
-    kernels_by_hlo: dict[str, list[KernelRecord]] = {}
-    for kernel in bundle.kernels(target):
-        for name in kernel.hlo:
-            kernels_by_hlo.setdefault(name, []).append(kernel)
+    records = bundle.kernels(target)
+    kernels_by_hlo = derived(records, "kernels by instruction", lambda: _kernels_by_hlo(records))
     rows, briefs, calls, note = [], {}, [], ""
     for name in index.items_for_layer(layer, "optimized-hlo", target):
         if name not in located:
@@ -147,6 +145,16 @@ def hlo_target_layer(bundle: Bundle, layer: str, target: str) -> TargetLayer:
         note = f"no estimate: tensorweg has no published peak figures for {target}"
     return TargetLayer(target, spec.display_name, True, status, "", tuple(rows),
                        tuple(briefs.values()), tuple(calls), note)
+
+
+def _kernels_by_hlo(records: tuple[KernelRecord, ...]) -> dict[str, list[KernelRecord]]:
+    """Each optimized instruction's kernels: one table for every layer's comparison (a deep model's
+    one XLA:CPU kernel lists 5,000 fusions, and each layer's warm-up walked them all again)."""
+    found: dict[str, list[KernelRecord]] = {}
+    for kernel in records:
+        for name in kernel.hlo:
+            found.setdefault(name, []).append(kernel)
+    return found
 
 
 def module_figures(bundle: Bundle, target: str, from_shapes: bool) -> dict:
