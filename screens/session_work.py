@@ -121,6 +121,7 @@ class SessionWork(App):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             self.explorer.key_pressed()  # the views are built ahead while no key comes
+            self.session.key_pressed()  # ... and the warm-up steps aside while this key is served
         await super().on_event(event)
 
     # --- captures ------------------------------------------------------------------------

@@ -34,3 +34,20 @@ def test_the_warm_up_reads_a_kernel_every_layer_shares_once(tmp_path, monkeypatc
         assert [row.kernels for row in compared.instructions if row.opcode == "fusion"] == [("part_00",)]
         assert [brief.name for brief in compared.kernels] == ["part_00"]
         assert compared.kernels[0].instructions == count(bundle.kernels("cpu")[0].asm, counted[0]) > LAYERS
+
+
+def test_the_ui_thread_leaves_a_long_listing_to_a_worker(tmp_path):
+    """Counting the one kernel's listing took 1.5 s: a thread that only reads is refused until a worker
+    has counted it, and then answers from the table."""
+    import pytest
+
+    from explorer.model.built import NotBuilt, only_read
+    from explorer.views.compare.target_layer import kernel_brief
+
+    bundle = Bundle.open(write_deep_bundle(tmp_path / "deep", LAYERS, one_part=True))
+    kernel = bundle.kernels("cpu")[0]
+    with pytest.raises(NotBuilt), only_read():
+        kernel_brief(kernel, "cpu")
+    counted = kernel_brief(kernel, "cpu")  # a worker
+    with only_read():
+        assert kernel_brief(kernel, "cpu") is counted

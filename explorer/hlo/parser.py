@@ -76,6 +76,7 @@ from explorer.hlo.patterns import (
 )
 from explorer.hlo.shape_inference import INFERRED_OPCODES, XLA_INFERS, infer_shape
 from explorer.hlo.text import format_layout, format_shape  # re-exported: printing lives in text.py
+from explorer.key_turns import step_aside
 
 __all__ = ["parse_module", "parse_shape", "format_shape", "format_layout"]
 
@@ -298,6 +299,7 @@ class _Parser:
 
     def computation(self) -> None:
         """`[ENTRY] name [(params) -> shape] {instructions} [, execution_thread="..."]`."""
+        step_aside()  # a warm-up parsing a 5,000-computation module lets a key's frame run first
         line = self.line_at(self.pos)
         keyword = KEYWORD.match(self.text, self.pos)
         is_entry = keyword is not None and keyword.group(1) == "ENTRY"

@@ -44,6 +44,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from explorer.key_turns import step_aside
 from explorer.levels import NEXT_DOWN, NEXT_UP, level_named, target_key
 from explorer.model.built import about_to_read
 from explorer.model.index import CrossIndex, IndexEntry, IndexLink, SharedLink, layer_parents
@@ -352,6 +353,7 @@ def _module_entries(module: HloModule, target: str, level: str, owner_of: _Scope
     inner_layers: dict[str, dict[str, None]] = defaultdict(dict)
     raw = []
     for computation, inst in module.all_instructions():
+        step_aside()  # the warm-up links a deep model's 35,000 instructions: a key's frame goes first
         nested = computation.name not in top
         layer = owner_of(inst.metadata.op_name)
         raw.append((inst, layer, nested))

@@ -9,27 +9,54 @@ and bounded: the least recently used table goes first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from threading import Lock
+from threading import Event, Lock
 from typing import TypeVar
 
 T = TypeVar("T")
 
-_KEPT = 256
-_tables: dict[tuple[int, str], tuple[object, object]] = {}
+_KEPT = 256  # tables of one kind: a kind's churn (one per computation) never evicts another kind's
+_tables: dict[str, dict[int, tuple[object, object]]] = {}
 _lock = Lock()  # the UI thread and a warming worker may ask at once
+# What a thread builds now: a second thread asking waits for it (a deep model's one kernel took a
+# worker and the warm-up 1.5 s each, side by side, when both asked for its brief at once).
+_building: dict[tuple[str, int], tuple[object, Event]] = {}
 
 
 def derived(owner: object, kind: str, build: Callable[[], T]) -> T:
-    """`build()` for (`owner`, `kind`), built once while `owner` stays among the last few used."""
-    key = (id(owner), kind)
+    """`build()` for (`owner`, `kind`), built once while `owner` stays among the last few used of its kind."""
+    key = id(owner)
     with _lock:
-        found = _tables.pop(key, None)
+        tables = _tables.setdefault(kind, {})
+        found = tables.pop(key, None)
         if found is not None and found[0] is owner:
-            _tables[key] = found
+            tables[key] = found
             return found[1]  # type: ignore[return-value]
-    value = build()
+        building = _building.get((kind, key))
+        if building is None or building[0] is not owner:
+            building = _building[(kind, key)] = (owner, Event())
+            mine = True
+        else:
+            mine = False
+    if not mine:  # another thread builds it now: wait for its table rather than build it twice
+        building[1].wait()
+        return derived(owner, kind, build)
+    try:
+        value = build()
+        with _lock:
+            tables = _tables.setdefault(kind, {})
+            if len(tables) >= _KEPT:
+                del tables[next(iter(tables))]  # the least recently used
+            tables[key] = (owner, value)
+        return value
+    finally:
+        with _lock:
+            if _building.get((kind, key)) is building:
+                del _building[(kind, key)]
+        building[1].set()
+
+
+def built_already(owner: object, kind: str) -> bool:
+    """Whether `derived` holds a table for (`owner`, `kind`) now (a thread that only reads asks first)."""
     with _lock:
-        if len(_tables) >= _KEPT:
-            del _tables[next(iter(_tables))]  # the least recently used
-        _tables[key] = (owner, value)
-    return value
+        found = _tables.get(kind, {}).get(id(owner))
+        return found is not None and found[0] is owner

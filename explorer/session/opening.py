@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from explorer.errors import TensorwegError
+from explorer.key_turns import ahead_of_need, step_aside
 from explorer.model.bundle import Bundle
 from explorer.session.events import BundleOpened, BundleOpenFailed, Emit, LevelsWarmed, TargetsRead
 from explorer.views.trace import build_trace
@@ -57,7 +58,16 @@ def warm_after_open(opened: BundleOpened, level: str, target: str, lang: str, em
     level's tables (`LevelsWarmed` at the end).
     """
     bundle = opened.bundle
-    target = shown_target(bundle, target)
+    with ahead_of_need():
+        _warm(opened, bundle, level, shown_target(bundle, target), lang, emit, cancelled, warm_ui)
+
+
+def _warm(opened: BundleOpened, bundle: Bundle, level: str, target: str, lang: str, emit: Emit,
+          cancelled: Callable[[], bool], warm_ui: Callable[[], None]) -> None:
+    def cancelled_or_aside() -> bool:  # between two layers, two levels: a key pressed meanwhile goes first
+        step_aside()
+        return cancelled()
+
     unread = list(bundle.targets)
 
     def read(done: str) -> None:
@@ -76,8 +86,8 @@ def warm_after_open(opened: BundleOpened, level: str, target: str, lang: str, em
         if unread:  # not prepared (a damaged level, no rows): the pane reads them when asked
             emit(TargetsRead(bundle, tuple(unread)))
     warm_ui()
-    warm_layer_facts(bundle, lang, cancelled)
-    prepare_levels(bundle, target, lang, cancelled)
+    warm_layer_facts(bundle, lang, cancelled_or_aside)
+    prepare_levels(bundle, target, lang, cancelled_or_aside)
     gc.freeze()
     if not cancelled():
         emit(LevelsWarmed(bundle))

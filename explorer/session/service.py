@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from explorer.key_turns import key_turn
 from explorer.labels import label
 from explorer.levels import LAYERS
 from explorer.model.built import NotBuilt, only_read
@@ -210,6 +211,11 @@ class SessionService(AppliesReports):
         self.came_from[level] = self.level
         self.level = level
         return True
+
+    def key_pressed(self) -> None:
+        """A learner's key: what is built ahead on other threads waits while the UI serves it
+        (`explorer.key_turns`)."""
+        key_turn()
 
     def jump(self, level: str) -> bool:
         """A number key: `level`, with the item the selection leads to there (as Enter would). Where the

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from explorer.model.memo import derived
+from explorer.model.built import about_to_walk
+from explorer.model.memo import built_already, derived
 from explorer.model.records import KernelRecord, LaunchShape
 from explorer.model.roofline import RooflineEstimate
 from explorer.targets import TARGETS
@@ -83,7 +84,10 @@ def kernel_brief(kernel: KernelRecord, target: str) -> KernelBrief:
     XLA:CPU's one kernel of a 5,000-layer model (`part_00`, 2.7 MB of assembly) is every layer's, and
     counting its listing again for each layer kept a warming thread on the interpreter's lock for
     minutes, every key waiting its turn beside it."""
-    return derived(kernel, f"kernel brief {target}", lambda: _read_brief(kernel, target))
+    kind = f"kernel brief {target}"
+    if not built_already(kernel, kind):  # the UI thread leaves a listing of many lines to a worker
+        about_to_walk(kernel.asm.count("\n"), f"{kernel.name}'s listing")
+    return derived(kernel, kind, lambda: _read_brief(kernel, target))
 
 
 def _read_brief(kernel: KernelRecord, target: str) -> KernelBrief:
