@@ -47,3 +47,16 @@ def test_a_kind_built_for_thousands_of_owners_keeps_another_kind_s_table():
     assert built_already(kept, "test brief")
     assert not built_already(owners[0], "test churn")  # the churning kind is still bounded
     assert built_already(owners[-1], "test churn")
+
+
+def test_a_build_that_asks_for_its_own_table_again_builds_it_rather_than_wait_on_itself():
+    owner = Owner()
+
+    def build():
+        return derived(owner, "test again", lambda: "inner") + "+outer"
+
+    done = []
+    thread = threading.Thread(target=lambda: done.append(derived(owner, "test again", build)), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert done == ["inner+outer"]

@@ -9,7 +9,7 @@ and bounded: the least recently used table goes first.
 from __future__ import annotations
 
 from collections.abc import Callable
-from threading import Event, Lock
+from threading import Event, Lock, get_ident
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -19,7 +19,8 @@ _tables: dict[str, dict[int, tuple[object, object]]] = {}
 _lock = Lock()  # the UI thread and a warming worker may ask at once
 # What a thread builds now: a second thread asking waits for it (a deep model's one kernel took a
 # worker and the warm-up 1.5 s each, side by side, when both asked for its brief at once).
-_building: dict[tuple[str, int], tuple[object, Event]] = {}
+_building: dict[tuple[str, int], tuple[object, Event, int]] = {}
+WAIT_S = 5.0
 
 
 def derived(owner: object, kind: str, build: Callable[[], T]) -> T:
@@ -31,15 +32,14 @@ def derived(owner: object, kind: str, build: Callable[[], T]) -> T:
         if found is not None and found[0] is owner:
             tables[key] = found
             return found[1]  # type: ignore[return-value]
-        building = _building.get((kind, key))
-        if building is None or building[0] is not owner:
-            building = _building[(kind, key)] = (owner, Event())
-            mine = True
-        else:
-            mine = False
+        other = _building.get((kind, key))
+        mine = other is None or other[0] is not owner or other[2] == get_ident()
+        # The same thread asking again inside its own build builds it, never waits on itself.
+        building = _building[(kind, key)] = (owner, Event(), get_ident()) if mine or other is None else other
     if not mine:  # another thread builds it now: wait for its table rather than build it twice
-        building[1].wait()
-        return derived(owner, kind, build)
+        if building[1].wait(WAIT_S):
+            return derived(owner, kind, build)
+        return build()  # bounded: a build that itself waits on this thread must never hold it
     try:
         value = build()
         with _lock:
