@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from explorer import key_turns
 from explorer.key_turns import KEY_TURN_S, ahead_of_need, key_turn, step_aside
 
@@ -22,10 +24,16 @@ class Clock:
         self.now += seconds
 
 
-def test_work_ahead_of_need_sleeps_out_a_key_s_turn_and_other_work_goes_on(monkeypatch):
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """The module's clock, and no key's turn yet."""
     clock = Clock()
     monkeypatch.setattr(key_turns, "time", clock)
     monkeypatch.setattr(key_turns, "_turn_ends", [0.0])
+    return clock
+
+
+def test_work_ahead_of_need_sleeps_out_a_key_s_turn_and_other_work_goes_on(clock):
     step_aside()
     with ahead_of_need():
         step_aside()
@@ -41,10 +49,7 @@ def test_work_ahead_of_need_sleeps_out_a_key_s_turn_and_other_work_goes_on(monke
     assert len(clock.slept) == 1
 
 
-def test_only_the_thread_that_builds_ahead_steps_aside(monkeypatch):
-    clock = Clock()
-    monkeypatch.setattr(key_turns, "time", clock)
-    monkeypatch.setattr(key_turns, "_turn_ends", [0.0])
+def test_only_the_thread_that_builds_ahead_steps_aside(clock):
     key_turn()
     with ahead_of_need():
         other = threading.Thread(target=step_aside)  # another thread: not marked

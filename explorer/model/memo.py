@@ -33,9 +33,9 @@ def derived(owner: object, kind: str, build: Callable[[], T]) -> T:
             tables[key] = found
             return found[1]  # type: ignore[return-value]
         other = _building.get((kind, key))
-        mine = other is None or other[0] is not owner or other[2] == get_ident()
         # The same thread asking again inside its own build builds it, never waits on itself.
-        building = _building[(kind, key)] = (owner, Event(), get_ident()) if mine or other is None else other
+        mine = other is None or other[0] is not owner or other[2] == get_ident()
+        building = _building[(kind, key)] = (owner, Event(), get_ident()) if other is None or mine else other
     if not mine:  # another thread builds it now: wait for its table rather than build it twice
         if building[1].wait(WAIT_S):
             return derived(owner, kind, build)

@@ -298,15 +298,13 @@ def _implemented_by(bundle: Bundle, level: str, name: str, lower: str, item: str
     whole model (one kernel holding 5,000 fusions: the upward walk this replaces traced them all on
     the UI thread). A search asking more than the walk limit is still left to a worker."""
     seen: set[tuple[str, str]] = set()
-    asked = 0
     pending = [(level, name)]
     while pending:
         at, each = pending.pop()
         if (at, each) in seen or LIST_LEVELS.index(at) >= LIST_LEVELS.index(lower):
             continue
         seen.add((at, each))
-        asked += 1
-        about_to_walk(asked, f"what implements {name}")
+        about_to_walk(len(seen), f"what implements {name}")
         below, found = _level_below(bundle, at), down(bundle, at, each, target)
         if below == lower and item in found:
             return True
