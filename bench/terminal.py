@@ -54,7 +54,7 @@ class Pane:
         if not _server_started:
             _start_server()
             _server_started.append(True)
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
         tmux("new-session", "-d", "-s", self.session, "-x", str(self.size[0]),
                         "-y", str(self.size[1]), "sh", "-c", script, check=True)
         return started
@@ -63,6 +63,7 @@ class Pane:
     # though the text stays the same (a list's cursor row, in tensorweg). Markers are looked for in
     # the plain text, changes in the styled one once a bench sets this.
     styled = False
+    started = float("nan")  # set by `start`
 
     def screen(self) -> str:
         flags = ("-p", "-e") if self.styled else ("-p",)
