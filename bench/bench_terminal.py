@@ -183,18 +183,13 @@ def main() -> None:
         time_open(command, SMALL, marker)  # bytecode written, caches warm: not timed
     print(f"code: {'installed tensorweg' if args.installed else args.tree}; {args.runs} runs, interleaved")
     if "open" in only:
-        times = rounds(args.runs, lambda: (time_open(hello, SMALL, "hello-row-0"),
-                                           time_open(mnist, SMALL, "conv2d"),
-                                           time_open(resnet, SMALL, "conv1_conv")))
-        ours_hello = [t[0] for t in times]
-        report("open: rows of cached mnist_cnn, 80x24", [t[1] for t in times], ours_hello)
-        report("open: rows of cached ResNet50, 80x24", [t[2] for t in times], ours_hello)
-        times = rounds(args.runs, lambda: (time_first_screen(hello, SMALL, "hello-row-0"),
-                                           time_first_screen(mnist, SMALL, "conv2d"),
-                                           time_first_screen(resnet, SMALL, "conv1_conv")))
-        settled_hello = [t[0] for t in times]
-        report("open: whole first screen, mnist_cnn, 80x24", [t[1] for t in times], settled_hello)
-        report("open: whole first screen, ResNet50, 80x24", [t[2] for t in times], settled_hello)
+        for measure, what in ((time_open, "rows of"), (time_first_screen, "whole first screen,")):
+            times = rounds(args.runs, lambda measure=measure: (measure(hello, SMALL, "hello-row-0"),
+                                                               measure(mnist, SMALL, "conv2d"),
+                                                               measure(resnet, SMALL, "conv1_conv")))
+            ours_hello = [t[0] for t in times]
+            report(f"open: {what} cached mnist_cnn, 80x24", [t[1] for t in times], ours_hello)
+            report(f"open: {what} cached ResNet50, 80x24", [t[2] for t in times], ours_hello)
     if "open-defaults" in only:
         defaults = tensorweg_command(args, "open", "resnet50")
         times = rounds(args.runs, lambda: (time_open(hello, SMALL, "hello-row-0"),
