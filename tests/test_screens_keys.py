@@ -11,6 +11,7 @@ from explorer.views.trace import layer_of
 
 from screens.app import create_app
 from screens.tour import TourScreen
+from screens.widgets.device_pane import DeviceTabs
 from screens.widgets.status_line import StatusLine
 
 from pilot_support import BUNDLE, needs_bundle, opened, sync
@@ -114,15 +115,19 @@ async def test_a_status_line_stays_only_where_it_was_made():
 @sync
 async def test_without_colour_the_selected_row_is_drawn_in_reverse_video(monkeypatch, plain):
     """NO_COLOR: the cursor's background is gone; bold alone hid the selection. Reverse video, as
-    terminals draw a selection, on the selected row only."""
+    terminals draw a selection, on the selected row and on the open device tab, nowhere else."""
     monkeypatch.setenv("NO_COLOR", "1")
     app = create_app(BUNDLE, level="layers", target="cpu", select="dense", plain=plain)
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
-        reversed_lines = ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()
-                          if any(segment.style is not None and segment.style.reverse and segment.text.strip()
-                                 for segment in strip)]
-        assert len(reversed_lines) == 1 and reversed_lines[0].split()[0] == "dense", reversed_lines
+        reversed_texts = ["".join(segment.text for segment in strip
+                                  if segment.style is not None and segment.style.reverse)
+                          for strip in app.screen._compositor.render_strips()]
+        reversed_lines = [(y, text.strip()) for y, text in enumerate(reversed_texts) if text.strip()]
+        tabs_row = app.screen.query_one(DeviceTabs).region.y
+        assert [text for y, text in reversed_lines if y == tabs_row] == ["CPU"], reversed_lines
+        rows = [text for y, text in reversed_lines if y != tabs_row]
+        assert len(rows) == 1 and rows[0].split()[0] == "dense", reversed_lines
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

@@ -67,6 +67,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "binding.code.right": ("Right", "Rechts"),
     "binding.code.left": ("Left", "Links"),
     "binding.code.home": ("Line start", "Zeilenanfang"),
+    "binding.devices.next": ("Next tab", "Nächster Reiter"),
+    "binding.devices.previous": ("Previous tab", "Voriger Reiter"),
     "tooltip.app.level1": ("Level 1: Keras layers", "Ebene 1: Keras-Schichten"),
     "tooltip.app.level2": ("Level 2: TensorFlow graph ops", "Ebene 2: Ops des TensorFlow-Graphen"),
     "tooltip.app.level3": ("Level 3: HLO before optimisation", "Ebene 3: HLO vor der Optimierung"),
@@ -161,6 +163,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "tooltip.code.right": ("Scroll the code right, to the end of long lines",
                            "Den Code nach rechts rollen, bis zum Ende langer Zeilen"),
     "tooltip.code.left": ("Scroll the code left", "Den Code nach links rollen"),
+    "tooltip.devices.next": ("Open the next device's tab", "Den Reiter des nächsten Geräts öffnen"),
+    "tooltip.devices.previous": ("Open the previous device's tab", "Den Reiter des vorigen Geräts öffnen"),
     "tooltip.code.home": ("Scroll back to the start of the lines", "Zurück zum Anfang der Zeilen rollen"),
     # Textual's own keys (lists, inputs, tabs, scrolling), by action: the footer and `?` list them too.
     "textual.quit": ("Quit", "Beenden"),

@@ -3,22 +3,34 @@
 One tab per device kind (`explorer.targets.device_tabs`: CPU | GPU | TPU). A kind
 without a captured target says so and names the key that captures one, instead of
 an empty tab.
+
+The tabs are one line of text (`DeviceTabs`) over a `ContentSwitcher` of three texts, not
+Textual's `TabbedContent`: that is a dozen widgets, its own styles and an underline that moves a
+frame after a tab opens, which made the first screen settle two frames and some 40 ms later. The
+open tab is drawn in reverse video, so it shows on a terminal without colour.
 """
 
 from __future__ import annotations
 
+from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import ContentSwitcher, Tab, TabbedContent, TabPane
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import ContentSwitcher
 
 from explorer.labels import label
 from explorer.targets import device_kind, device_tabs
 from explorer.views.tables import Selection
 
+from screens.bindings import keyed
 from screens.widgets.pane_text import PaneText
 
 TABS = device_tabs()
+KINDS = tuple(tab.kind for tab in TABS)
 CAPTURE_KEY = "c"
+TAB_GAP = 1  # columns between two tab titles, besides each title's own space either side
 
 
 def family_text(selection: Selection | None, family: str, captured: tuple[str, ...], can_capture: bool,
@@ -45,69 +57,123 @@ def family_text(selection: Selection | None, family: str, captured: tuple[str, .
     return "\n".join(out)
 
 
+def tab_spans() -> list[tuple[int, int, str]]:
+    """(first column, end column, kind) of each tab title on the strip: ` CPU ` ` GPU ` ` TPU `."""
+    spans, column = [], 0
+    for tab in TABS:
+        width = len(tab.title) + 2
+        spans.append((column, column + width, tab.kind))
+        column += width + TAB_GAP
+    return spans
+
+
+class DeviceTabs(Widget, can_focus=True):
+    """The strip of tab titles. Left/Right (when focused) or a click opens another tab."""
+
+    COMPONENT_CLASSES = {"device-tabs--open"}
+    DEFAULT_CSS = """
+    DeviceTabs { height: 1; }
+    DeviceTabs > .device-tabs--open { text-style: bold reverse; }
+    DeviceTabs:focus > .device-tabs--open { text-style: bold reverse underline; }
+    """
+    BINDINGS = [
+        keyed("right", "step(1)", "devices.next", show=False),
+        keyed("left", "step(-1)", "devices.previous", show=False),
+    ]
+
+    class Opened(Message):
+        """The learner opened the tab of `kind`."""
+
+        def __init__(self, kind: str) -> None:
+            super().__init__()
+            self.kind = kind
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.open_kind = KINDS[0]
+
+    def open(self, kind: str) -> None:
+        if kind != self.open_kind:
+            self.open_kind = kind
+            self.refresh()
+
+    def render(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        open_style = self.get_component_rich_style("device-tabs--open")
+        for index, tab in enumerate(TABS):
+            if index:
+                text.append(" " * TAB_GAP)
+            text.append(f" {tab.title} ", open_style if tab.kind == self.open_kind else "")
+        return text
+
+    def action_step(self, delta: int) -> None:
+        self._learner_opens(KINDS[(KINDS.index(self.open_kind) + delta) % len(KINDS)])
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, kind in tab_spans():
+            if start <= event.x < end:
+                self._learner_opens(kind)
+
+    def _learner_opens(self, kind: str) -> None:
+        self.open(kind)
+        self.post_message(self.Opened(kind))
+
+
 class DevicePane(Vertical):
     # Every part fills the pane's box, so new text repaints its tab instead of resizing it.
     DEFAULT_CSS = """
     DevicePane { height: 1fr; }
-    DevicePane TabbedContent { height: 1fr; }
     DevicePane ContentSwitcher { height: 1fr; }
-    DevicePane TabPane { padding: 0 1; height: 1fr; }
+    DevicePane PaneText { padding: 0 1; }
     """
 
     def compose(self) -> ComposeResult:
-        with TabbedContent(id="device-tabs"):
-            for tab in TABS:
-                with TabPane(tab.title, id=f"device-{tab.kind}"):
-                    yield PaneText(id=f"device-{tab.kind}-text")
+        yield DeviceTabs(id="device-tabs")
+        with ContentSwitcher(id="device-texts", initial=f"device-{KINDS[0]}-text"):
+            for kind in KINDS:
+                yield PaneText(id=f"device-{kind}-text")
 
-    _wanted_tab = ""  # the tab of the target last shown, opened once the tabs exist
-    _texts_waiting = False  # a selection waits for the tab panes to mount
-    _tab_waiting = False  # the wanted tab waits for the tab strip
+    _texts_mounted = False  # set on mount: compose's children are mounted by then
+    _waiting: tuple | None = None  # what `show` was given before the tabs' texts were mounted
+    _target_shown = ""  # the target of the selection last shown: its tab opened then
+
+    @property
+    def open_kind(self) -> str:
+        """The device kind whose tab is open."""
+        return self.query_one(DeviceTabs).open_kind
 
     @property
     def settled(self) -> bool:
-        """The last selection shown is in its tabs, and its target's tab is open and laid out (what a
-        picture waits for: a tab just opened has no size until the next layout, and draws blank)."""
-        if self._texts_waiting or self._tab_waiting:
-            return False
-        if not self.size.area:
-            return True  # the pane is hidden (the memory map): nothing of it is drawn
-        opened = self.query_one("#device-tabs", TabbedContent).active
-        if opened != self.query_one(ContentSwitcher).current:
-            return False
-        return any(text.size.area for text in self.query(f"#{opened}-text").results(PaneText)) if opened else True
+        """The last selection shown is in its tabs (what a picture waits for)."""
+        return self._waiting is None
 
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool,
              lang: str = "en", reading: frozenset[str] = frozenset()) -> None:
-        if selection is not None:
-            # Open the tab of the target being shown; the learner can still switch tabs.
-            self._wanted_tab = f"device-{device_kind(selection.target)}"
-            self._open_wanted_tab()
-        texts = self.query(PaneText)
-        if len(texts) < len(TABS):
-            # The tab panes mount after the pane itself: the screen may sync in between (on its
-            # mount, under load). Show this selection once they are there.
-            self._texts_waiting = True
-            self.call_after_refresh(self.show, selection, captured, can_capture, lang, reading)
+        """Each tab's text for `selection`; the tab of a target not shown before opens (the learner can
+        still open another, which stays open while that target is shown)."""
+        if not self._texts_mounted:  # shown as the screen mounts, before the texts exist: shown on mount
+            self._waiting = (selection, captured, can_capture, lang, reading)
             return
-        self._texts_waiting = False
-        for tab in TABS:
-            self.query_one(f"#device-{tab.kind}-text", PaneText).show(
-                family_text(selection, tab.kind, captured, can_capture, lang, reading))
+        self._waiting = None
+        if selection is not None and selection.target != self._target_shown:
+            # A new target opens its tab; the same target again (its read arriving, a cursor move)
+            # keeps the tab the learner opened.
+            self._target_shown = selection.target
+            self._open(device_kind(selection.target))
+        for kind in KINDS:
+            self.query_one(f"#device-{kind}-text", PaneText).show(
+                family_text(selection, kind, captured, can_capture, lang, reading))
 
-    def _open_wanted_tab(self) -> None:
-        """TabbedContent mounts its tab strip after its panes: a level can arrive in between
-        (a capture's first level, a bundle read in a worker), so wait for the tabs there. And for
-        its switcher's mount, which shows its initial pane (none): a tab opened before it was
-        underlined over an empty pane until a click (a handout picture differed under load)."""
-        switchers = self.query(ContentSwitcher)
-        if len(self.query(Tab)) < len(TABS) or not (switchers and switchers.first().is_mounted):
-            self._tab_waiting = True
-            self.call_after_refresh(self._open_wanted_tab)
-            return
-        self._tab_waiting = False
-        tabs = self.query_one("#device-tabs", TabbedContent)
-        if tabs.active != self._wanted_tab:
-            tabs.active = self._wanted_tab
-        elif switchers.first().current != self._wanted_tab:  # the strip agrees, the panes were reset
-            switchers.first().current = self._wanted_tab
+    def on_mount(self) -> None:
+        self._texts_mounted = True
+        if self._waiting is not None:
+            self.show(*self._waiting)
+
+    def on_device_tabs_opened(self, message: DeviceTabs.Opened) -> None:
+        self._open(message.kind)
+
+    def _open(self, kind: str) -> None:
+        if kind not in KINDS:
+            return  # a target of a kind without a tab (none today): the open tab stays
+        self.query_one(DeviceTabs).open(kind)
+        self.query_one("#device-texts", ContentSwitcher).current = f"device-{kind}-text"
