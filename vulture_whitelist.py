@@ -52,6 +52,7 @@ _.ATTRIBUTES  # as HLO_OPCODES, for attributes
 _.cited_addresses  # every address the course cites: scripts/check_cited_sources.py and tests/test_cited_sources.py
 _.cited_path  # the repository path and revision an address names (the same two)
 _.installed_copy  # where an installed package holds a cited file (the same two)
+_.unsupported_lines  # what the explanation pane cannot draw: tests/test_course_text.py holds every content file to it
 _.REQUIRED_FIGURES  # what a chip of each kind must publish: tests/test_target_table.py holds each row to it
 
 # --- explorer: in modules another branch is rewriting; decided after that merge ---
@@ -201,6 +202,7 @@ _.HloView  # as above
 _.OptimizedHloView  # as above
 _.KernelsView  # as above
 _.MemoryMapView  # as above
+_.on_device_tabs_opened  # Textual message handler for DeviceTabs.Opened (widgets/device_pane.py)
 _.on_session_event_posted  # Textual message handler for SessionEventPosted (session_work.py)
 _.on_click  # Textual event handler (widgets/item_rows.py)
 _.get_selection  # Textual: the text a mouse selection covers, for copying (widgets/pane_text.py)

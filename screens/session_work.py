@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 @cache  # once per process: later levels find the renderers loaded
 def warm_up_renderers() -> None:
-    """The side panes' renderers (Markdown, Pygments), loaded on a worker thread, not on the UI thread."""
+    """The code view's renderer (Pygments), loaded on a worker thread, not on the UI thread."""
     from screens.widgets.code_view import warm_up_renderers as load  # noqa: PLC0415 (why: start-up; Pygments not before the rows)
 
     load()

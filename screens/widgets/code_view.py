@@ -122,10 +122,8 @@ def prepare_ahead(code: str) -> None:
 
 
 def warm_up_renderers() -> None:
-    """Import what a selection renders with (Markdown, Pygments): called on a worker thread, so the
-    first selection shown does not pay for it on the UI thread."""
-    import rich.markdown  # noqa: F401, PLC0415 (its import is the work: done here, off the UI thread)
-
+    """Import what a selection's code renders with (Pygments): called on a worker thread, so the
+    first code shown does not pay for it on the UI thread."""
     highlight_line("", "hlo")
 
 

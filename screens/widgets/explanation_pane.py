@@ -1,4 +1,5 @@
-"""Course texts for the selection: `explorer.views.explain.explanations`, rendered as Markdown.
+"""Course texts for the selection: `explorer.views.explain.explanations`, drawn by
+`screens.widgets.course_text` (the tour's panel renders the same texts' Markdown source).
 
 The item's own text first (a TPU kOutput fusion: `fusion:kOutput`), then what
 its data shows (a tiled layout, VMEM, the allocation holding it), each once.
@@ -11,14 +12,19 @@ from functools import lru_cache
 from explorer.labels import label
 from explorer.views.tables import Selection
 
+from screens.widgets.course_text import course_text
 from screens.widgets.pane_text import PaneText
 
 
-def explanation_markdown(selection: Selection) -> str:
+def selection_texts(selection: Selection) -> tuple:
     from explorer.views.explain import explanations  # noqa: PLC0415 (kept off the first frame: the open worker loads it)
 
-    texts = explanations(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
-    return _markdown_text(texts, selection.lang)
+    return explanations(selection.bundle, selection.level, selection.target, selection.name, selection.lang)
+
+
+def explanation_markdown(selection: Selection) -> str:
+    """The selection's texts as Markdown source (the tour's panel renders them with Textual's Markdown)."""
+    return _markdown_text(selection_texts(selection), selection.lang)
 
 
 @lru_cache(maxsize=512)
@@ -34,15 +40,14 @@ def _markdown_text(texts, lang: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def _markdown(text: str):
-    # Rich's Markdown (and markdown-it) load lazily: the first frame has no explanation yet.
-    from rich.markdown import Markdown  # noqa: PLC0415 (kept off the first frame)
-
-    return Markdown(text)
+def explanation_text(texts: tuple, lang: str):
+    # The same texts give the same drawn text object, which the pane knows it shows already.
+    return course_text(texts, label("word.source", lang))
 
 
 class ExplanationPane(PaneText):
     def show_selection(self, selection: Selection | None, lang: str = "en") -> None:
-        text = explanation_markdown(selection) if selection is not None else None
-        # The same text gives the same (cached) Markdown, which the pane knows it shows already.
-        self.show(label("state.select_item", lang) if text is None else _markdown(text))
+        if selection is None:
+            self.show(label("state.select_item", lang))
+        else:
+            self.show(explanation_text(selection_texts(selection), lang))

@@ -32,7 +32,7 @@ def _same(a: RenderableType, b: RenderableType) -> bool:
 
 
 class PaneText(Widget):
-    """Shows one Rich renderable (Text, Markdown); `show(content)` only repaints.
+    """Shows one Rich renderable (Text, a course text's Group); `show(content)` only repaints.
 
     Strings become `Text`, so brackets in compiler output (`[fusion]`, shapes
     such as `f32[8]`) are never read as markup.
@@ -51,14 +51,14 @@ class PaneText(Widget):
         self._content: RenderableType = Text(visible(content, multiline=True)) if isinstance(content, str) else content
         self._top = 0  # first shown line
         self._wrapped: tuple[tuple[int, int], list[Strip]] | None = None  # (width, height) -> lines
-        # Wrapped lines of recent contents by identity: explanations are cached Markdown
-        # objects, and wrapping Markdown again on every return to an opcode costs a frame.
+        # Wrapped lines of recent contents by identity: explanations are cached drawn texts,
+        # and wrapping them again on every return to an opcode costs a frame.
         self._recent: dict[tuple[int, int, int], tuple[RenderableType, list[Strip]]] = {}
         self._base_style: Style | None = None  # the widget's style, looked up once per theme
 
     @property
     def content(self) -> RenderableType:
-        """What the pane shows (Markdown keeps its source in `.markup`)."""
+        """What the pane shows."""
         return self._content
 
     @property
