@@ -42,7 +42,7 @@ def test_the_ui_thread_leaves_a_long_listing_to_a_worker(tmp_path):
     import pytest
 
     from explorer.model.built import NotBuilt, only_read
-    from explorer.views.compare.target_layer import kernel_brief
+    from explorer.views.programs.target_layer import kernel_brief
 
     bundle = Bundle.open(write_deep_bundle(tmp_path / "deep", LAYERS, one_part=True))
     kernel = bundle.kernels("cpu")[0]

@@ -20,7 +20,7 @@ from explorer.capture.gpu_dump import (
 from explorer.hlo.model import HloComputation, HloInstruction, HloModule, Shape
 from explorer.model.roofline import estimate, instruction_flops
 from explorer.targets import TARGETS
-from explorer.views.compare.target_layer import PLUMBING
+from explorer.views.programs.target_layer import PLUMBING
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xla_dump_gpu"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from explorer.model.bundle import Bundle
-from explorer.views.compare.target_layer import TargetLayer
 from explorer.views.programs import TargetProgram, program_for
+from explorer.views.programs.target_layer import TargetLayer
 from explorer.views.programs.tvm import TvmTargetProgram
 from explorer.views.programs.xla import XlaTargetProgram
 

@@ -44,7 +44,7 @@ OFF_THE_PATH = ("importlib.metadata", "email", "concurrent.futures", "subprocess
                 "explorer.capture.protocol", "explorer.capture.growth",
                 "explorer.hlo.parser", "explorer.hlo.model", "explorer.hlo.scan", "explorer.model.training",
                 "explorer.model.tvm_program",
-                "explorer.views.programs.xla", "explorer.views.compare.target_layer", "explorer.views.panes")
+                "explorer.views.programs.xla", "explorer.views.programs.target_layer", "explorer.views.panes")
 
 
 def test_reading_a_cached_first_screen_imports_nothing_it_does_not_use():
@@ -58,3 +58,26 @@ def test_reading_a_cached_first_screen_imports_nothing_it_does_not_use():
     assert read["rows"]  # and read the layers' rows
     loaded = set(read["modules"])
     assert sorted(name for name in OFF_THE_PATH if name in loaded) == []
+
+
+DEVICE_PANE = r"""
+import json, sys
+from explorer.model.bundle import Bundle
+from explorer.views.panes import device_lines
+bundle = Bundle.open(sys.argv[1])
+lines = device_lines(bundle, "layers", "conv2d", "cpu", "cpu")
+print(json.dumps({"lines": list(lines), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_the_first_screens_device_pane_loads_no_graph():
+    """The device pane of a layer reads the target's program, not its graph (a picture's) nor the
+    comparison of all targets: those modules' classes cost the first screen some 15 ms."""
+    result = subprocess.run([sys.executable, "-c", DEVICE_PANE, str(BUNDLE)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    read = json.loads(result.stdout.strip().splitlines()[-1])
+    assert any("convolution" in line for line in read["lines"]), read["lines"]
+    loaded = set(read["modules"])
+    assert sorted(name for name in ("explorer.views.programs.xla_graph", "explorer.views.graphs.parts",
+                                    "explorer.views.graphs", "explorer.views.compare") if name in loaded) == []

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from explorer.errors import TensorwegError
 from explorer.model.bundle import Bundle
 from explorer.targets import DEFAULT_TARGETS
-from explorer.views.compare.target_layer import (
+from explorer.views.programs import program_for
+from explorer.views.programs.target_layer import (
     NOT_CAPTURED,
     TargetLayer,
     display_name,
     target_state,
 )
-from explorer.views.programs import program_for
 from explorer.views.suggested import capture_hint
 
 __all__ = ["LayerComparison", "TargetSummary", "comparison_targets", "layer_comparison", "target_layer",

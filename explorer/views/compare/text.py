@@ -23,8 +23,8 @@ from explorer.views.compare import (
     target_summary,
 )
 from explorer.views.compare.mesh import mesh_comparison, meshable
-from explorer.views.compare.target_layer import InstructionComparison, TargetLayer
 from explorer.views.format import MISSING, format_bytes, format_count, format_seconds
+from explorer.views.programs.target_layer import InstructionComparison, TargetLayer
 
 JSON_SCHEMA_VERSION = 1
 # --- cell texts shared with the compare screen ----------------------------------------------------

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from explorer.model.records import LevelStatus
-    from explorer.views.compare.target_layer import TargetLayer
     from explorer.views.graphs.parts import LevelGraph
     from explorer.views.items import LevelItem, RowGroup
+    from explorer.views.programs.target_layer import TargetLayer
 
 
 class TargetProgram(Protocol):

@@ -33,9 +33,9 @@ if TYPE_CHECKING:
     from explorer.model.records import LevelStatus
     from explorer.views.programs.program import TargetProgram
 
-from explorer.views.compare.target_layer import InstructionComparison, LibraryCall, TargetLayer, kernel_brief
 from explorer.views.format import text_table
 from explorer.views.items import COLUMNS, LevelItem, RowGroup, kernel_rows, make_item
+from explorer.views.programs.target_layer import InstructionComparison, LibraryCall, TargetLayer, kernel_brief
 from explorer.views.tables import kernel as kernel_record
 from explorer.views.tables import per_bundle
 

@@ -19,16 +19,15 @@ if TYPE_CHECKING:
     from explorer.hlo.model import HloInstruction
     from explorer.model.bundle import Bundle
     from explorer.model.records import KernelRecord, LevelStatus
-    from explorer.views.compare.target_layer import TargetLayer
     from explorer.views.graphs.parts import LevelGraph
     from explorer.views.programs.program import TargetProgram
+    from explorer.views.programs.target_layer import TargetLayer
 
 from explorer.model.sharding import COLLECTIVES
 from explorer.targets import get_target
 from explorer.views.buffers import allocation_by_index, allocation_of, step_layout, step_members
-from explorer.views.compare.target_layer import PLUMBING
 from explorer.views.items import CREATED_BY_XLA, LevelItem, RowGroup, kernel_rows, make_item, role_text, shape_text
-from explorer.views.programs.xla_graph import hlo_graph
+from explorer.views.programs.target_layer import PLUMBING
 from explorer.views.tables import (
     computation_table,
     cross_index,
@@ -80,6 +79,8 @@ class XlaTargetProgram:
 
     def graph(self, level: str) -> LevelGraph:
         """The entry computation, each fusion a cluster around its fused computation (`xla_graph`)."""
+        from explorer.views.programs.xla_graph import hlo_graph  # noqa: PLC0415 (a picture's: off the first screen's device pane)
+
         return hlo_graph(self.bundle, level, self.target, _HEAVY)
 
     # --- the trace -----------------------------------------------------------------------------

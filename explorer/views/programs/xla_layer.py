@@ -18,7 +18,7 @@ from explorer.model.memo import derived
 from explorer.model.records import KernelRecord
 from explorer.model.roofline import estimate, instruction_bytes, instruction_flops
 from explorer.targets import get_target
-from explorer.views.compare.target_layer import (
+from explorer.views.programs.target_layer import (
     PLUMBING,
     InstructionComparison,
     LibraryCall,

@@ -19,8 +19,8 @@ from explorer.model import occupancy
 from explorer.model.bundle import Bundle
 from explorer.targets import TARGETS
 from explorer.views.compare import target_summary
-from explorer.views.compare.target_layer import PLUMBING, TargetLayer
 from explorer.views.programs import program_for
+from explorer.views.programs.target_layer import PLUMBING, TargetLayer
 from explorer.views.tables import kernel
 from explorer.views.whatif.quantized import Quantization, quantization
 
