@@ -183,6 +183,8 @@ class TensorwegApp(EndsOnCoreErrors, SessionWork, App):
 
     def on_ready(self) -> None:
         self.first_frame_shown = True
+        if isinstance(self.screen, ExplorerScreen):
+            self.screen.first_frame_out()
 
     def on_unmount(self) -> None:
         self.session.quit()  # warm-ups stop at their next check, captures are cancelled

@@ -249,6 +249,8 @@ class ExplorerScreen(Screen):
         # A refresh can pass without a paint: wait for one that drew the rows for the terminal, a
         # bounded number of refreshes. Until the app's first frame is out (`first_frame_shown`),
         # Textual renders frames but the terminal gets none: the panes would delay the rows'.
+        if self._rows_painted:
+            return  # shown already: by the first frame's news (`first_frame_out`) or a visit
         table = self.items_table
         drawn = table is None or table.drawn
         if not (drawn and self.tensorweg.first_frame_shown) and tries > 1:
@@ -260,6 +262,14 @@ class ExplorerScreen(Screen):
         self._follow_selection()
         self.session.selection_shown()
         self.tensorweg.rows_shown()
+
+    def first_frame_out(self) -> None:
+        """The app's first frame reached the terminal (Textual's Ready). Rows it drew get their panes
+        now: the refresh `rows_replaced` waits for comes with the next frame, a sixtieth of a second
+        or more later."""
+        table = self.items_table
+        if not self._rows_painted and (table is None or table.drawn):
+            self.call_next(self._show_after_rows, 1)
 
     def selection_moved(self, view: LevelView) -> None:
         """`view`'s cursor moved: the list is drawn alone, the panes and its extra follow after that frame."""

@@ -124,3 +124,26 @@ async def test_the_filter_input_is_mounted_on_the_first_slash():
         await pilot.pause()
         assert table.query("#filter") and table.filter_text == "fusion"
         assert all("fusion" in item.search_text for item in table._shown if hasattr(item, "search_text"))
+
+
+@sync
+async def test_the_first_frames_rows_get_their_panes_at_its_ready_not_a_refresh_later(monkeypatch):
+    """Textual's Ready says the first frame reached the terminal: rows drawn in it are shown, so their
+    panes follow at once (`first_frame_out`) instead of after the next refresh (16 ms or more)."""
+    from screens.explorer_screen import ExplorerScreen
+
+    painted_by = []
+    show_after_rows = ExplorerScreen._show_after_rows
+
+    async def recorded(self, tries):
+        was_painted = self._rows_painted
+        await show_after_rows(self, tries)
+        if self._rows_painted and not was_painted:
+            painted_by.append((tries, self.app.first_frame_shown))
+
+    monkeypatch.setattr(ExplorerScreen, "_show_after_rows", recorded)
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        assert painted_by == [(1, True)]  # once, by the Ready's news (a refresh's try starts at 10)
+        assert app.screen.query_one("#explanation", PaneText).plain
