@@ -349,6 +349,7 @@ class ExplorerScreen(Screen):
         """The side panes again for the selection shown (the warm-up has read more of the bundle)."""
         if self._rows_painted:
             self._show_selection()
+            self.call_after_refresh(self.session.panes_drawn)  # the warm-up goes on once every target is in
 
     def help_text(self) -> str:
         """What the level on show is, for `?`."""

@@ -147,3 +147,24 @@ async def test_the_first_frames_rows_get_their_panes_at_its_ready_not_a_refresh_
         await opened(pilot)
         assert painted_by == [(1, True)]  # once, by the Ready's news (a refresh's try starts at 10)
         assert app.screen.query_one("#explanation", PaneText).plain
+
+
+@sync
+async def test_the_screen_tells_the_session_when_its_panes_are_drawn_with_every_target(monkeypatch):
+    """The warm-up's later work waits for it (`SessionService.panes_drawn`)."""
+    from explorer.session.service import SessionService
+
+    told = []
+    panes_drawn = SessionService.panes_drawn
+
+    def recorded(self):
+        told.append(self.reading)
+        panes_drawn(self)
+
+    monkeypatch.setattr(SessionService, "panes_drawn", recorded)
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        for _ in range(5):
+            await pilot.pause()
+        assert frozenset() in told  # told once nothing was read any more

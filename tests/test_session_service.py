@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,41 @@ def test_a_finished_capture_is_read_next():
     job = service.capture_at_start()
     change = service.apply(events.BundleLoaded(Path("/nowhere"), job.generation))
     assert change.read == Path("/nowhere") and service.opening == Path("/nowhere") and not service.settled
+
+
+# --- the warm-up after opening: out of the first screen's way ---------------------------------
+
+
+def test_the_warm_up_builds_its_renderers_only_once_the_panes_are_drawn_with_every_target():
+    """Built while the UI drew the panes that complete the first screen, the renderers and tables
+    slowed that frame: they wait until the panes are drawn with every target read."""
+    from explorer.session.opening import start_warm_up
+
+    service = SessionService(BUNDLE, level="layers", target="cpu")
+    opened_event = service.apply(read_bundle(BUNDLE, "layers", "cpu", "en")).warm
+    reads, renderers = [], threading.Event()
+    start_warm_up(opened_event, "layers", "cpu", "en", reads.append, lambda: False, renderers.set)
+    service.panes_drawn()  # before the rows are even shown: the targets are not read yet
+    service.selection_shown()
+    every_target = sorted(opened_event.bundle.targets)
+    for _ in range(200):  # every target read (well under a second on the recorded bundle) ...
+        if sorted(t for event in reads for t in event.targets) == every_target:
+            break
+        time.sleep(0.05)
+    assert sorted(t for event in reads for t in event.targets) == every_target
+    assert not renderers.is_set()  # ... but the panes have not shown them
+    for event in reads:
+        service.apply(event)
+    service.panes_drawn()
+    assert renderers.wait(10)
+
+
+def test_a_quit_lets_a_waiting_warm_up_end():
+    from explorer.session.opening import start_warm_up
+
+    service = SessionService(BUNDLE, level="layers", target="cpu")
+    opened_event = service.apply(read_bundle(BUNDLE, "layers", "cpu", "en")).warm
+    renderers = threading.Event()
+    start_warm_up(opened_event, "layers", "cpu", "en", lambda event: None, lambda: False, renderers.set)
+    service.quit()
+    assert renderers.wait(1.5)  # not after FIRST_SELECTION_WAIT_S twice (4 s)

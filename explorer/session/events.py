@@ -108,12 +108,14 @@ class BundleOpened:
     """The bundle at `path` was read and indexed off the UI thread; `trace` links its levels.
 
     `shown` is set once the screen shows its rows and their selection: the warm-up waits for it.
+    `panes_drawn` once the side panes are drawn with every target read: its later work waits for that.
     """
 
     path: Path
     bundle: Bundle
     trace: Trace
     shown: threading.Event = field(default_factory=threading.Event)
+    panes_drawn: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from explorer.session.events import BundleOpened, BundleOpenFailed, Emit, Levels
 from explorer.views.trace import build_trace
 from explorer.views.warm import level_rows, prepare_first_screen, prepare_levels
 
-# How long the warm-up waits for the first screen to show the rows and their selection.
+# How long the warm-up waits for the first screen to show the rows and their selection, and then
+# for its panes to be drawn.
 FIRST_SELECTION_WAIT_S = 2.0
 
 
@@ -54,8 +55,8 @@ def warm_after_open(opened: BundleOpened, level: str, target: str, lang: str, em
 
     First it waits until the screen shows the rows and their selection (`opened.shown`), as its turns
     on the interpreter would slow the UI thread down; then the first selection's panes (a
-    `TargetsRead` per target), the UI's own renderers (`warm_ui`), each layer's facts and every
-    level's tables (`LevelsWarmed` at the end).
+    `TargetsRead` per target); once those are drawn (`opened.panes_drawn`), the UI's own renderers
+    (`warm_ui`), each layer's facts and every level's tables (`LevelsWarmed` at the end).
     """
     bundle = opened.bundle
     with ahead_of_need():
@@ -85,6 +86,7 @@ def _warm(opened: BundleOpened, bundle: Bundle, level: str, target: str, lang: s
     finally:
         if unread:  # not prepared (a damaged level, no rows): the pane reads them when asked
             emit(TargetsRead(bundle, tuple(unread)))
+    opened.panes_drawn.wait(FIRST_SELECTION_WAIT_S)
     warm_ui()
     warm_layer_facts(bundle, lang, cancelled_or_aside)
     prepare_levels(bundle, target, lang, cancelled_or_aside)

@@ -54,6 +54,7 @@ class AppliesReports:
         @property
         def reading(self) -> frozenset[str]: ...
         def capture_at_start(self) -> CaptureJob | None: ...
+        def _let_warm_up_on(self) -> None: ...
         def notify(self, message: str, bold: bool = False) -> None: ...
 
     def apply(self, event: events.SessionEvent) -> Change:
@@ -137,6 +138,8 @@ class AppliesReports:
         self.bundle = event.bundle
         self.target = shown_target(event.bundle, self._target)
         self._shown = event.shown
+        self._let_warm_up_on()  # a bundle read before this one: its warm-up waits no longer
+        self._panes_drawn = event.panes_drawn
         if outcome:
             self.notify(outcome)
         return Change(warm=event, tour=True)

@@ -84,6 +84,7 @@ class SessionService(AppliesReports):
         self._cancel = threading.Event()
         self._reading: tuple[Bundle | None, frozenset[str]] = (None, frozenset())
         self._shown: threading.Event | None = None
+        self._panes_drawn: threading.Event | None = None
         self.quitting = threading.Event()
         self.meshes_capturing = False
         self.meshes_captured = 0  # `M` runs finished: the cached sibling bundles may have changed
@@ -382,6 +383,12 @@ class SessionService(AppliesReports):
             self._shown.set()
             self._shown = None
 
+    def panes_drawn(self) -> None:
+        """The side panes are drawn with every target read: the warm-up's renderers and tables may go on
+        (built meanwhile, they slowed the frame that completes the first screen)."""
+        if not self.reading:
+            self._let_warm_up_on()
+
     def stale(self, bundle: Bundle) -> bool:
         """Whether work for `bundle` may stop: the app ends, or another bundle replaced it."""
         return self.quitting.is_set() or self._bundle is not bundle
@@ -392,6 +399,12 @@ class SessionService(AppliesReports):
         self._cancel.set()
         self._mesh_cancel.set()
         self.selection_shown()
+        self._let_warm_up_on()
+
+    def _let_warm_up_on(self) -> None:
+        if self._panes_drawn is not None:
+            self._panes_drawn.set()
+            self._panes_drawn = None
 
     # --- captures: the one way to start one -------------------------------------------------
 
