@@ -4,7 +4,6 @@ with Left/Right (the strip focused, as Tab reaches it) or a click, each over its
 from __future__ import annotations
 
 import pytest
-from textual.widgets import ContentSwitcher
 
 from screens.app import create_app
 from screens.widgets.device_pane import DevicePane, DeviceTabs, tab_spans
@@ -16,9 +15,10 @@ pytestmark = needs_bundle
 
 
 def shown(pane: DevicePane) -> tuple[str, str, str]:
-    """(open tab, text shown, that text) as the learner sees them."""
-    current = pane.query_one(ContentSwitcher).current
-    return pane.open_kind, current, pane.query_one(f"#{current}", PaneText).plain
+    """(open tab, text shown, that text) as the learner sees them: the one text displayed."""
+    displayed = [text for text in pane.query(PaneText).results(PaneText) if text.display]
+    assert len(displayed) == 1, [text.id for text in displayed]
+    return pane.open_kind, displayed[0].id, displayed[0].plain
 
 
 async def focus_the_strip(pilot) -> DeviceTabs:

@@ -263,8 +263,6 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
     """A capture's first level can reach the device pane while it is still mounting, before its
     tabs' texts all exist. `show` then raised `No Tab with id`; now the tab of the target on screen
     opens once they are there, over its own text."""
-    from textual.widgets import ContentSwitcher
-
     from explorer.model.bundle import Bundle
     from explorer.views.tables import Selection
 
@@ -292,8 +290,9 @@ async def test_a_level_shown_before_the_device_tabs_exist_opens_its_tab_once_the
         assert pane.open_kind == family
         # and its text is the one shown, with the selection's text: a tab opened before the tabs'
         # switcher had mounted was underlined over an empty pane (a handout picture differed under load)
-        assert pane.query_one(ContentSwitcher).current == f"device-{family}-text"
         text = app.screen.query_one(f"#device-{family}-text", device_pane.PaneText)
+        assert pane.shown_text is text and text.display
+        assert [t.id for t in pane.query(device_pane.PaneText).results(device_pane.PaneText) if t.display] == [text.id]
         assert text.size.area and target in text.plain
         assert app.explorer.settled
 

@@ -4,10 +4,12 @@ One tab per device kind (`explorer.targets.device_tabs`: CPU | GPU | TPU). A kin
 without a captured target says so and names the key that captures one, instead of
 an empty tab.
 
-The tabs are one line of text (`DeviceTabs`) over a `ContentSwitcher` of three texts, not
+The tabs are one line of text (`DeviceTabs`) over three texts, the open tab's shown, not
 Textual's `TabbedContent`: that is a dozen widgets, its own styles and an underline that moves a
 frame after a tab opens, which made the first screen settle two frames and some 40 ms later. The
-open tab is drawn in reverse video, so it shows on a terminal without colour.
+open tab is drawn in reverse video, so it shows on a terminal without colour. The pane keeps its
+texts from compose on, so a level that arrives while they still mount (a capture's first level)
+goes straight into them; a `ContentSwitcher` opened before its own mount showed its initial child.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher
 
 from explorer.labels import label
 from explorer.targets import device_kind, device_tabs
@@ -123,51 +124,48 @@ class DevicePane(Vertical):
     # Every part fills the pane's box, so new text repaints its tab instead of resizing it.
     DEFAULT_CSS = """
     DevicePane { height: 1fr; }
-    DevicePane ContentSwitcher { height: 1fr; }
     DevicePane PaneText { padding: 0 1; }
     """
 
-    def compose(self) -> ComposeResult:
-        yield DeviceTabs(id="device-tabs")
-        with ContentSwitcher(id="device-texts", initial=f"device-{KINDS[0]}-text"):
-            for kind in KINDS:
-                yield PaneText(id=f"device-{kind}-text")
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._texts = {kind: PaneText(id=f"device-{kind}-text") for kind in KINDS}
+        self._tabs = DeviceTabs(id="device-tabs")
+        self._target_shown = ""  # the target of the selection last shown: its tab opened then
 
-    _texts_mounted = False  # set on mount: compose's children are mounted by then
-    _waiting: tuple | None = None  # what `show` was given before the tabs' texts were mounted
-    _target_shown = ""  # the target of the selection last shown: its tab opened then
+    def compose(self) -> ComposeResult:
+        yield self._tabs
+        for kind, text in self._texts.items():
+            text.display = kind == self._tabs.open_kind
+            yield text
 
     @property
     def open_kind(self) -> str:
         """The device kind whose tab is open."""
-        return self.query_one(DeviceTabs).open_kind
+        return self._tabs.open_kind
+
+    @property
+    def shown_text(self) -> PaneText:
+        """The open tab's text."""
+        return self._texts[self.open_kind]
 
     @property
     def settled(self) -> bool:
-        """The last selection shown is in its tabs (what a picture waits for)."""
-        return self._waiting is None
+        """The open tab's text is laid out (what a picture waits for: a text just shown has no size
+        until the next layout, and draws blank)."""
+        return not self.size.area or bool(self.shown_text.size.area)
 
     def show(self, selection: Selection | None, captured: tuple[str, ...], can_capture: bool,
              lang: str = "en", reading: frozenset[str] = frozenset()) -> None:
         """Each tab's text for `selection`; the tab of a target not shown before opens (the learner can
         still open another, which stays open while that target is shown)."""
-        if not self._texts_mounted:  # shown as the screen mounts, before the texts exist: shown on mount
-            self._waiting = (selection, captured, can_capture, lang, reading)
-            return
-        self._waiting = None
         if selection is not None and selection.target != self._target_shown:
             # A new target opens its tab; the same target again (its read arriving, a cursor move)
             # keeps the tab the learner opened.
             self._target_shown = selection.target
             self._open(device_kind(selection.target))
-        for kind in KINDS:
-            self.query_one(f"#device-{kind}-text", PaneText).show(
-                family_text(selection, kind, captured, can_capture, lang, reading))
-
-    def on_mount(self) -> None:
-        self._texts_mounted = True
-        if self._waiting is not None:
-            self.show(*self._waiting)
+        for kind, text in self._texts.items():
+            text.show(family_text(selection, kind, captured, can_capture, lang, reading))
 
     def on_device_tabs_opened(self, message: DeviceTabs.Opened) -> None:
         self._open(message.kind)
@@ -175,5 +173,6 @@ class DevicePane(Vertical):
     def _open(self, kind: str) -> None:
         if kind not in KINDS:
             return  # a target of a kind without a tab (none today): the open tab stays
-        self.query_one(DeviceTabs).open(kind)
-        self.query_one("#device-texts", ContentSwitcher).current = f"device-{kind}-text"
+        self._tabs.open(kind)
+        for each, text in self._texts.items():
+            text.display = each == kind
