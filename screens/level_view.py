@@ -223,8 +223,14 @@ class LevelView(Vertical):
             return
         self.tensorweg.go_back()
 
-    def focus_list(self) -> None:
-        self.items_table.focus_rows()
+    def focus_list(self, tries: int = 10) -> None:
+        """Focus the list; a view just mounted may not have mounted its list yet (a sync reached it in
+        between, under load): then once it has, a bounded number of refreshes later."""
+        for table in self.query("#items").results(ItemTable):
+            table.focus_rows()
+            return
+        if tries > 1:
+            self.call_after_refresh(self.focus_list, tries - 1)
 
     def pane_to_maximize(self) -> Widget | None:
         """What `z` fills the screen with: the focused pane (a view may name another)."""
