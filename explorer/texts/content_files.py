@@ -7,6 +7,7 @@ folder). The header's `key:` is authoritative; a test checks it matches the path
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -16,6 +17,10 @@ from explorer.errors import ParseError
 
 LANGUAGES = ("de", "en")
 REQUIRED_FIELDS = ("key", "title", "source")
+# What a key's family and name may hold to be looked up as a file: a key can come from a bundle (a
+# custom-call target's name), so no separator, no dot, nothing that leaves the family's folder.
+_FAMILY = re.compile(r"[a-z][a-z-]*")
+_NAME = re.compile(r"[A-Za-z0-9_$@-]+")
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,33 @@ def load_language(lang: str) -> dict[str, ContentFile]:
     """Every explanation of one language, by key (read once per process)."""
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
+    _loaded[lang] = found = _read_language(lang)
+    return found
+
+
+_loaded: dict[str, dict[str, ContentFile]] = {}  # the languages read whole
+
+
+@cache
+def content_file(lang: str, key: str) -> ContentFile | None:
+    """The text of `key` (`family:name`), or None: from its language read whole if it was, else its one
+    file read alone. A selection's first explanation needs two or three texts, not the ~400 files of
+    a language (20 ms on the first screen)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}")
+    if lang in _loaded:
+        return _loaded[lang].get(key)
+    family, _, name = key.partition(":")
+    if not (_FAMILY.fullmatch(family) and _NAME.fullmatch(name)):
+        return None
+    entry = _content_root().joinpath(lang, family, f"{name}.md")
+    if not entry.is_file():
+        return None
+    content = parse_content(entry.read_text(encoding="utf-8"), f"{lang}/{family}/{name}.md")
+    return content if content.key == key else None  # the header's key is authoritative, as when read whole
+
+
+def _read_language(lang: str) -> dict[str, ContentFile]:
     found: dict[str, ContentFile] = {}
     root = _content_root().joinpath(lang)
     for family in sorted(root.iterdir(), key=lambda t: t.name):

@@ -8,17 +8,17 @@ close the match was.
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from explorer.errors import TensorwegError
 from explorer.labels.numbers import number
 from explorer.levels import LEVELS
 from explorer.targets import DEFAULT_TARGETS, TARGETS
 from explorer.texts.chip_figures import chip_figures
-from explorer.texts.content_files import LANGUAGES, ContentFile, load_language
+from explorer.texts.content_files import LANGUAGES, ContentFile, content_file, load_language
 from explorer.texts.language import default_language as default_language  # one place; the CLI asks it alone
 from explorer.texts.xla_opcodes import custom_call_names
 
@@ -82,7 +82,8 @@ def explain(level: str, kind_keys: list[str], target: str, lang: str,
     """
     if level not in LEVELS:
         raise TensorwegError(f"unknown level '{level}' (try: {', '.join(LEVELS)})")
-    texts = _texts(lang)
+    _check_language(lang)
+    texts = partial(content_file, lang)  # the few texts tried, each file read alone until all are
     figures = {**chip_figures(target, lang), **(figures or {})}
     family = target_family(target) if target else ""
     for key in kind_keys:
@@ -169,6 +170,8 @@ def has_topic(key: str, lang: str = "en") -> bool:
 
 def similar_topics(topic: str, lang: str, limit: int = 5) -> list[str]:
     """Close spellings first, then keys containing the name or sharing its family; else level keys."""
+    import difflib  # noqa: PLC0415 (a mistyped topic's: off the explanation pane's first text)
+
     family, colon, name = topic.lower().partition(":")
     name = name if colon else family  # a bare word (`vmem`) is a topic's name more likely than a family
     keys = topics(lang)
@@ -180,20 +183,25 @@ def similar_topics(topic: str, lang: str, limit: int = 5) -> list[str]:
     return hits[:limit]
 
 
-def _texts(lang: str) -> dict[str, ContentFile]:
+def _check_language(lang: str) -> None:
     if lang not in LANGUAGES:
         raise TensorwegError(f"unknown language '{lang}' (try: {', '.join(LANGUAGES)})")
+
+
+def _texts(lang: str) -> dict[str, ContentFile]:
+    _check_language(lang)
     return load_language(lang)
 
 
-def _find(texts: dict[str, ContentFile], key: str, family: str) -> tuple[ContentFile, str] | None:
+def _find(texts: Callable[[str], ContentFile | None], key: str, family: str) -> tuple[ContentFile, str] | None:
+    """The text for `key` most specific first: as written (`hlo:dot@tpu`), for the target's family, general."""
     base, _, explicit = key.partition("@")
-    if explicit and key in texts:
-        return texts[key], "specific"
-    if family and f"{base}@{family}" in texts:
-        return texts[f"{base}@{family}"], "specific"
-    if base in texts:
-        return texts[base], "general"
+    if explicit and (found := texts(key)) is not None:
+        return found, "specific"
+    if family and (found := texts(f"{base}@{family}")) is not None:
+        return found, "specific"
+    if (found := texts(base)) is not None:
+        return found, "general"
     return None
 
 
