@@ -45,6 +45,8 @@ _EXTERN_TARGET = re.compile(r"# extern (\S+)")
 
 @dataclass(frozen=True)
 class _Section:
+    """An ELF section header's fields, as the object file writes them."""
+
     name: str
     kind: int
     flags: int
@@ -56,6 +58,8 @@ class _Section:
 
 @dataclass(frozen=True)
 class _Symbol:
+    """An ELF symbol table entry: its name, type, section, address and size."""
+
     name: str
     kind: int
     section: int
@@ -65,6 +69,8 @@ class _Symbol:
 
 @dataclass(frozen=True)
 class _Relocation:
+    """An ELF relocation: where in the section, which kind, against which symbol, with what addend."""
+
     offset: int
     kind: int
     symbol: _Symbol

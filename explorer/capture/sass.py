@@ -34,6 +34,8 @@ _TIMEOUT_S = 120
 
 @dataclass(frozen=True)
 class Tools:
+    """Where CUDA's ptxas, cuobjdump and nvdisasm are (from the NVIDIA wheels)."""
+
     ptxas: Path
     cuobjdump: Path
     nvdisasm: Path

@@ -67,6 +67,8 @@ class LayerRecord:
 
 @dataclass(frozen=True)
 class TensorSpecRecord:
+    """A model input's or output's shape (None for an unknown size or rank) and dtype."""
+
     shape: tuple[int | None, ...] | None  # None: unknown rank
     dtype: str
 
@@ -108,6 +110,8 @@ class GrapplerSummary:
 
 @dataclass(frozen=True)
 class GraphLevel:
+    """Level 2: the traced graph's ops, and Grappler's optimised graph where it was captured."""
+
     ops: tuple[GraphOp, ...]
     optimized_ops: tuple[GraphOp, ...] = ()
     grappler: GrapplerSummary | None = None
@@ -155,6 +159,8 @@ class LiveRange:
 
 @dataclass(frozen=True)
 class MemoryLevel:
+    """A target's buffer assignment: XLA's allocations, the peak, the live ranges and its report."""
+
     allocations: tuple[Allocation, ...]
     peak_bytes: int
     live_ranges: tuple[LiveRange, ...] = ()
@@ -238,6 +244,8 @@ class KernelRecord:
 
 @dataclass(frozen=True)
 class CostAnalysis:
+    """XLA's cost analysis of the optimized module, as it reports it (`extras`: its other keys)."""
+
     flops: float = 0.0
     bytes_accessed: float = 0.0
     transcendentals: float = 0.0
@@ -259,6 +267,8 @@ class LevelStatus:
 
 @dataclass(frozen=True)
 class ModelIdentity:
+    """Which model a bundle holds: as the user named it, its kind, its Keras name, its file's hash."""
+
     spec: str  # what the user passed, normalised (sample name, file name)
     kind: str  # "sample", "keras", "h5", "savedmodel", "function"
     name: str  # the Keras model's name
@@ -326,6 +336,8 @@ class CaptureOptions:
 
 @dataclass(frozen=True)
 class Manifest:
+    """`manifest.json`: the model, the capture's options and tools, each level's status, the inputs."""
+
     schema_version: int
     model: ModelIdentity
     options: CaptureOptions

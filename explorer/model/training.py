@@ -171,6 +171,8 @@ _NOT_BUFFERS = frozenset({"parameter", "constant", "get-tuple-element", "tuple",
 
 @dataclass(frozen=True)
 class BufferClass:
+    """The buffers of one role in a training step (weights, gradients, ...): their bytes and count."""
+
     role: str
     bytes: int
     count: int
