@@ -302,7 +302,9 @@ class ExplorerScreen(Screen):
 
     def _show_selection_now(self) -> None:
         self._show_panes()
-        self.view.show_extra(self.view.shown_item)
+        view = self.view
+        if view is not None:  # a capture's level not arrived yet: no view to show it in
+            view.show_extra(view.shown_item)
 
     @work(exclusive=True, group="read-selection")
     async def _read_selection(self, selection: Selection | None) -> None:
@@ -347,7 +349,7 @@ class ExplorerScreen(Screen):
 
     def show_panes(self) -> None:
         """The side panes again for the selection shown (the warm-up has read more of the bundle)."""
-        if self._rows_painted:
+        if self._rows_painted and self.view is not None:
             self._show_selection()
             self.call_after_refresh(self.session.panes_drawn)  # the warm-up goes on once every target is in
 

@@ -168,3 +168,18 @@ async def test_the_screen_tells_the_session_when_its_panes_are_drawn_with_every_
         for _ in range(5):
             await pilot.pause()
         assert frozenset() in told  # told once nothing was read any more
+
+
+@sync
+async def test_panes_asked_for_before_the_screen_has_composed_wait_for_it():
+    """A capture's session events can reach the explorer before it has composed its level views (seen
+    in CI under load: `show_extra` of no view ended the app). Nothing is shown until there is a view."""
+    from screens.explorer_screen import ExplorerScreen
+
+    app = create_app(BUNDLE, level="layers", target="cpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        not_composed = ExplorerScreen("layers")
+        assert not_composed.view is None
+        not_composed.show_panes()  # no error, nothing shown
+        assert app.screen.query_one("#explanation", PaneText).plain  # the app goes on
