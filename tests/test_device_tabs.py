@@ -3,6 +3,8 @@ with Left/Right (the strip focused, as Tab reaches it) or a click, each over its
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
+
 import pytest
 
 from screens.app import create_app
@@ -21,6 +23,15 @@ def shown(pane: DevicePane) -> tuple[str, str, str]:
     return pane.open_kind, displayed[0].id, displayed[0].plain
 
 
+@asynccontextmanager
+async def explorer_on(target: str):
+    """The optimized HLO level on `target`, opened: the app, its pilot and the device pane."""
+    app = create_app(BUNDLE, level="optimized-hlo", target=target)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        yield app, pilot, app.screen.query_one(DevicePane)
+
+
 async def focus_the_strip(pilot) -> DeviceTabs:
     strip = pilot.app.screen.query_one(DeviceTabs)
     for _ in range(12):  # Tab walks the focus chain: the strip is on it
@@ -32,10 +43,7 @@ async def focus_the_strip(pilot) -> DeviceTabs:
 
 @sync
 async def test_left_and_right_open_the_next_tab_round_the_strip():
-    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
-        pane = app.screen.query_one(DevicePane)
+    async with explorer_on("cpu") as (app, pilot, pane):
         assert shown(pane)[:2] == ("cpu", "device-cpu-text") and "cpu" in shown(pane)[2]
         await focus_the_strip(pilot)
         await pilot.press("right")
@@ -52,34 +60,26 @@ async def test_left_and_right_open_the_next_tab_round_the_strip():
 @pytest.mark.parametrize("kind", ["gpu", "tpu", "cpu"])
 @sync
 async def test_a_click_on_a_title_opens_its_tab(kind):
-    app = create_app(BUNDLE, level="optimized-hlo", target="tpu:v5e" if kind == "cpu" else "cpu")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
+    async with explorer_on("tpu:v5e" if kind == "cpu" else "cpu") as (_, pilot, pane):
         start, end, _ = next(span for span in tab_spans() if span[2] == kind)
         assert await pilot.click(DeviceTabs, offset=((start + end) // 2, 0))
         await pilot.pause()
-        pane = app.screen.query_one(DevicePane)
         assert shown(pane)[:2] == (kind, f"device-{kind}-text")
 
 
 @sync
 async def test_a_click_between_titles_opens_nothing():
-    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
+    async with explorer_on("cpu") as (_, pilot, pane):
         gap = tab_spans()[0][1]
         await pilot.click(DeviceTabs, offset=(gap, 0))
         await pilot.click(DeviceTabs, offset=(tab_spans()[-1][1] + 5, 0))
         await pilot.pause()
-        assert app.screen.query_one(DevicePane).open_kind == "cpu"
+        assert pane.open_kind == "cpu"
 
 
 @sync
 async def test_a_tab_the_learner_opens_stays_while_the_target_stays_and_a_new_target_opens_its_own():
-    app = create_app(BUNDLE, level="optimized-hlo", target="cpu")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await opened(pilot)
-        pane = app.screen.query_one(DevicePane)
+    async with explorer_on("cpu") as (app, pilot, pane):
         start, end, _ = tab_spans()[2]
         await pilot.click(DeviceTabs, offset=(start + 1, 0))
         await pilot.press("down", "down")

@@ -63,16 +63,17 @@ def _content_root() -> Traversable:
     return resources.files("explorer.texts").joinpath("content")
 
 
-@cache
+_loaded: dict[str, dict[str, ContentFile]] = {}  # the languages read whole, once per process
+
+
 def load_language(lang: str) -> dict[str, ContentFile]:
     """Every explanation of one language, by key (read once per process)."""
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
-    _loaded[lang] = found = _read_language(lang)
+    found = _loaded.get(lang)
+    if found is None:  # two threads at once read it twice, the same texts: no lock needed
+        found = _loaded[lang] = _read_language(lang)
     return found
-
-
-_loaded: dict[str, dict[str, ContentFile]] = {}  # the languages read whole
 
 
 @cache

@@ -101,10 +101,9 @@ class DeviceTabs(Widget, can_focus=True):
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         open_style = self.get_component_rich_style("device-tabs--open")
-        for index, tab in enumerate(TABS):
-            if index:
-                text.append(" " * TAB_GAP)
-            text.append(f" {tab.title} ", open_style if tab.kind == self.open_kind else "")
+        for (start, _, kind), tab in zip(tab_spans(), TABS, strict=True):  # where a click finds them
+            text.append(" " * (start - len(text)))
+            text.append(f" {tab.title} ", open_style if kind == self.open_kind else "")
         return text
 
     def action_step(self, delta: int) -> None:
